@@ -1,0 +1,64 @@
+/* conn.h - one framed stream connection driven by a libevent event_base.
+ *
+ * The connection reads frames (codec/frame.h) and hands each complete one to
+ * on_frame; it writes queued frames as the socket allows. All functions must
+ * be called on the thread that runs the event_base (the progress thread),
+ * except spx_conn_create which may be called before the loop runs.
+ *
+ * Failure handling: a bad header, an over-cap length, a read error or EOF
+ * closes the connection: the reason is logged once (with the peer label), the
+ * fd is closed and on_close runs exactly once. After on_close returns the
+ * connection is freed by the net layer at a later loop turn (mark and reap),
+ * so it is safe to call spx_conn_close from inside on_frame.
+ */
+#ifndef SPX_NET_CONN_H
+#define SPX_NET_CONN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <event2/event.h>
+
+#include "codec/buf.h"
+#include "codec/frame.h"
+
+typedef struct spx_conn spx_conn_t;
+
+/* payload: borrowed for the duration of the call, positioned at its start;
+ * the handler may spx_buf_adopt-steal nothing: copy what it keeps. */
+typedef void (*spx_conn_frame_f)(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload,
+                                 void *arg);
+/* reason: borrowed string. Called once. The conn pointer is still valid during
+ * the call and must not be used after it returns. */
+typedef void (*spx_conn_close_f)(spx_conn_t *c, const char *reason, void *arg);
+
+/* fd: ownership passes to the connection (set non-blocking here).
+ * label: copied; used in log lines ("client ns.3", "peer 10.0.0.2:4000").
+ * Returns NULL (fd closed) on failure. */
+spx_conn_t *spx_conn_create(struct event_base *base, int fd, const char *label,
+                            spx_conn_frame_f on_frame, spx_conn_close_f on_close, void *arg);
+
+/* Queues one frame. payload: its bytes are taken (the buffer is left empty);
+ * NULL means an empty payload. Returns 0, or -1 if the connection is closed. */
+int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx_buf_t *payload);
+
+/* Closes with a logged reason (at warning level if is_error, else debug);
+ * idempotent. on_close runs before this returns (if not run already). */
+void spx_conn_close(spx_conn_t *c, const char *reason, int is_error);
+
+void spx_conn_set_arg(spx_conn_t *c, void *arg);
+void *spx_conn_get_arg(const spx_conn_t *c);
+const char *spx_conn_label(const spx_conn_t *c);
+/* Bytes and frames sent/received, for statistics. */
+void spx_conn_counters(const spx_conn_t *c, uint64_t *bytes_out, uint64_t *frames_out,
+                       uint64_t *bytes_in, uint64_t *frames_in);
+
+/* ---- blocking helpers for handshakes done before the progress loop owns the fd ---- */
+
+/* Writes one whole frame; 0 or -1 with errno. */
+int spx_frame_send_blocking(int fd, uint8_t type, uint16_t flags, uint32_t seq,
+                            const spx_buf_t *payload);
+/* Reads one whole frame within timeout_ms (-1: no limit) into payload (initialised
+ * here, caller fini's it). 0 or -1 with errno (ETIMEDOUT, EBADMSG, EMSGSIZE, ECONNRESET). */
+int spx_frame_recv_blocking(int fd, spx_frame_hdr_t *h, spx_buf_t *payload, int timeout_ms);
+
+#endif

@@ -1,0 +1,79 @@
+/* msg.h - the client/tool <-> server protocol of spmix: message types and the
+ * exact payload of each, encoded with the codec (codec/buf.h, codec/value.h).
+ *
+ * Every message is one frame (codec/frame.h): a fixed header {magic, version,
+ * type, flags, seq, length} then the payload. A request carries a non-zero seq
+ * chosen by the sender; its reply has the same type and seq and the
+ * SPX_FRAME_F_REPLY flag. A frame the server pushes unprompted (an event) has
+ * seq 0. Payload notation below: u8/u32/i32 fixed width little endian, str is
+ * codec string, proc/value/info/info[]/proc[] are the codec's encodings.
+ * A decoder rejects trailing bytes.
+ */
+#ifndef SPX_PROTO_MSG_H
+#define SPX_PROTO_MSG_H
+
+#include <stdint.h>
+
+#define SPX_PROTO_VERSION 1
+
+enum spx_msg_type {
+    /* HELLO  req: u32 proto_version, u8 peer_kind (spx_peer_kind), str nspace,
+     *            u32 rank, u32 pid
+     *        rep: i32 status, then for a client: u32 nblocks, nblocks x
+     *            {u32 rank, info[] }  - the registered info of the job:
+     *            rank WILDCARD holds job-level and this node's node-level keys,
+     *            other ranks their proc-level keys. */
+    SPX_MSG_HELLO = 1,
+    /* FINALIZE req: (empty)  rep: i32 status */
+    SPX_MSG_FINALIZE = 2,
+    /* ABORT  req: i32 status, str message (may be NULL), proc[] targets
+     *        rep: i32 status */
+    SPX_MSG_ABORT = 3,
+    /* COMMIT req: a kv record stream of the sender's own proc (proto/records.h),
+     *            only the entries put since the last commit, deletions included.
+     *        no reply. */
+    SPX_MSG_COMMIT = 4,
+    /* FENCE  req: proc[] participants (as given, NULL -> own nspace WILDCARD),
+     *            info[] directives
+     *        rep: i32 status */
+    SPX_MSG_FENCE = 5,
+    /* GET    req: proc target, str key, info[] directives
+     *        rep: i32 status, value (present iff status == PMIX_SUCCESS) */
+    SPX_MSG_GET = 6,
+    /* NOTIFY req: i32 status, proc source, u8 range, info[]
+     *        rep: i32 status */
+    SPX_MSG_NOTIFY = 7,
+    /* EVENT  push (seq 0): i32 status, proc source, u8 range, info[] */
+    SPX_MSG_EVENT = 8,
+    /* PUBLISH req: info[] (data and directives mixed as the caller gave them)
+     *         rep: i32 status */
+    SPX_MSG_PUBLISH = 9,
+    /* LOOKUP req: u32 nkeys, nkeys x str, info[] directives
+     *        rep: i32 status, u32 n, n x {proc, str key, value} */
+    SPX_MSG_LOOKUP = 10,
+    /* UNPUBLISH req: u32 nkeys, nkeys x str, info[]  rep: i32 status */
+    SPX_MSG_UNPUBLISH = 11,
+    /* QUERY  req: u32 nqueries, n x {u32 nkeys, nkeys x str, info[] qualifiers}
+     *        rep: i32 status, info[] results */
+    SPX_MSG_QUERY = 12,
+    /* JOBCTL req: proc[] targets, info[] directives   rep: i32 status */
+    SPX_MSG_JOBCTL = 13,
+    SPX_MSG_TYPE_MAX
+};
+
+enum spx_peer_kind {
+    SPX_PEER_CLIENT = 1,
+    SPX_PEER_TOOL = 2,
+};
+
+const char *spx_msg_type_str(int type);
+const char *spx_peer_kind_str(int kind);
+
+/* Environment variables a server gives each client (PMIx_server_setup_fork). */
+#define SPX_ENV_SERVER_URI "PMIX_SERVER_URI41"   /* "spmix:<path of unix socket>" */
+#define SPX_ENV_NSPACE "PMIX_NAMESPACE"
+#define SPX_ENV_RANK "PMIX_RANK"
+#define SPX_ENV_SECURITY "PMIX_SECURITY_MODE"
+#define SPX_URI_PREFIX "spmix:"
+
+#endif
