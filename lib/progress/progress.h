@@ -7,7 +7,17 @@
  *
  * Reference counted: client, server and tool sides each acquire it; the last
  * release stops the loop and joins the thread (work still queued is run first
- * so every shifted job executes exactly once).
+ * so every shifted job executes exactly once). A later acquire starts a fresh
+ * thread and base (PMIx_Init after PMIx_Finalize).
+ *
+ * Calls to acquire/release must not come from the progress thread (release
+ * joins it). Timers still pending when the thread stops are freed without
+ * firing; their handles become invalid.
+ *
+ * fork(): the child has no progress thread. It must not use the parent's
+ * (no shift, timer, base or release). Either exec, or call
+ * spx_progress_atfork_child_reset() first, after which acquire starts a new
+ * thread in the child.
  */
 #ifndef SPX_PROGRESS_PROGRESS_H
 #define SPX_PROGRESS_PROGRESS_H
@@ -39,6 +49,12 @@ int spx_progress_shift(spx_shift_f fn, void *arg);
  * would block; returning PMIX_ERR_WOULD_BLOCK" and returns PMIX_ERR_WOULD_BLOCK;
  * elsewhere PMIX_SUCCESS. call: borrowed, e.g. "PMIx_Fence". */
 pmix_status_t spx_progress_guard(const char *call);
+
+/* In a forked child only: forget the parent's thread, base and queued jobs
+ * (they are leaked, never run, never freed: freeing the base would deregister
+ * fds from the epoll instance the child shares with the parent). Re-initialises
+ * the internal locks. Afterwards the refcount is 0. */
+void spx_progress_atfork_child_reset(void);
 
 /* ---- wait objects: a status handed from the progress thread to a waiter ---- */
 typedef struct spx_wait {

@@ -1,0 +1,109 @@
+/* timer.c - one-shot timers on the progress thread's event base.
+ *
+ * spx_timer_start() creates a libevent timer that, when it fires, unlinks
+ * itself from the live list, frees itself and then calls fn(arg). The live
+ * list (touched only on the progress thread, so without a lock) lets the
+ * thread free timers that are still pending when the loop stops.
+ */
+#include "config.h"
+
+#include "progress/progress.h"
+#include "progress/progress_int.h"
+#include "util/log.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct spx_timer {
+    struct spx_timer *prev, *next; /* live list */
+    struct event *ev;
+    spx_shift_f fn;
+    void *arg;
+};
+
+static spx_timer_t *live_timers;
+
+static void timer_unlink(spx_timer_t *t)
+{
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        live_timers = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    t->prev = t->next = NULL;
+}
+
+static void timer_free(spx_timer_t *t)
+{
+    timer_unlink(t);
+    event_free(t->ev);
+    free(t);
+}
+
+static void timer_fire(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    spx_timer_t *t = arg;
+    spx_shift_f fn = t->fn;
+    void *fn_arg = t->arg;
+    timer_free(t); /* before fn: fn may start new timers or stop the loop */
+    fn(fn_arg);
+}
+
+spx_timer_t *spx_timer_start(double seconds, spx_shift_f fn, void *arg)
+{
+    struct event_base *base = spx_progress_base();
+    if (!base || !fn)
+        return NULL;
+    if (!spx_progress_on_thread())
+        spx_warn("progress: spx_timer_start called off the progress thread");
+    if (!(seconds > 0.0)) /* also catches NaN */
+        seconds = 0.0;
+    if (seconds > 1e9)
+        seconds = 1e9;
+    spx_timer_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->fn = fn;
+    t->arg = arg;
+    t->ev = evtimer_new(base, timer_fire, t);
+    if (!t->ev) {
+        free(t);
+        return NULL;
+    }
+    double whole = floor(seconds);
+    struct timeval tv = {
+        .tv_sec = (time_t)whole,
+        .tv_usec = (suseconds_t)((seconds - whole) * 1e6),
+    };
+    if (evtimer_add(t->ev, &tv) != 0) {
+        event_free(t->ev);
+        free(t);
+        return NULL;
+    }
+    t->next = live_timers;
+    if (live_timers)
+        live_timers->prev = t;
+    live_timers = t;
+    return t;
+}
+
+void spx_timer_cancel(spx_timer_t *t)
+{
+    if (!t)
+        return;
+    timer_free(t); /* event_free also removes the pending timeout */
+}
+
+void spx_timer_drop_all(void)
+{
+    while (live_timers)
+        timer_free(live_timers);
+}
+
+void spx_timer_forget_all(void)
+{
+    live_timers = NULL;
+}
