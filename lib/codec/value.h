@@ -36,4 +36,28 @@ void spx_codec_push_proc_array(spx_buf_t *b, const pmix_proc_t *procs, size_t n)
 /* *out: malloc'd (caller frees with free()), NULL when n == 0. */
 int spx_codec_pull_proc_array(spx_buf_t *b, pmix_proc_t **out, size_t *n);
 
+/* ---- typed element arrays (PMIx_Data_pack/unpack, copies, data arrays) ----
+ * An "element" of type t is the native storage PMIx uses for t in an array:
+ * char * for PMIX_STRING, pmix_value_t for PMIX_VALUE, pmix_data_array_t for
+ * PMIX_DATA_ARRAY, pmix_cpuset_t for PMIX_PROC_CPUSET, and so on. */
+
+/* Native size of one element of type t; 0 if t cannot be encoded. */
+size_t spx_codec_type_size(pmix_data_type_t t);
+/* Lower bound of the encoded size of one element of t (>= 1), used to bound counts. */
+size_t spx_codec_type_min_wire(pmix_data_type_t t);
+/* Name of a type ("PMIX_INT32"), or "PMIX_UNKNOWN". Static string. */
+const char *spx_codec_type_str(pmix_data_type_t t);
+/* n elements of type t from src (borrowed), without count or type. */
+void spx_codec_push_elems(spx_buf_t *b, pmix_data_type_t t, const void *src, size_t n);
+/* n elements into dst (caller storage of n * spx_codec_type_size(t) bytes, zeroed
+ * here). 0, or -1 with the buffer failed and dst released (left zeroed). On success
+ * the caller releases the contents with spx_codec_release_elems (then frees dst). */
+int spx_codec_pull_elems(spx_buf_t *b, pmix_data_type_t t, void *dst, size_t n);
+/* Frees what n elements of t own (not the storage p itself) and zeroes them.
+ * Same rules as PMIx_Value_destruct: strings, arrays and pointed-to structs
+ * are malloc'd; cpusets/topologies with source "hwloc" hold hwloc objects. */
+void spx_codec_release_elems(pmix_data_type_t t, void *p, size_t n);
+/* Destructs a value pulled by spx_codec_pull_value (equivalent of PMIx_Value_destruct). */
+void spx_codec_value_release(pmix_value_t *v);
+
 #endif

@@ -1,0 +1,554 @@
+/* value_ext.c - encoding of the composite PMIx structs: envars, apps,
+ * queries, pdata, proc infos, regattrs, coords, geometries, device distances,
+ * endpoints, cpusets, topologies, statistics and data buffers.
+ *
+ * Each struct is its fields in declaration order, using the element codec of
+ * value.c for nested procs, values, infos and arrays. Pull writes into zeroed
+ * storage and keeps it releasable at every step (see value_int.h). Cpusets
+ * and topologies with source "hwloc" travel as hwloc's list string / XML and
+ * become live hwloc objects again on the receiving side.
+ */
+#include "config.h"
+#include "codec/value_int.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <hwloc/export.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPX_CODEC_MAX_CPU (1u << 20) /* highest cpu index accepted in a cpuset string */
+
+/* ---- string vectors ---- */
+
+void spx_codec_push_argv(spx_buf_t *b, char *const *argv)
+{
+    size_t n = 0;
+    while (argv && argv[n])
+        n++;
+    if (n > SPX_BUF_MAX_COUNT) {
+        spx_buf_set_error(b, EMSGSIZE);
+        return;
+    }
+    spx_buf_push_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++)
+        spx_buf_push_str(b, argv[i]);
+}
+
+void spx_codec_pull_argv(spx_buf_t *b, char ***out)
+{
+    uint32_t n = spx_codec_pull_count(b, PMIX_STRING);
+    if (spx_buf_failed(b) || n == 0)
+        return;
+    char **argv = calloc((size_t)n + 1, sizeof(char *));
+    if (!argv) {
+        spx_buf_set_error(b, ENOMEM);
+        return;
+    }
+    *out = argv;
+    for (uint32_t i = 0; i < n; i++) {
+        argv[i] = spx_buf_pull_str(b);
+        if (!argv[i]) { /* error, or a NULL inside a vector: both invalid */
+            spx_buf_set_error(b, EBADMSG);
+            return;
+        }
+    }
+}
+
+void spx_codec_free_argv(char **argv)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+/* ---- hwloc objects ---- */
+
+static int cpuset_str_ok(const char *s)
+{
+    unsigned long cur = 0;
+    int digits = 0;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9') {
+            cur = cur * 10 + (unsigned long)(*s - '0');
+            if (cur > SPX_CODEC_MAX_CPU)
+                return 0;
+            digits = 1;
+        } else if (*s == ',' || *s == '-') {
+            if (!digits && *s == ',')
+                return 0;
+            cur = 0;
+            digits = 0;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void push_cpuset(spx_buf_t *b, const pmix_cpuset_t *c)
+{
+    spx_buf_push_str(b, c->source);
+    int live = c->source && strcmp(c->source, "hwloc") == 0 && c->bitmap;
+    spx_buf_push_u8(b, (uint8_t)live);
+    if (!live)
+        return;
+    char *s = NULL;
+    if (hwloc_bitmap_list_asprintf(&s, (hwloc_const_bitmap_t)c->bitmap) < 0 || !s) {
+        spx_buf_set_error(b, ENOMEM);
+        return;
+    }
+    spx_buf_push_str(b, s);
+    free(s);
+}
+
+static void pull_cpuset(spx_buf_t *b, pmix_cpuset_t *c)
+{
+    c->source = spx_buf_pull_str(b);
+    uint8_t live = spx_buf_pull_u8(b);
+    if (spx_buf_failed(b))
+        return;
+    if (live > 1 || (live && (!c->source || strcmp(c->source, "hwloc") != 0))) {
+        spx_buf_set_error(b, EBADMSG);
+        return;
+    }
+    if (!live)
+        return;
+    char *s = spx_buf_pull_str(b);
+    if (!s || !cpuset_str_ok(s)) {
+        free(s);
+        spx_buf_set_error(b, EBADMSG);
+        return;
+    }
+    hwloc_bitmap_t bm = hwloc_bitmap_alloc();
+    if (!bm || hwloc_bitmap_list_sscanf(bm, s) < 0) {
+        hwloc_bitmap_free(bm);
+        spx_buf_set_error(b, bm ? EBADMSG : ENOMEM);
+    } else {
+        c->bitmap = bm;
+    }
+    free(s);
+}
+
+static void push_topo(spx_buf_t *b, const pmix_topology_t *t)
+{
+    spx_buf_push_str(b, t->source);
+    int live = t->source && strcmp(t->source, "hwloc") == 0 && t->topology;
+    spx_buf_push_u8(b, (uint8_t)live);
+    if (!live)
+        return;
+    char *xml = NULL;
+    int len = 0;
+    hwloc_topology_t topo = (hwloc_topology_t)t->topology;
+    if (hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) < 0 || !xml) {
+        spx_buf_set_error(b, EPROTO);
+        return;
+    }
+    spx_buf_push_bytes(b, xml, strnlen(xml, (size_t)len));
+    hwloc_free_xmlbuffer(topo, xml);
+}
+
+static void pull_topo(spx_buf_t *b, pmix_topology_t *t)
+{
+    t->source = spx_buf_pull_str(b);
+    uint8_t live = spx_buf_pull_u8(b);
+    if (spx_buf_failed(b))
+        return;
+    if (live > 1 || (live && (!t->source || strcmp(t->source, "hwloc") != 0))) {
+        spx_buf_set_error(b, EBADMSG);
+        return;
+    }
+    if (!live)
+        return;
+    size_t n = 0;
+    char *xml = spx_buf_pull_bytes(b, &n);
+    if (!xml || n >= (size_t)INT32_MAX || memchr(xml, '\0', n)) {
+        free(xml);
+        spx_buf_set_error(b, EBADMSG);
+        return;
+    }
+    char *z = realloc(xml, n + 1);
+    if (!z) {
+        free(xml);
+        spx_buf_set_error(b, ENOMEM);
+        return;
+    }
+    z[n] = '\0';
+    hwloc_topology_t topo = NULL;
+    if (hwloc_topology_init(&topo) < 0) {
+        free(z);
+        spx_buf_set_error(b, ENOMEM);
+        return;
+    }
+    if (hwloc_topology_set_xmlbuffer(topo, z, (int)n + 1) < 0 || hwloc_topology_load(topo) < 0) {
+        hwloc_topology_destroy(topo);
+        spx_buf_set_error(b, EBADMSG);
+    } else {
+        t->topology = topo;
+    }
+    free(z);
+}
+
+/* ---- small helpers ---- */
+
+static void push_f32(spx_buf_t *b, float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    spx_buf_push_u32(b, x);
+}
+
+static float pull_f32(spx_buf_t *b)
+{
+    uint32_t x = spx_buf_pull_u32(b);
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static void push_key(spx_buf_t *b, const char *key)
+{
+    char k[PMIX_MAX_KEYLEN + 1];
+    memcpy(k, key, PMIX_MAX_KEYLEN);
+    k[PMIX_MAX_KEYLEN] = '\0';
+    spx_buf_push_str(b, k);
+}
+
+/* Runs of same-typed consecutive fields in the stats structs, copied through
+ * char pointers so no field is indexed beyond itself. */
+_Static_assert(offsetof(pmix_disk_stats_t, weighted_milliseconds_io) ==
+               offsetof(pmix_disk_stats_t, num_reads_completed) + 10 * sizeof(uint64_t), "disk");
+_Static_assert(offsetof(pmix_net_stats_t, num_send_errs) ==
+               offsetof(pmix_net_stats_t, num_bytes_recvd) + 5 * sizeof(uint64_t), "net");
+_Static_assert(offsetof(pmix_node_stats_t, mapped) ==
+               offsetof(pmix_node_stats_t, la) + 10 * sizeof(float), "node");
+
+static void push_u64_run(spx_buf_t *b, const void *first, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, (const char *)first + i * sizeof(v), sizeof(v));
+        spx_buf_push_u64(b, v);
+    }
+}
+
+static void pull_u64_run(spx_buf_t *b, void *first, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t v = spx_buf_pull_u64(b);
+        memcpy((char *)first + i * sizeof(v), &v, sizeof(v));
+    }
+}
+
+static void push_f32_run(spx_buf_t *b, const void *first, int n)
+{
+    for (int i = 0; i < n; i++) {
+        float v;
+        memcpy(&v, (const char *)first + i * sizeof(v), sizeof(v));
+        push_f32(b, v);
+    }
+}
+
+static void pull_f32_run(spx_buf_t *b, void *first, int n)
+{
+    for (int i = 0; i < n; i++) {
+        float v = pull_f32(b);
+        memcpy((char *)first + i * sizeof(v), &v, sizeof(v));
+    }
+}
+
+/* ---- dispatch ---- */
+
+void spx_codec_push_ext(spx_buf_t *b, pmix_data_type_t t, const void *p, int depth)
+{
+    if (depth >= SPX_CODEC_MAX_DEPTH) {
+        spx_buf_set_error(b, EPROTO);
+        return;
+    }
+    switch (t) {
+    case PMIX_ENVAR: {
+        const pmix_envar_t *e = p;
+        spx_buf_push_str(b, e->envar);
+        spx_buf_push_str(b, e->value);
+        spx_buf_push_u8(b, (uint8_t)e->separator);
+        break;
+    }
+    case PMIX_APP: {
+        const pmix_app_t *a = p;
+        spx_buf_push_str(b, a->cmd);
+        spx_codec_push_argv(b, a->argv);
+        spx_codec_push_argv(b, a->env);
+        spx_buf_push_str(b, a->cwd);
+        spx_buf_push_i32(b, a->maxprocs);
+        spx_codec_push_array(b, PMIX_INFO, a->info, a->info ? a->ninfo : 0, depth + 1);
+        break;
+    }
+    case PMIX_QUERY: {
+        const pmix_query_t *q = p;
+        spx_codec_push_argv(b, q->keys);
+        spx_codec_push_array(b, PMIX_INFO, q->qualifiers, q->qualifiers ? q->nqual : 0, depth + 1);
+        break;
+    }
+    case PMIX_PDATA: {
+        const pmix_pdata_t *d = p;
+        spx_codec_push_elem(b, PMIX_PROC, &d->proc, depth);
+        push_key(b, d->key);
+        spx_codec_push_elem(b, PMIX_VALUE, &d->value, depth + 1);
+        break;
+    }
+    case PMIX_PROC_INFO: {
+        const pmix_proc_info_t *i = p;
+        spx_codec_push_elem(b, PMIX_PROC, &i->proc, depth);
+        spx_buf_push_str(b, i->hostname);
+        spx_buf_push_str(b, i->executable_name);
+        spx_buf_push_i32(b, i->pid);
+        spx_buf_push_i32(b, i->exit_code);
+        spx_buf_push_u8(b, i->state);
+        break;
+    }
+    case PMIX_REGATTR: {
+        const pmix_regattr_t *r = p;
+        spx_buf_push_str(b, r->name);
+        push_key(b, r->string);
+        spx_buf_push_u16(b, r->type);
+        spx_codec_push_argv(b, r->description);
+        break;
+    }
+    case PMIX_COORD: {
+        const pmix_coord_t *c = p;
+        spx_buf_push_u8(b, c->view);
+        spx_codec_push_array(b, PMIX_UINT32, c->coord, c->coord ? c->dims : 0, depth);
+        break;
+    }
+    case PMIX_GEOMETRY: {
+        const pmix_geometry_t *g = p;
+        spx_buf_push_u64(b, g->fabric);
+        spx_buf_push_str(b, g->uuid);
+        spx_buf_push_str(b, g->osname);
+        spx_codec_push_array(b, PMIX_COORD, g->coordinates, g->coordinates ? g->ncoords : 0,
+                             depth + 1);
+        break;
+    }
+    case PMIX_DEVICE_DIST: {
+        const pmix_device_distance_t *d = p;
+        spx_buf_push_str(b, d->uuid);
+        spx_buf_push_str(b, d->osname);
+        spx_buf_push_u64(b, d->type);
+        spx_buf_push_u16(b, d->mindist);
+        spx_buf_push_u16(b, d->maxdist);
+        break;
+    }
+    case PMIX_ENDPOINT: {
+        const pmix_endpoint_t *e = p;
+        spx_buf_push_str(b, e->uuid);
+        spx_buf_push_str(b, e->osname);
+        spx_codec_push_elem(b, PMIX_BYTE_OBJECT, &e->endpt, depth);
+        break;
+    }
+    case PMIX_PROC_CPUSET:
+        push_cpuset(b, p);
+        break;
+    case PMIX_TOPO:
+        push_topo(b, p);
+        break;
+    case PMIX_PROC_STATS: {
+        const pmix_proc_stats_t *s = p;
+        spx_buf_push_str(b, s->node);
+        spx_codec_push_elem(b, PMIX_PROC, &s->proc, depth);
+        spx_buf_push_i32(b, s->pid);
+        spx_buf_push_str(b, s->cmd);
+        spx_buf_push_u8(b, (uint8_t)s->state);
+        spx_codec_push_elem(b, PMIX_TIMEVAL, &s->time, depth);
+        push_f32(b, s->percent_cpu);
+        spx_buf_push_i32(b, s->priority);
+        spx_buf_push_u16(b, s->num_threads);
+        push_f32(b, s->pss);
+        push_f32(b, s->vsize);
+        push_f32(b, s->rss);
+        push_f32(b, s->peak_vsize);
+        spx_buf_push_u16(b, s->processor);
+        spx_codec_push_elem(b, PMIX_TIMEVAL, &s->sample_time, depth);
+        break;
+    }
+    case PMIX_DISK_STATS: {
+        const pmix_disk_stats_t *d = p;
+        spx_buf_push_str(b, d->disk);
+        push_u64_run(b, &d->num_reads_completed, 11);
+        break;
+    }
+    case PMIX_NET_STATS: {
+        const pmix_net_stats_t *n = p;
+        spx_buf_push_str(b, n->net_interface);
+        push_u64_run(b, &n->num_bytes_recvd, 6);
+        break;
+    }
+    case PMIX_NODE_STATS: {
+        const pmix_node_stats_t *n = p;
+        spx_buf_push_str(b, n->node);
+        push_f32_run(b, &n->la, 11);
+        spx_codec_push_elem(b, PMIX_TIMEVAL, &n->sample_time, depth);
+        spx_codec_push_array(b, PMIX_DISK_STATS, n->diskstats, n->diskstats ? n->ndiskstats : 0,
+                             depth + 1);
+        spx_codec_push_array(b, PMIX_NET_STATS, n->netstats, n->netstats ? n->nnetstats : 0,
+                             depth + 1);
+        break;
+    }
+    case PMIX_DATA_BUFFER: {
+        const pmix_data_buffer_t *d = p;
+        spx_buf_push_bytes(b, d->base_ptr, d->base_ptr ? d->bytes_used : 0);
+        break;
+    }
+    default:
+        spx_buf_set_error(b, EPROTO);
+        break;
+    }
+}
+
+void spx_codec_pull_ext(spx_buf_t *b, pmix_data_type_t t, void *p, int depth)
+{
+    if (depth >= SPX_CODEC_MAX_DEPTH) {
+        spx_buf_set_error(b, EBADMSG);
+        return;
+    }
+    switch (t) {
+    case PMIX_ENVAR: {
+        pmix_envar_t *e = p;
+        e->envar = spx_buf_pull_str(b);
+        e->value = spx_buf_pull_str(b);
+        e->separator = (char)spx_buf_pull_u8(b);
+        break;
+    }
+    case PMIX_APP: {
+        pmix_app_t *a = p;
+        a->cmd = spx_buf_pull_str(b);
+        spx_codec_pull_argv(b, &a->argv);
+        spx_codec_pull_argv(b, &a->env);
+        a->cwd = spx_buf_pull_str(b);
+        a->maxprocs = spx_buf_pull_i32(b);
+        spx_codec_pull_array(b, PMIX_INFO, (void **)&a->info, &a->ninfo, depth + 1);
+        break;
+    }
+    case PMIX_QUERY: {
+        pmix_query_t *q = p;
+        spx_codec_pull_argv(b, &q->keys);
+        spx_codec_pull_array(b, PMIX_INFO, (void **)&q->qualifiers, &q->nqual, depth + 1);
+        break;
+    }
+    case PMIX_PDATA: {
+        pmix_pdata_t *d = p;
+        spx_codec_pull_elem(b, PMIX_PROC, &d->proc, depth);
+        spx_buf_pull_str_into(b, d->key, sizeof(d->key));
+        spx_codec_pull_elem(b, PMIX_VALUE, &d->value, depth + 1);
+        break;
+    }
+    case PMIX_PROC_INFO: {
+        pmix_proc_info_t *i = p;
+        spx_codec_pull_elem(b, PMIX_PROC, &i->proc, depth);
+        i->hostname = spx_buf_pull_str(b);
+        i->executable_name = spx_buf_pull_str(b);
+        i->pid = spx_buf_pull_i32(b);
+        i->exit_code = spx_buf_pull_i32(b);
+        i->state = spx_buf_pull_u8(b);
+        break;
+    }
+    case PMIX_REGATTR: {
+        pmix_regattr_t *r = p;
+        r->name = spx_buf_pull_str(b);
+        spx_buf_pull_str_into(b, r->string, sizeof(r->string));
+        r->type = spx_buf_pull_u16(b);
+        spx_codec_pull_argv(b, &r->description);
+        break;
+    }
+    case PMIX_COORD: {
+        pmix_coord_t *c = p;
+        c->view = spx_buf_pull_u8(b);
+        spx_codec_pull_array(b, PMIX_UINT32, (void **)&c->coord, &c->dims, depth);
+        break;
+    }
+    case PMIX_GEOMETRY: {
+        pmix_geometry_t *g = p;
+        g->fabric = spx_buf_pull_u64(b);
+        g->uuid = spx_buf_pull_str(b);
+        g->osname = spx_buf_pull_str(b);
+        spx_codec_pull_array(b, PMIX_COORD, (void **)&g->coordinates, &g->ncoords, depth + 1);
+        break;
+    }
+    case PMIX_DEVICE_DIST: {
+        pmix_device_distance_t *d = p;
+        d->uuid = spx_buf_pull_str(b);
+        d->osname = spx_buf_pull_str(b);
+        d->type = spx_buf_pull_u64(b);
+        d->mindist = spx_buf_pull_u16(b);
+        d->maxdist = spx_buf_pull_u16(b);
+        break;
+    }
+    case PMIX_ENDPOINT: {
+        pmix_endpoint_t *e = p;
+        e->uuid = spx_buf_pull_str(b);
+        e->osname = spx_buf_pull_str(b);
+        spx_codec_pull_elem(b, PMIX_BYTE_OBJECT, &e->endpt, depth);
+        break;
+    }
+    case PMIX_PROC_CPUSET:
+        pull_cpuset(b, p);
+        break;
+    case PMIX_TOPO:
+        pull_topo(b, p);
+        break;
+    case PMIX_PROC_STATS: {
+        pmix_proc_stats_t *s = p;
+        s->node = spx_buf_pull_str(b);
+        spx_codec_pull_elem(b, PMIX_PROC, &s->proc, depth);
+        s->pid = spx_buf_pull_i32(b);
+        s->cmd = spx_buf_pull_str(b);
+        s->state = (char)spx_buf_pull_u8(b);
+        spx_codec_pull_elem(b, PMIX_TIMEVAL, &s->time, depth);
+        s->percent_cpu = pull_f32(b);
+        s->priority = spx_buf_pull_i32(b);
+        s->num_threads = spx_buf_pull_u16(b);
+        s->pss = pull_f32(b);
+        s->vsize = pull_f32(b);
+        s->rss = pull_f32(b);
+        s->peak_vsize = pull_f32(b);
+        s->processor = spx_buf_pull_u16(b);
+        spx_codec_pull_elem(b, PMIX_TIMEVAL, &s->sample_time, depth);
+        break;
+    }
+    case PMIX_DISK_STATS: {
+        pmix_disk_stats_t *d = p;
+        d->disk = spx_buf_pull_str(b);
+        pull_u64_run(b, &d->num_reads_completed, 11);
+        break;
+    }
+    case PMIX_NET_STATS: {
+        pmix_net_stats_t *n = p;
+        n->net_interface = spx_buf_pull_str(b);
+        pull_u64_run(b, &n->num_bytes_recvd, 6);
+        break;
+    }
+    case PMIX_NODE_STATS: {
+        pmix_node_stats_t *n = p;
+        n->node = spx_buf_pull_str(b);
+        pull_f32_run(b, &n->la, 11);
+        spx_codec_pull_elem(b, PMIX_TIMEVAL, &n->sample_time, depth);
+        spx_codec_pull_array(b, PMIX_DISK_STATS, (void **)&n->diskstats, &n->ndiskstats, depth + 1);
+        spx_codec_pull_array(b, PMIX_NET_STATS, (void **)&n->netstats, &n->nnetstats, depth + 1);
+        break;
+    }
+    case PMIX_DATA_BUFFER: {
+        pmix_data_buffer_t *d = p;
+        size_t n = 0;
+        char *bytes = spx_buf_pull_bytes(b, &n);
+        d->base_ptr = bytes;
+        d->unpack_ptr = bytes;
+        d->pack_ptr = bytes ? bytes + n : NULL;
+        d->bytes_allocated = n;
+        d->bytes_used = n;
+        break;
+    }
+    default:
+        spx_buf_set_error(b, EBADMSG);
+        break;
+    }
+}
