@@ -1,0 +1,512 @@
+/* unsupported.c - the PMIx v4 functions spmix does not implement yet.
+ *
+ * Each exists so that programs linked against libpmix.so.2 load and run; each
+ * returns PMIX_ERR_NOT_SUPPORTED at once and never calls its callback (a
+ * non-blocking call that returns an error does not call back). README.md lists
+ * them. The cpuset/topology destructors are real: they only release memory.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <hwloc.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pmix_tool.h>
+
+#include "util/compiler.h"
+
+SPX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset)
+{
+    if (!cpuset)
+        return;
+    if (cpuset->bitmap)
+        hwloc_bitmap_free((hwloc_bitmap_t)cpuset->bitmap);
+    free(cpuset->source);
+    cpuset->bitmap = NULL;
+    cpuset->source = NULL;
+}
+
+SPX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo)
+{
+    if (!topo)
+        return;
+    if (topo->topology)
+        hwloc_topology_destroy((hwloc_topology_t)topo->topology);
+    free(topo->source);
+    topo->topology = NULL;
+    topo->source = NULL;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive, pmix_info_t *info, size_t ninfo, pmix_info_t **results, size_t *nresults)
+{
+    (void)directive;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive, pmix_info_t *info, size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)directive;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset, pmix_info_t info[], size_t ninfo, pmix_device_distance_t *distances[], size_t *ndist)
+{
+    (void)topo;
+    (void)cpuset;
+    (void)info;
+    (void)ninfo;
+    (void)distances;
+    (void)ndist;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset, pmix_info_t info[], size_t ninfo, pmix_device_dist_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)topo;
+    (void)cpuset;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+
+SPX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t ranges[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)ranges;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fabric_deregister(pmix_fabric_t *fabric)
+{
+    (void)fabric;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)fabric;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fabric_register(pmix_fabric_t *fabric, const pmix_info_t directives[], size_t ndirs)
+{
+    (void)fabric;
+    (void)directives;
+    (void)ndirs;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fabric_register_nb(pmix_fabric_t *fabric, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)fabric;
+    (void)directives;
+    (void)ndirs;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fabric_update(pmix_fabric_t *fabric)
+{
+    (void)fabric;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t *fabric, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)fabric;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref)
+{
+    (void)cpuset;
+    (void)ref;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo, pmix_byte_object_t *credential)
+{
+    (void)info;
+    (void)ninfo;
+    (void)credential;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t ninfo, pmix_credential_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1, const char *locality2, pmix_locality_t *locality)
+{
+    (void)locality1;
+    (void)locality2;
+    (void)locality;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs, pmix_info_t **results, size_t *nresults)
+{
+    (void)grp;
+    (void)procs;
+    (void)nprocs;
+    (void)directives;
+    (void)ndirs;
+    (void)results;
+    (void)nresults;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[], size_t ninfo)
+{
+    (void)grp;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_info_t **results, size_t *nresult)
+{
+    (void)grp;
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresult;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader, pmix_group_opt_t opt, const pmix_info_t info[], size_t ninfo, pmix_info_t **results, size_t *nresult)
+{
+    (void)grp;
+    (void)leader;
+    (void)opt;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresult;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader, pmix_group_opt_t opt, const pmix_info_t info[], size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    (void)leader;
+    (void)opt;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[], size_t ninfo)
+{
+    (void)grp;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)iofhdlr;
+    (void)directives;
+    (void)ndirs;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs, pmix_iof_channel_t channel, pmix_iof_cbfunc_t cbfunc, pmix_hdlr_reg_cbfunc_t regcbfunc, void *regcbdata)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)directives;
+    (void)ndirs;
+    (void)channel;
+    (void)cbfunc;
+    (void)regcbfunc;
+    (void)regcbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets, pmix_byte_object_t *bo, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)targets;
+    (void)ntargets;
+    (void)bo;
+    (void)directives;
+    (void)ndirs;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
+{
+    (void)topo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata, const pmix_info_t directives[], size_t ndirs)
+{
+    (void)data;
+    (void)ndata;
+    (void)directives;
+    (void)ndirs;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)data;
+    (void)ndata;
+    (void)directives;
+    (void)ndirs;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string, pmix_cpuset_t *cpuset)
+{
+    (void)cpuset_string;
+    (void)cpuset;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error, const pmix_info_t directives[], size_t ndirs, pmix_info_t **results, size_t *nresults)
+{
+    (void)monitor;
+    (void)error;
+    (void)directives;
+    (void)ndirs;
+    (void)results;
+    (void)nresults;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pmix_status_t error, const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)monitor;
+    (void)error;
+    (void)directives;
+    (void)ndirs;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Register_attributes(char *function, char *attrs[])
+{
+    (void)function;
+    (void)attrs;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps, pmix_nspace_t nspace)
+{
+    (void)job_info;
+    (void)ninfo;
+    (void)apps;
+    (void)napps;
+    (void)nspace;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)job_info;
+    (void)ninfo;
+    (void)apps;
+    (void)napps;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+
+SPX_EXPORT pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cred, const pmix_info_t info[], size_t ninfo, pmix_info_t **results, size_t *nresults)
+{
+    (void)cred;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *cred, const pmix_info_t info[], size_t ninfo, pmix_validation_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cred;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset, char **cpuset_string)
+{
+    (void)cpuset;
+    (void)cpuset_string;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset, char **locality)
+{
+    (void)cpuset;
+    (void)locality;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_proc_t *server, pmix_info_t info[], size_t ninfo)
+{
+    (void)myproc;
+    (void)server;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    (void)proc;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
+{
+    (void)server;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_finalize(void)
+{
+
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *nservers)
+{
+    (void)servers;
+    (void)nservers;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    (void)proc;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[], size_t ninfo)
+{
+    (void)server;
+    (void)info;
+    (void)ninfo;
+    return PMIX_ERR_NOT_SUPPORTED;
+}

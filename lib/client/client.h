@@ -1,0 +1,84 @@
+/* client.h - state of the PMIx client side of this process, shared by the
+ * files of lib/client/. Everything in `spx_client` except the init counter is
+ * owned by the progress thread: public calls validate their arguments on the
+ * caller's thread, copy what they need into a request object and shift it.
+ *
+ * Requests to the server go through spx_client_request(): it numbers the
+ * frame, remembers the reply handler under that number and sends. Replies are
+ * matched by number; unprompted EVENT frames go to the event code. When the
+ * connection is lost every pending request completes with PMIX_ERR_UNREACH.
+ */
+#ifndef SPX_CLIENT_CLIENT_H
+#define SPX_CLIENT_CLIENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <pmix.h>
+
+#include "codec/buf.h"
+#include "net/conn.h"
+#include "store/store.h"
+
+/* Reply handler: status is PMIX_SUCCESS with payload positioned after nothing
+ * (handler pulls the status itself), or PMIX_ERR_UNREACH with payload NULL when
+ * the connection went away. Runs on the progress thread. */
+typedef void (*spx_reply_f)(pmix_status_t status, spx_buf_t *payload, void *arg);
+
+struct spx_pending {
+    struct spx_pending *next;
+    uint32_t seq;
+    spx_reply_f fn;
+    void *arg;
+};
+
+struct spx_evhdlr; /* client_event.c */
+
+struct spx_client {
+    pthread_mutex_t init_lock;
+    int init_count;           /* guarded by init_lock; read atomically elsewhere */
+    bool singleton;
+    pmix_proc_t myproc;
+    uint32_t job_size;
+    char *server_path;        /* owned */
+
+    /* progress-thread state */
+    spx_conn_t *conn;         /* NULL in singleton mode or after loss */
+    bool conn_lost;
+    uint32_t next_seq;
+    struct spx_pending *pending;
+    spx_store_t *own;         /* this process's puts (all scopes) */
+    uint64_t committed_seq;   /* own-store sequence already sent to the server */
+    spx_store_t *jobinfo;     /* registered job/node/proc info (rank WILDCARD = job level) */
+    spx_store_t *internal;    /* PMIx_Store_internal data */
+    spx_store_t *cache;       /* values fetched from the server; dropped after each fence */
+    struct spx_evhdlr *handlers;
+    size_t next_handler_id;
+};
+
+extern struct spx_client spx_client;
+
+/* True when PMIx_Init has been called more times than PMIx_Finalize. */
+bool spx_client_initialized(void);
+
+/* Progress thread only. payload: bytes taken. fn may be NULL (no reply expected). */
+pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg);
+
+/* Called by the connection code for EVENT frames (client_event.c). */
+void spx_client_event_dispatch(spx_buf_t *payload);
+/* Local delivery of an event to this process's handlers (progress thread). Copies inputs. */
+void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
+                              const pmix_info_t *info, size_t ninfo);
+/* Frees every registered handler (finalize). */
+void spx_client_event_clear(void);
+
+/* Drops cached remote values (after a collecting fence, or on finalize). */
+void spx_client_cache_reset(void);
+
+/* Fills job info for singleton mode (client_init.c). */
+void spx_client_singleton_jobinfo(void);
+
+/* Blocking helper: run fn(arg) on the progress thread and wait for it to call
+ * spx_wait_signal on the wait object it was handed. */
+struct spx_wait;
+
+#endif

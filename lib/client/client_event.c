@@ -1,0 +1,334 @@
+/* client_event.c - event handlers of a client process and delivery of events.
+ *
+ * Handlers live in one list on the progress thread, each with a category that
+ * fixes its place in the chain: FIRST, then handlers for one code, then for
+ * several codes, then default handlers (no codes), then LAST; PREPEND puts a
+ * handler at the front of its category. An event (pushed by the server, or
+ * raised locally) runs the chain: each handler gets a completion callback;
+ * calling it with PMIX_EVENT_ACTION_COMPLETE ends the chain, anything else
+ * moves on to the next handler (on a later loop turn, never re-entrantly).
+ * PMIx_Notify_event sends the event to the server, which delivers it to the
+ * other processes in range; PMIX_RANGE_PROC_LOCAL stays in this process.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "server/server.h"
+#include "types/types.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+enum hdlr_category { CAT_FIRST, CAT_SINGLE, CAT_MULTI, CAT_DEFAULT, CAT_LAST };
+
+struct spx_evhdlr {
+    struct spx_evhdlr *next;
+    size_t id;
+    enum hdlr_category cat;
+    pmix_status_t *codes; /* owned */
+    size_t ncodes;
+    pmix_notification_fn_t fn;
+    void *return_object;  /* PMIX_EVENT_RETURN_OBJECT */
+    bool has_return_object;
+};
+
+static bool hdlr_matches(const struct spx_evhdlr *h, pmix_status_t status)
+{
+    if (h->ncodes == 0)
+        return true;
+    for (size_t i = 0; i < h->ncodes; i++)
+        if (h->codes[i] == status)
+            return true;
+    return false;
+}
+
+static void hdlr_free(struct spx_evhdlr *h)
+{
+    free(h->codes);
+    free(h);
+}
+
+void spx_client_event_clear(void)
+{
+    while (spx_client.handlers) {
+        struct spx_evhdlr *h = spx_client.handlers;
+        spx_client.handlers = h->next;
+        hdlr_free(h);
+    }
+}
+
+/* Inserts by category; prepend puts h first among its category. */
+static void hdlr_insert(struct spx_evhdlr *h, bool prepend)
+{
+    struct spx_evhdlr **pp = &spx_client.handlers;
+    while (*pp && ((*pp)->cat < h->cat || ((*pp)->cat == h->cat && !prepend)))
+        pp = &(*pp)->next;
+    h->next = *pp;
+    *pp = h;
+}
+
+/* ---- running a chain ---- */
+
+struct event_run {
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_info_t *info; /* owned; one extra slot for the return object */
+    size_t ninfo;
+    size_t next_id;    /* handlers with id >= next_id ... see chain_step */
+    size_t *ids;       /* snapshot of matching handler ids, in chain order */
+    size_t nids;
+    size_t pos;
+};
+
+static void event_run_free(struct event_run *ev)
+{
+    if (ev->info)
+        PMIX_INFO_FREE(ev->info, ev->ninfo + 1);
+    free(ev->ids);
+    free(ev);
+}
+
+static struct spx_evhdlr *hdlr_find(size_t id)
+{
+    for (struct spx_evhdlr *h = spx_client.handlers; h; h = h->next)
+        if (h->id == id)
+            return h;
+    return NULL;
+}
+
+static void chain_step(void *arg);
+
+static void chain_continue(pmix_status_t status, pmix_info_t *results, size_t nresults,
+                           pmix_op_cbfunc_t cbfunc, void *thiscbdata, void *notification_cbdata)
+{
+    (void)results;
+    (void)nresults;
+    struct event_run *ev = notification_cbdata;
+    if (cbfunc)
+        cbfunc(PMIX_SUCCESS, thiscbdata);
+    if (status == PMIX_EVENT_ACTION_COMPLETE)
+        ev->pos = ev->nids; /* ends the chain */
+    if (spx_progress_shift(chain_step, ev) != 0)
+        event_run_free(ev);
+}
+
+static void chain_step(void *arg)
+{
+    struct event_run *ev = arg;
+    while (ev->pos < ev->nids) {
+        struct spx_evhdlr *h = hdlr_find(ev->ids[ev->pos++]);
+        if (!h)
+            continue; /* deregistered meanwhile */
+        size_t n = ev->ninfo;
+        if (h->has_return_object) {
+            PMIX_INFO_LOAD(&ev->info[n], PMIX_EVENT_RETURN_OBJECT, &h->return_object,
+                           PMIX_POINTER);
+            n++;
+        }
+        h->fn(h->id, ev->status, &ev->source, ev->info, n, NULL, 0, chain_continue, ev);
+        return;
+    }
+    event_run_free(ev);
+}
+
+void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
+                              const pmix_info_t *info, size_t ninfo)
+{
+    struct event_run *ev = calloc(1, sizeof(*ev));
+    if (!ev)
+        return;
+    ev->status = status;
+    if (source)
+        ev->source = *source;
+    size_t count = 0;
+    for (struct spx_evhdlr *h = spx_client.handlers; h; h = h->next)
+        count += hdlr_matches(h, status);
+    ev->ids = count ? calloc(count, sizeof(size_t)) : NULL;
+    PMIX_INFO_CREATE(ev->info, ninfo + 1);
+    if ((count && !ev->ids) || !ev->info) {
+        event_run_free(ev);
+        return;
+    }
+    ev->ninfo = ninfo;
+    for (size_t i = 0; i < ninfo; i++)
+        PMIx_Info_xfer(&ev->info[i], &info[i]);
+    for (struct spx_evhdlr *h = spx_client.handlers; h; h = h->next)
+        if (hdlr_matches(h, status))
+            ev->ids[ev->nids++] = h->id;
+    if (ev->nids == 0) {
+        spx_debug("event %s had no handler", PMIx_Error_string(status));
+        event_run_free(ev);
+        return;
+    }
+    chain_step(ev);
+}
+
+void spx_client_event_dispatch(spx_buf_t *payload)
+{
+    pmix_status_t status = spx_buf_pull_i32(payload);
+    pmix_proc_t source;
+    spx_codec_pull_proc(payload, &source);
+    (void)spx_buf_pull_u8(payload); /* range: already applied by the server */
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (spx_codec_pull_info_array(payload, &info, &ninfo) != 0 || spx_buf_finish(payload) != 0) {
+        if (info)
+            PMIX_INFO_FREE(info, ninfo);
+        if (spx_client.conn)
+            spx_conn_close(spx_client.conn, "malformed EVENT message", 1);
+        return;
+    }
+    spx_client_event_deliver(status, &source, info, ninfo);
+    if (info)
+        PMIX_INFO_FREE(info, ninfo);
+}
+
+/* ---- registration ---- */
+
+struct reg_req {
+    struct spx_evhdlr *h;
+    bool prepend;
+    pmix_hdlr_reg_cbfunc_t cbfunc;
+    void *cbdata;
+    spx_wait_t wait; /* used when cbfunc is NULL */
+    size_t id;
+};
+
+static void reg_on_thread(void *arg)
+{
+    struct reg_req *r = arg;
+    r->h->id = spx_client.next_handler_id++;
+    r->id = r->h->id;
+    hdlr_insert(r->h, r->prepend);
+    if (r->cbfunc) {
+        r->cbfunc(PMIX_SUCCESS, r->id, r->cbdata);
+        free(r);
+    } else {
+        spx_wait_signal(&r->wait, PMIX_SUCCESS);
+    }
+}
+
+SPX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
+                                                     pmix_info_t info[], size_t ninfo,
+                                                     pmix_notification_fn_t evhdlr,
+                                                     pmix_hdlr_reg_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!spx_client_initialized() && !spx_server_active())
+        return PMIX_ERR_INIT;
+    if (!evhdlr || (!codes && ncodes > 0) || (!info && ninfo > 0))
+        return PMIX_ERR_BAD_PARAM;
+    if (!cbfunc) {
+        pmix_status_t rc = spx_progress_guard("PMIx_Register_event_handler");
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    struct spx_evhdlr *h = calloc(1, sizeof(*h));
+    struct reg_req *r = calloc(1, sizeof(*r));
+    if (!h || !r || (ncodes && !(h->codes = malloc(ncodes * sizeof(pmix_status_t))))) {
+        free(r);
+        free(h);
+        return PMIX_ERR_NOMEM;
+    }
+    if (ncodes)
+        memcpy(h->codes, codes, ncodes * sizeof(pmix_status_t));
+    h->ncodes = ncodes;
+    h->fn = evhdlr;
+    h->cat = ncodes == 0 ? CAT_DEFAULT : ncodes == 1 ? CAT_SINGLE : CAT_MULTI;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_HDLR_FIRST) && spx_info_true(&info[i]))
+            h->cat = CAT_FIRST;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_HDLR_LAST) && spx_info_true(&info[i]))
+            h->cat = CAT_LAST;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_HDLR_PREPEND) && spx_info_true(&info[i]))
+            r->prepend = true;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_RETURN_OBJECT) &&
+                 info[i].value.type == PMIX_POINTER) {
+            h->return_object = info[i].value.data.ptr;
+            h->has_return_object = true;
+        }
+    }
+    r->h = h;
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    if (!cbfunc)
+        spx_wait_init(&r->wait);
+    if (spx_progress_shift(reg_on_thread, r) != 0) {
+        if (!cbfunc)
+            spx_wait_fini(&r->wait);
+        hdlr_free(h);
+        free(r);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    if (cbfunc)
+        return PMIX_SUCCESS;
+    spx_wait_block(&r->wait);
+    spx_wait_fini(&r->wait);
+    pmix_status_t id = (pmix_status_t)r->id; /* blocking form returns the reference id */
+    free(r);
+    return id;
+}
+
+struct dereg_req {
+    size_t id;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+    spx_wait_t wait;
+};
+
+static void dereg_on_thread(void *arg)
+{
+    struct dereg_req *r = arg;
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    for (struct spx_evhdlr **pp = &spx_client.handlers; *pp; pp = &(*pp)->next) {
+        if ((*pp)->id == r->id) {
+            struct spx_evhdlr *h = *pp;
+            *pp = h->next;
+            hdlr_free(h);
+            rc = PMIX_SUCCESS;
+            break;
+        }
+    }
+    if (r->cbfunc) {
+        r->cbfunc(rc, r->cbdata);
+        free(r);
+    } else {
+        spx_wait_signal(&r->wait, rc);
+    }
+}
+
+SPX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_op_cbfunc_t cbfunc,
+                                                       void *cbdata)
+{
+    if (!spx_client_initialized() && !spx_server_active())
+        return PMIX_ERR_INIT;
+    if (!cbfunc) {
+        pmix_status_t rc = spx_progress_guard("PMIx_Deregister_event_handler");
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    struct dereg_req *r = calloc(1, sizeof(*r));
+    if (!r)
+        return PMIX_ERR_NOMEM;
+    r->id = evhdlr_ref;
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    if (!cbfunc)
+        spx_wait_init(&r->wait);
+    if (spx_progress_shift(dereg_on_thread, r) != 0) {
+        if (!cbfunc)
+            spx_wait_fini(&r->wait);
+        free(r);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    if (cbfunc)
+        return PMIX_SUCCESS;
+    pmix_status_t rc = spx_wait_block(&r->wait);
+    spx_wait_fini(&r->wait);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,437 @@
+/* client_init.c - PMIx_Init / PMIx_Finalize and the client's connection.
+ *
+ * Init (first, non-nested call): start the progress thread; if the
+ * environment names an spmix server, connect to its unix socket, do the HELLO
+ * handshake synchronously on the caller's thread (fast: no thread hops), load
+ * the job info from the reply into a store, then hand the socket to the
+ * progress thread as an spx_conn. Without a server the process is a singleton:
+ * rank 0 of a one-process job. Nested calls only count.
+ * Finalize (last call): FINALIZE request, wait for its reply, tear down on the
+ * progress thread, stop the thread.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "net/unix_sock.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+#define SPX_HELLO_TIMEOUT_MS 30000
+
+struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER};
+
+bool spx_client_initialized(void)
+{
+    return __atomic_load_n(&spx_client.init_count, __ATOMIC_ACQUIRE) > 0;
+}
+
+/* ---- requests and replies (progress thread) ---- */
+
+pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg)
+{
+    if (!spx_client.conn) {
+        spx_buf_fini(payload);
+        return PMIX_ERR_UNREACH;
+    }
+    uint32_t seq = ++spx_client.next_seq;
+    if (seq == 0)
+        seq = ++spx_client.next_seq;
+    struct spx_pending *p = NULL;
+    if (fn) {
+        p = calloc(1, sizeof(*p));
+        if (!p) {
+            spx_buf_fini(payload);
+            return PMIX_ERR_NOMEM;
+        }
+        p->seq = seq;
+        p->fn = fn;
+        p->arg = arg;
+    }
+    if (spx_conn_send(spx_client.conn, type, 0, seq, payload) != 0) {
+        free(p);
+        return PMIX_ERR_UNREACH;
+    }
+    if (p) {
+        p->next = spx_client.pending;
+        spx_client.pending = p;
+    }
+    return PMIX_SUCCESS;
+}
+
+static struct spx_pending *pending_take(uint32_t seq)
+{
+    for (struct spx_pending **pp = &spx_client.pending; *pp; pp = &(*pp)->next) {
+        if ((*pp)->seq == seq) {
+            struct spx_pending *p = *pp;
+            *pp = p->next;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static void fail_all_pending(void)
+{
+    struct spx_pending *list = spx_client.pending;
+    spx_client.pending = NULL;
+    while (list) {
+        struct spx_pending *p = list;
+        list = p->next;
+        p->fn(PMIX_ERR_UNREACH, NULL, p->arg);
+        free(p);
+    }
+}
+
+static void on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload, void *arg)
+{
+    if (h->flags & SPX_FRAME_F_REPLY) {
+        struct spx_pending *p = pending_take(h->seq);
+        if (!p) {
+            spx_conn_close(c, "reply to an unknown request", 1);
+            return;
+        }
+        p->fn(PMIX_SUCCESS, payload, p->arg);
+        free(p);
+        return;
+    }
+    if (h->type == SPX_MSG_EVENT) {
+        spx_client_event_dispatch(payload);
+        return;
+    }
+    spx_conn_close(c, "unexpected message from the server", 1);
+}
+
+static void on_close(spx_conn_t *c, const char *reason, void *arg)
+{
+    bool was_finalizing = arg != NULL;
+    spx_client.conn = NULL;
+    spx_client.conn_lost = true;
+    fail_all_pending();
+    if (!was_finalizing) {
+        spx_error("lost connection to the PMIx server: %s", reason);
+        spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, NULL, 0);
+    }
+}
+
+/* ---- init ---- */
+
+static const char *server_uri(void)
+{
+    static const char *vars[] = {SPX_ENV_SERVER_URI, "PMIX_SERVER_URI4", "PMIX_SERVER_URI3",
+                                 "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
+    for (size_t i = 0; i < SPX_ARRAY_LEN(vars); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && strncmp(v, SPX_URI_PREFIX, strlen(SPX_URI_PREFIX)) == 0)
+            return v + strlen(SPX_URI_PREFIX);
+    }
+    return NULL;
+}
+
+static void put_job_u32(const char *key, uint32_t v)
+{
+    pmix_value_t val = {.type = PMIX_UINT32};
+    val.data.uint32 = v;
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD, key, &val,
+                  PMIX_INTERNAL);
+}
+
+void spx_client_singleton_jobinfo(void)
+{
+    put_job_u32(PMIX_JOB_SIZE, 1);
+    put_job_u32(PMIX_UNIV_SIZE, 1);
+    put_job_u32(PMIX_MAX_PROCS, 1);
+    put_job_u32(PMIX_LOCAL_SIZE, 1);
+    put_job_u32(PMIX_NODE_SIZE, 1);
+    put_job_u32(PMIX_NUM_NODES, 1);
+    put_job_u32(PMIX_APPNUM, 0);
+    pmix_value_t val = {.type = PMIX_STRING};
+    val.data.string = "0";
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD,
+                  PMIX_LOCAL_PEERS, &val, PMIX_INTERNAL);
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    val.data.string = host;
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD,
+                  PMIX_HOSTNAME, &val, PMIX_INTERNAL);
+    pmix_value_t v16 = {.type = PMIX_UINT16};
+    v16.data.uint16 = 0;
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, 0, PMIX_LOCAL_RANK, &v16,
+                  PMIX_INTERNAL);
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, 0, PMIX_NODE_RANK, &v16,
+                  PMIX_INTERNAL);
+}
+
+/* Parses the HELLO reply blocks into the jobinfo store. */
+static pmix_status_t load_hello_reply(spx_buf_t *b)
+{
+    pmix_status_t status = spx_buf_pull_i32(b);
+    if (spx_buf_failed(b))
+        return PMIX_ERR_UNPACK_FAILURE;
+    if (status != PMIX_SUCCESS)
+        return status;
+    uint32_t nblocks = spx_buf_pull_u32(b);
+    if (spx_buf_failed(b) || nblocks > SPX_BUF_MAX_COUNT)
+        return PMIX_ERR_UNPACK_FAILURE;
+    for (uint32_t i = 0; i < nblocks; i++) {
+        pmix_rank_t rank = spx_buf_pull_u32(b);
+        pmix_info_t *info = NULL;
+        size_t ninfo = 0;
+        if (spx_codec_pull_info_array(b, &info, &ninfo) != 0)
+            return PMIX_ERR_UNPACK_FAILURE;
+        for (size_t k = 0; k < ninfo; k++)
+            spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, rank, info[k].key,
+                          &info[k].value, PMIX_INTERNAL);
+        if (info)
+            PMIX_INFO_FREE(info, ninfo);
+    }
+    return spx_buf_finish(b) == 0 ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
+}
+
+static pmix_status_t handshake(int fd)
+{
+    spx_buf_t req;
+    spx_buf_init(&req);
+    spx_buf_push_u32(&req, SPX_PROTO_VERSION);
+    spx_buf_push_u8(&req, SPX_PEER_CLIENT);
+    spx_buf_push_str(&req, spx_client.myproc.nspace);
+    spx_buf_push_u32(&req, spx_client.myproc.rank);
+    spx_buf_push_u32(&req, (uint32_t)getpid());
+    int rc = spx_buf_failed(&req) ? -1 : spx_frame_send_blocking(fd, SPX_MSG_HELLO, 0, 1, &req);
+    spx_buf_fini(&req);
+    if (rc != 0) {
+        spx_error("cannot send the handshake to the PMIx server: %s", strerror(errno));
+        return PMIX_ERR_UNREACH;
+    }
+    spx_frame_hdr_t h;
+    spx_buf_t rep;
+    if (spx_frame_recv_blocking(fd, &h, &rep, SPX_HELLO_TIMEOUT_MS) != 0) {
+        spx_error("no handshake reply from the PMIx server: %s", strerror(errno));
+        return PMIX_ERR_UNREACH;
+    }
+    pmix_status_t status = PMIX_ERR_UNPACK_FAILURE;
+    if (h.type == SPX_MSG_HELLO && (h.flags & SPX_FRAME_F_REPLY) && h.seq == 1)
+        status = load_hello_reply(&rep);
+    spx_buf_fini(&rep);
+    if (status != PMIX_SUCCESS)
+        spx_error("the PMIx server refused %s.%u: %s", spx_client.myproc.nspace,
+                  spx_client.myproc.rank, PMIx_Error_string(status));
+    return status;
+}
+
+struct attach_req {
+    spx_wait_t wait;
+    int fd;
+};
+
+static void attach_on_thread(void *arg)
+{
+    struct attach_req *r = arg;
+    char label[PMIX_MAX_NSLEN + 32];
+    snprintf(label, sizeof(label), "server of %s.%u", spx_client.myproc.nspace,
+             spx_client.myproc.rank);
+    spx_client.conn = spx_conn_create(spx_progress_base(), r->fd, label, on_frame, on_close, NULL);
+    spx_client.conn_lost = spx_client.conn == NULL;
+    spx_wait_signal(&r->wait, spx_client.conn ? PMIX_SUCCESS : PMIX_ERR_UNREACH);
+}
+
+static pmix_status_t read_identity(void)
+{
+    const char *ns = getenv(SPX_ENV_NSPACE);
+    const char *rank = getenv(SPX_ENV_RANK);
+    if (!ns || !rank || strlen(ns) > PMIX_MAX_NSLEN) {
+        spx_error("PMIX_NAMESPACE/PMIX_RANK missing or invalid in the environment");
+        return PMIX_ERR_INIT;
+    }
+    char *end;
+    errno = 0;
+    unsigned long r = strtoul(rank, &end, 10);
+    if (errno || *end || r >= PMIX_RANK_LOCAL_NODE) {
+        spx_error("invalid PMIX_RANK '%s'", rank);
+        return PMIX_ERR_INIT;
+    }
+    PMIX_LOAD_PROCID(&spx_client.myproc, ns, (pmix_rank_t)r);
+    return PMIX_SUCCESS;
+}
+
+static void free_stores(void)
+{
+    spx_store_destroy(spx_client.own);
+    spx_store_destroy(spx_client.jobinfo);
+    spx_store_destroy(spx_client.internal);
+    spx_store_destroy(spx_client.cache);
+    spx_client.own = spx_client.jobinfo = spx_client.internal = spx_client.cache = NULL;
+}
+
+static pmix_status_t first_init(void)
+{
+    spx_log_set_role("client");
+    spx_client.own = spx_store_create();
+    spx_client.jobinfo = spx_store_create();
+    spx_client.internal = spx_store_create();
+    spx_client.cache = spx_store_create();
+    spx_client.committed_seq = 0;
+    spx_client.next_seq = 0;
+    spx_client.conn = NULL;
+    spx_client.conn_lost = false;
+    if (!spx_client.own || !spx_client.jobinfo || !spx_client.internal || !spx_client.cache) {
+        free_stores();
+        return PMIX_ERR_NOMEM;
+    }
+    const char *path = server_uri();
+    pmix_status_t rc;
+    if (!path) {
+        spx_client.singleton = true;
+        char ns[PMIX_MAX_NSLEN + 1];
+        snprintf(ns, sizeof(ns), "singleton.%d", (int)getpid());
+        PMIX_LOAD_PROCID(&spx_client.myproc, ns, 0);
+        spx_client_singleton_jobinfo();
+        rc = PMIX_SUCCESS;
+    } else {
+        spx_client.singleton = false;
+        rc = read_identity();
+        int fd = -1;
+        if (rc == PMIX_SUCCESS) {
+            fd = spx_unix_connect(path);
+            if (fd < 0) {
+                spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(errno));
+                rc = PMIX_ERR_UNREACH;
+            }
+        }
+        if (rc == PMIX_SUCCESS)
+            rc = handshake(fd);
+        if (rc == PMIX_SUCCESS && spx_progress_acquire() != 0)
+            rc = PMIX_ERR_INIT;
+        else if (rc == PMIX_SUCCESS) {
+            struct attach_req r = {.fd = fd};
+            fd = -1; /* owned by the connection now */
+            spx_wait_init(&r.wait);
+            spx_progress_shift(attach_on_thread, &r);
+            rc = spx_wait_block(&r.wait);
+            spx_wait_fini(&r.wait);
+            if (rc != PMIX_SUCCESS)
+                spx_progress_release();
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    if (rc == PMIX_SUCCESS && spx_client.singleton && spx_progress_acquire() != 0)
+        rc = PMIX_ERR_INIT;
+    if (rc != PMIX_SUCCESS) {
+        free_stores();
+        return rc;
+    }
+    const pmix_value_t *v = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
+                                           PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL);
+    spx_client.job_size = (v && v->type == PMIX_UINT32) ? v->data.uint32 : 0;
+    return PMIX_SUCCESS;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    pthread_mutex_lock(&spx_client.init_lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (spx_client.init_count == 0) {
+        rc = first_init();
+        if (rc == PMIX_SUCCESS)
+            __atomic_store_n(&spx_client.init_count, 1, __ATOMIC_RELEASE);
+    } else {
+        __atomic_add_fetch(&spx_client.init_count, 1, __ATOMIC_ACQ_REL);
+    }
+    if (rc == PMIX_SUCCESS && proc)
+        *proc = spx_client.myproc;
+    pthread_mutex_unlock(&spx_client.init_lock);
+    return rc;
+}
+
+SPX_EXPORT int PMIx_Initialized(void)
+{
+    return spx_client_initialized() ? 1 : 0;
+}
+
+SPX_EXPORT const char *PMIx_Get_version(void)
+{
+    return "4.2.2 (spmix " PACKAGE_VERSION ", PMIx v4 ABI)";
+}
+
+/* ---- finalize ---- */
+
+static void finalize_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
+{
+    spx_wait_t *w = arg;
+    if (status == PMIX_SUCCESS) {
+        status = spx_buf_pull_i32(payload);
+        if (spx_buf_failed(payload))
+            status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    spx_wait_signal(w, status);
+}
+
+static void finalize_on_thread(void *arg)
+{
+    spx_wait_t *w = arg;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    pmix_status_t rc = spx_client_request(SPX_MSG_FINALIZE, &b, finalize_reply, w);
+    if (rc != PMIX_SUCCESS)
+        spx_wait_signal(w, rc);
+}
+
+static void teardown_on_thread(void *arg)
+{
+    spx_wait_t *w = arg;
+    if (spx_client.conn) {
+        spx_conn_set_arg(spx_client.conn, (void *)1); /* finalizing: no lost-connection event */
+        spx_conn_close(spx_client.conn, "finalize", 0);
+    }
+    fail_all_pending();
+    spx_client_event_clear();
+    free_stores();
+    spx_wait_signal(w, PMIX_SUCCESS);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    pmix_status_t rc = spx_progress_guard("PMIx_Finalize");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&spx_client.init_lock);
+    if (spx_client.init_count == 0) {
+        pthread_mutex_unlock(&spx_client.init_lock);
+        return PMIX_ERR_INIT;
+    }
+    if (spx_client.init_count > 1) {
+        __atomic_sub_fetch(&spx_client.init_count, 1, __ATOMIC_ACQ_REL);
+        pthread_mutex_unlock(&spx_client.init_lock);
+        return PMIX_SUCCESS;
+    }
+    __atomic_store_n(&spx_client.init_count, 0, __ATOMIC_RELEASE);
+    spx_wait_t w;
+    if (!spx_client.singleton) {
+        spx_wait_init(&w);
+        spx_progress_shift(finalize_on_thread, &w);
+        rc = spx_wait_block(&w);
+        spx_wait_fini(&w);
+        if (rc == PMIX_ERR_UNREACH)
+            rc = PMIX_SUCCESS; /* the server is gone: nothing left to tell it */
+    }
+    spx_wait_init(&w);
+    spx_progress_shift(teardown_on_thread, &w);
+    spx_wait_block(&w);
+    spx_wait_fini(&w);
+    spx_progress_release();
+    pthread_mutex_unlock(&spx_client.init_lock);
+    return rc;
+}

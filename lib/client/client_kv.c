@@ -1,0 +1,313 @@
+/* client_kv.c - PMIx_Put, PMIx_Commit, PMIx_Store_internal, PMIx_Get(_nb).
+ *
+ * Put writes into this process's own store on the progress thread; Commit
+ * sends everything put (or deleted) since the previous commit to the server
+ * as one record. Get looks locally first - own data, job info delivered at
+ * init, internal data, values cached from earlier gets - and otherwise asks
+ * the server, caching the answer until the next fence.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "proto/records.h"
+#include "types/types.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+static bool key_ok(const char *key)
+{
+    return key && key[0] && strnlen(key, PMIX_MAX_KEYLEN + 1) <= PMIX_MAX_KEYLEN;
+}
+
+void spx_client_cache_reset(void)
+{
+    spx_store_destroy(spx_client.cache);
+    spx_client.cache = spx_store_create();
+}
+
+/* ---- put / store internal (blocking, arguments borrowed for the wait) ---- */
+
+struct put_req {
+    spx_wait_t wait;
+    spx_store_t **store; /* which store: own or internal */
+    const pmix_proc_t *proc;
+    const char *key;
+    const pmix_value_t *val;
+    pmix_scope_t scope;
+};
+
+static void put_on_thread(void *arg)
+{
+    struct put_req *r = arg;
+    pmix_status_t rc;
+    if (!*r->store)
+        rc = PMIX_ERR_INIT;
+    else if (spx_scope_is_delete(r->scope))
+        rc = spx_store_delete(*r->store, r->proc->nspace, r->proc->rank, r->key, r->scope);
+    else
+        rc = spx_store_put(*r->store, r->proc->nspace, r->proc->rank, r->key, r->val, r->scope);
+    spx_wait_signal(&r->wait, rc);
+}
+
+static pmix_status_t run_put(struct put_req *r)
+{
+    spx_wait_init(&r->wait);
+    if (spx_progress_shift(put_on_thread, r) != 0) {
+        spx_wait_fini(&r->wait);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    pmix_status_t rc = spx_wait_block(&r->wait);
+    spx_wait_fini(&r->wait);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const pmix_key_t key, pmix_value_t *val)
+{
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT;
+    pmix_status_t rc = spx_progress_guard("PMIx_Put");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (!key_ok(key) || scope == PMIX_SCOPE_UNDEF || scope > PMIX_DEL_INTERNAL)
+        return PMIX_ERR_BAD_PARAM;
+    if (!spx_scope_is_delete(scope) && !val)
+        return PMIX_ERR_BAD_PARAM;
+    struct put_req r = {.store = &spx_client.own, .proc = &spx_client.myproc, .key = key,
+                        .val = val, .scope = scope};
+    return run_put(&r);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const pmix_key_t key,
+                                             pmix_value_t *val)
+{
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT;
+    pmix_status_t rc = spx_progress_guard("PMIx_Store_internal");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (!proc || !key_ok(key) || !val)
+        return PMIX_ERR_BAD_PARAM;
+    struct put_req r = {.store = &spx_client.internal, .proc = proc, .key = key, .val = val,
+                        .scope = PMIX_INTERNAL};
+    return run_put(&r);
+}
+
+/* ---- commit ---- */
+
+static void commit_on_thread(void *arg)
+{
+    spx_wait_t *w = arg;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (!spx_client.singleton && spx_client.own) {
+        spx_buf_t b;
+        spx_buf_init(&b);
+        uint64_t max_seq = spx_client.committed_seq;
+        size_t n = spx_records_push_proc(&b, spx_client.own, spx_client.myproc.nspace,
+                                         spx_client.myproc.rank, spx_client.committed_seq,
+                                         SPX_SCOPES_COMMIT, false, &max_seq);
+        if (spx_buf_failed(&b))
+            rc = PMIX_ERR_NOMEM;
+        else if (n > 0)
+            rc = spx_client_request(SPX_MSG_COMMIT, &b, NULL, NULL);
+        spx_buf_fini(&b);
+        if (rc == PMIX_SUCCESS)
+            spx_client.committed_seq = max_seq;
+    }
+    spx_wait_signal(w, rc);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Commit(void)
+{
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT;
+    pmix_status_t rc = spx_progress_guard("PMIx_Commit");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    spx_wait_t w;
+    spx_wait_init(&w);
+    if (spx_progress_shift(commit_on_thread, &w) != 0) {
+        spx_wait_fini(&w);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    rc = spx_wait_block(&w);
+    spx_wait_fini(&w);
+    return rc;
+}
+
+/* ---- get ---- */
+
+struct get_req {
+    pmix_proc_t proc;
+    char key[PMIX_MAX_KEYLEN + 1];
+    pmix_info_t *info; /* owned copy */
+    size_t ninfo;
+    pmix_value_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+static void get_req_free(struct get_req *r)
+{
+    if (r->info)
+        PMIX_INFO_FREE(r->info, r->ninfo);
+    free(r);
+}
+
+/* Delivers the result and frees the request. val: borrowed for the callback. */
+static void get_finish(struct get_req *r, pmix_status_t status, pmix_value_t *val)
+{
+    r->cbfunc(status, status == PMIX_SUCCESS ? val : NULL, r->cbdata);
+    get_req_free(r);
+}
+
+static const pmix_value_t *lookup_local(const struct get_req *r)
+{
+    const char *ns = r->proc.nspace;
+    pmix_rank_t rank = r->proc.rank;
+    const pmix_value_t *v = NULL;
+    bool mine = PMIX_CHECK_NSPACE(ns, spx_client.myproc.nspace);
+    if (mine && rank == spx_client.myproc.rank)
+        v = spx_store_peek(spx_client.own, ns, rank, r->key, NULL);
+    if (!v)
+        v = spx_store_peek(spx_client.internal, ns, rank, r->key, NULL);
+    if (!v && mine)
+        v = spx_store_peek(spx_client.jobinfo, ns, rank, r->key, NULL);
+    if (!v && mine && rank != PMIX_RANK_WILDCARD && spx_key_is_reserved(r->key))
+        v = spx_store_peek(spx_client.jobinfo, ns, PMIX_RANK_WILDCARD, r->key, NULL);
+    if (!v)
+        v = spx_store_peek(spx_client.cache, ns, rank, r->key, NULL);
+    return v;
+}
+
+static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
+{
+    struct get_req *r = arg;
+    if (status != PMIX_SUCCESS) {
+        get_finish(r, status, NULL);
+        return;
+    }
+    status = spx_buf_pull_i32(payload);
+    pmix_value_t val = {.type = PMIX_UNDEF};
+    if (!spx_buf_failed(payload) && status == PMIX_SUCCESS &&
+        spx_codec_pull_value(payload, &val) != 0)
+        status = PMIX_ERR_UNPACK_FAILURE;
+    if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0) {
+        if (spx_client.conn)
+            spx_conn_close(spx_client.conn, "malformed GET reply", 1);
+        status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (status == PMIX_SUCCESS && spx_client.cache)
+        spx_store_put(spx_client.cache, r->proc.nspace, r->proc.rank, r->key, &val, PMIX_GLOBAL);
+    get_finish(r, status, &val);
+    PMIx_Value_destruct(&val);
+}
+
+static void get_on_thread(void *arg)
+{
+    struct get_req *r = arg;
+    if (!spx_client.own) {
+        get_finish(r, PMIX_ERR_INIT, NULL);
+        return;
+    }
+    const pmix_value_t *v = lookup_local(r);
+    if (v) {
+        pmix_value_t copy;
+        if (PMIx_Value_xfer(&copy, v) != PMIX_SUCCESS) {
+            get_finish(r, PMIX_ERR_NOMEM, NULL);
+            return;
+        }
+        get_finish(r, PMIX_SUCCESS, &copy);
+        PMIx_Value_destruct(&copy);
+        return;
+    }
+    bool self = PMIX_CHECK_PROCID(&r->proc, &spx_client.myproc);
+    if (spx_client.singleton || (self && !spx_key_is_reserved(r->key))) {
+        get_finish(r, PMIX_ERR_NOT_FOUND, NULL);
+        return;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_codec_push_proc(&b, &r->proc);
+    spx_buf_push_str(&b, r->key);
+    spx_codec_push_info_array(&b, r->info, r->ninfo);
+    pmix_status_t rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
+                                          : spx_client_request(SPX_MSG_GET, &b, get_reply, r);
+    spx_buf_fini(&b);
+    if (rc != PMIX_SUCCESS)
+        get_finish(r, rc, NULL);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const pmix_key_t key,
+                                     const pmix_info_t info[], size_t ninfo,
+                                     pmix_value_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT;
+    if (!cbfunc || !key_ok(key) || (!info && ninfo > 0))
+        return PMIX_ERR_BAD_PARAM;
+    struct get_req *r = calloc(1, sizeof(*r));
+    if (!r)
+        return PMIX_ERR_NOMEM;
+    r->proc = proc ? *proc : spx_client.myproc;
+    if (r->proc.rank == PMIX_RANK_UNDEF)
+        r->proc.rank = PMIX_RANK_WILDCARD;
+    if (!r->proc.nspace[0])
+        PMIX_LOAD_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
+    PMIX_LOAD_KEY(r->key, key);
+    if (ninfo > 0 && spx_info_array_dup(&r->info, info, ninfo) != PMIX_SUCCESS) {
+        free(r);
+        return PMIX_ERR_NOMEM;
+    }
+    r->ninfo = ninfo;
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    if (spx_progress_shift(get_on_thread, r) != 0) {
+        get_req_free(r);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    return PMIX_SUCCESS;
+}
+
+struct get_wait {
+    spx_wait_t wait;
+    pmix_value_t *val; /* malloc'd copy handed to the caller */
+};
+
+static void get_wait_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    struct get_wait *gw = cbdata;
+    if (status == PMIX_SUCCESS && kv) {
+        if (spx_value_copy(&gw->val, kv) != PMIX_SUCCESS)
+            status = PMIX_ERR_NOMEM;
+    }
+    spx_wait_signal(&gw->wait, status);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const pmix_key_t key,
+                                  const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
+{
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT;
+    pmix_status_t rc = spx_progress_guard("PMIx_Get");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (!val)
+        return PMIX_ERR_BAD_PARAM;
+    *val = NULL;
+    struct get_wait gw = {.val = NULL};
+    spx_wait_init(&gw.wait);
+    rc = PMIx_Get_nb(proc, key, info, ninfo, get_wait_cb, &gw);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_wait_block(&gw.wait);
+    spx_wait_fini(&gw.wait);
+    if (rc == PMIX_SUCCESS)
+        *val = gw.val;
+    else if (gw.val)
+        PMIX_VALUE_RELEASE(gw.val);
+    return rc;
+}
