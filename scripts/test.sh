@@ -1,0 +1,57 @@
+#!/bin/sh
+# The whole test suite, as CI runs it (README: "Run the tests").
+#   1. install the packages it needs;
+#   2. a warnings-as-errors build and `make check` (unit + integration tests);
+#   3. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   4. an integration job under valgrind (memcheck, leaks are errors);
+#   5. `make install` into a staging prefix and a check that libpmix.so.2
+#      exports only PMIx_* names.
+# Build trees go to $SPX_BUILD_ROOT (default: ./_ci). Exit status: 0 = all passed.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+root=${SPX_BUILD_ROOT:-$top/_ci}
+jobs=$(nproc 2>/dev/null || echo 2)
+sh "$top/scripts/install-deps.sh"
+cd "$top"
+./autogen.sh >/dev/null 2>&1 || { echo "autogen failed"; ./autogen.sh; exit 1; }
+
+step() { printf '\n==== %s ====\n' "$*"; }
+run_check() { # dir, configure args...
+    dir=$1; shift
+    rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
+    "$top/configure" -q --enable-werror --prefix="$dir/_inst" "$@"
+    make -s -j"$jobs"
+    if ! make -s -j"$jobs" check; then
+        find . -name '*.log' -path '*test*' -newer config.status -exec grep -l -E '^(FAIL|ERROR)' {} + 2>/dev/null |
+            while read -r f; do echo "---- $f"; tail -n 60 "$f"; done
+        for f in test-suite.log; do [ -f "$f" ] && tail -n 200 "$f"; done
+        return 1
+    fi
+    cd "$top"
+}
+
+step "build (-Werror) and make check"
+run_check "$root/normal"
+
+step "make check under ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_check "$root/asan" CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+    LDFLAGS="-fsanitize=address,undefined"
+
+step "integration job under valgrind"
+cd "$root/normal"
+sh "$top/test/valgrind.sh" "$root/normal"
+
+step "install and exported symbols"
+make -s install >/dev/null
+lib="$root/normal/_inst/lib/spmix/libpmix.so.2"
+test -e "$lib" || { echo "missing $lib"; exit 1; }
+soname=$(objdump -p "$lib" | awk '/SONAME/{print $2}')
+[ "$soname" = "libpmix.so.2" ] || { echo "bad SONAME $soname"; exit 1; }
+bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^PMIx_' || true)
+[ -z "$bad" ] || { echo "non-PMIx exported symbols:"; echo "$bad"; exit 1; }
+n=$(nm -D --defined-only "$lib" | awk '$2=="T"{print $3}' | grep -c '^PMIx_')
+echo "libpmix.so.2: SONAME ok, $n PMIx_* functions exported, nothing else"
+[ "$n" -ge 141 ] || { echo "expected 141 PMIx_* functions"; exit 1; }
+
+printf '\nAll test stages passed.\n'
