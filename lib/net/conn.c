@@ -1,0 +1,363 @@
+/* conn.c - a framed, non-blocking stream connection on a libevent loop.
+ *
+ * Reading: header bytes accumulate in hdr[]; once complete they are checked
+ * by spx_frame_hdr_decode (magic, version, length cap) and the payload is read
+ * into a buffer grown as bytes arrive (a header alone never makes us reserve
+ * its full length). A complete frame is lent to on_frame as a spx_buf_t.
+ * Writing: spx_conn_send queues header+payload, tries to write at once and
+ * leaves the rest to the write event (partial writes resume where they
+ * stopped). Any failure closes the connection: events removed, fd closed,
+ * on_close called exactly once; the struct itself is freed by a zero-timeout
+ * reap event on a later loop turn (mark and reap), never inside a callback.
+ */
+#include "config.h"
+#include "net/conn.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define SPX_CONN_READ_CHUNK (64u << 10)
+#define SPX_CONN_READ_BUDGET 64 /* frames dispatched per readable event */
+
+typedef struct spx_conn_out {
+    struct spx_conn_out *next;
+    uint8_t hdr[SPX_FRAME_HDR_LEN];
+    uint8_t *data; /* owned */
+    size_t len;
+    size_t off; /* bytes of hdr+data already written */
+} spx_conn_out_t;
+
+struct spx_conn {
+    struct event_base *base;
+    int fd;
+    char *label;
+    spx_conn_frame_f on_frame;
+    spx_conn_close_f on_close;
+    void *arg;
+    struct event *ev_read, *ev_write, *ev_reap;
+    int closed;
+    int write_error; /* errno of a failed immediate write, reported from the write event */
+    /* reading */
+    uint8_t hdr[SPX_FRAME_HDR_LEN];
+    size_t hdr_got;
+    spx_frame_hdr_t cur;
+    uint8_t *payload;
+    size_t payload_cap, payload_got;
+    /* writing */
+    spx_conn_out_t *out_head, *out_tail;
+    /* counters */
+    uint64_t bytes_out, frames_out, bytes_in, frames_in;
+};
+
+static void conn_free_queue(spx_conn_t *c)
+{
+    spx_conn_out_t *o = c->out_head;
+    while (o) {
+        spx_conn_out_t *next = o->next;
+        free(o->data);
+        free(o);
+        o = next;
+    }
+    c->out_head = c->out_tail = NULL;
+}
+
+static void conn_reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+    spx_conn_t *c = arg;
+    (void)fd;
+    (void)what;
+    event_free(c->ev_read);
+    event_free(c->ev_write);
+    event_free(c->ev_reap);
+    conn_free_queue(c);
+    free(c->payload);
+    free(c->label);
+    free(c);
+}
+
+void spx_conn_close(spx_conn_t *c, const char *reason, int is_error)
+{
+    if (!c || c->closed)
+        return;
+    c->closed = 1;
+    if (is_error)
+        spx_warn("connection %s closed: %s", c->label, reason);
+    else
+        spx_debug("connection %s closed: %s", c->label, reason);
+    event_del(c->ev_read);
+    event_del(c->ev_write);
+    close(c->fd);
+    c->fd = -1;
+    if (c->on_close)
+        c->on_close(c, reason, c->arg);
+    event_active(c->ev_reap, EV_TIMEOUT, 0);
+}
+
+static void conn_close_errno(spx_conn_t *c, const char *what, int err)
+{
+    char reason[160];
+    snprintf(reason, sizeof(reason), "%s: %s", what, strerror(err));
+    spx_conn_close(c, reason, 1);
+}
+
+/* ---- reading ---- */
+
+static void conn_dispatch(spx_conn_t *c)
+{
+    spx_buf_t payload;
+    spx_buf_init(&payload);
+    spx_buf_adopt(&payload, c->payload, c->cur.length);
+    c->payload = NULL;
+    c->payload_cap = c->payload_got = 0;
+    c->hdr_got = 0;
+    c->frames_in++;
+    spx_frame_hdr_t h = c->cur;
+    c->on_frame(c, &h, &payload, c->arg);
+    spx_buf_fini(&payload);
+}
+
+/* One read(2) into the header or the payload. 1: progress, 0: would block, -1: closed. */
+static int conn_read_some(spx_conn_t *c)
+{
+    uint8_t *dst;
+    size_t want;
+    if (c->hdr_got < SPX_FRAME_HDR_LEN) {
+        dst = c->hdr + c->hdr_got;
+        want = SPX_FRAME_HDR_LEN - c->hdr_got;
+    } else {
+        size_t left = c->cur.length - c->payload_got;
+        if (c->payload_got == c->payload_cap) {
+            size_t cap = c->payload_cap ? c->payload_cap * 2 : SPX_CONN_READ_CHUNK;
+            if (cap > c->cur.length)
+                cap = c->cur.length;
+            uint8_t *p = realloc(c->payload, cap);
+            if (!p) {
+                spx_conn_close(c, "out of memory for a payload", 1);
+                return -1;
+            }
+            c->payload = p;
+            c->payload_cap = cap;
+        }
+        dst = c->payload + c->payload_got;
+        want = c->payload_cap - c->payload_got;
+        if (want > left)
+            want = left;
+    }
+    ssize_t n = read(c->fd, dst, want);
+    if (n < 0) {
+        if (errno == EINTR)
+            return 1;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        conn_close_errno(c, "read failed", errno);
+        return -1;
+    }
+    if (n == 0) {
+        int mid = c->hdr_got > 0;
+        spx_conn_close(c, mid ? "peer closed in the middle of a frame" : "peer closed", mid);
+        return -1;
+    }
+    c->bytes_in += (uint64_t)n;
+    if (c->hdr_got < SPX_FRAME_HDR_LEN) {
+        c->hdr_got += (size_t)n;
+        if (c->hdr_got < SPX_FRAME_HDR_LEN)
+            return 1;
+        if (spx_frame_hdr_decode(c->hdr, &c->cur) < 0) {
+            char reason[128];
+            if (errno == EMSGSIZE)
+                snprintf(reason, sizeof(reason), "frame length %u over the cap of %u",
+                         (unsigned)(c->hdr[12] | c->hdr[13] << 8 | c->hdr[14] << 16 |
+                                    (uint32_t)c->hdr[15] << 24),
+                         SPX_FRAME_MAX_PAYLOAD);
+            else
+                snprintf(reason, sizeof(reason), "bad frame header (magic/version)");
+            spx_conn_close(c, reason, 1);
+            return -1;
+        }
+    } else {
+        c->payload_got += (size_t)n;
+    }
+    if (c->hdr_got == SPX_FRAME_HDR_LEN && c->payload_got == c->cur.length) {
+        conn_dispatch(c);
+        if (c->closed)
+            return -1;
+    }
+    return 1;
+}
+
+static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+    spx_conn_t *c = arg;
+    (void)fd;
+    (void)what;
+    uint64_t start = c->frames_in;
+    while (!c->closed && c->frames_in - start < SPX_CONN_READ_BUDGET) {
+        if (conn_read_some(c) <= 0)
+            return;
+    }
+}
+
+/* ---- writing ---- */
+
+/* Writes what the socket takes. 0: queue empty or would block, -1: failed (errno). */
+static int conn_flush(spx_conn_t *c)
+{
+    while (c->out_head) {
+        spx_conn_out_t *o = c->out_head;
+        struct iovec iov[2];
+        int cnt = 0;
+        if (o->off < SPX_FRAME_HDR_LEN) {
+            iov[cnt].iov_base = o->hdr + o->off;
+            iov[cnt++].iov_len = SPX_FRAME_HDR_LEN - o->off;
+            if (o->len) {
+                iov[cnt].iov_base = o->data;
+                iov[cnt++].iov_len = o->len;
+            }
+        } else {
+            size_t done = o->off - SPX_FRAME_HDR_LEN;
+            iov[cnt].iov_base = o->data + done;
+            iov[cnt++].iov_len = o->len - done;
+        }
+        struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)cnt };
+        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            return -1;
+        }
+        c->bytes_out += (uint64_t)n;
+        o->off += (size_t)n;
+        if (o->off == SPX_FRAME_HDR_LEN + o->len) {
+            c->out_head = o->next;
+            if (!c->out_head)
+                c->out_tail = NULL;
+            free(o->data);
+            free(o);
+            c->frames_out++;
+        }
+    }
+    return 0;
+}
+
+static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+    spx_conn_t *c = arg;
+    (void)fd;
+    (void)what;
+    if (c->closed)
+        return;
+    if (c->write_error) {
+        conn_close_errno(c, "write failed", c->write_error);
+        return;
+    }
+    if (conn_flush(c) < 0) {
+        conn_close_errno(c, "write failed", errno);
+        return;
+    }
+    if (!c->out_head)
+        event_del(c->ev_write);
+}
+
+int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx_buf_t *payload)
+{
+    if (!c || c->closed) {
+        if (payload)
+            spx_buf_fini(payload);
+        errno = ENOTCONN;
+        return -1;
+    }
+    size_t len = 0;
+    uint8_t *data = payload ? spx_buf_release(payload, &len) : NULL;
+    if (len > SPX_FRAME_MAX_PAYLOAD) {
+        free(data);
+        errno = EMSGSIZE;
+        return -1;
+    }
+    spx_conn_out_t *o = calloc(1, sizeof(*o));
+    if (!o) {
+        free(data);
+        errno = ENOMEM;
+        return -1;
+    }
+    spx_frame_hdr_t h = { .version = SPX_FRAME_VERSION, .type = type, .flags = flags,
+                          .seq = seq, .length = (uint32_t)len };
+    spx_frame_hdr_encode(&h, o->hdr);
+    o->data = data;
+    o->len = len;
+    int was_idle = c->out_head == NULL;
+    if (c->out_tail)
+        c->out_tail->next = o;
+    else
+        c->out_head = o;
+    c->out_tail = o;
+    /* Write now if nothing is pending; errors are reported from the write event
+     * so that on_close never runs inside spx_conn_send. */
+    if (was_idle && !c->write_error && conn_flush(c) < 0)
+        c->write_error = errno ? errno : EIO;
+    if (c->write_error)
+        event_active(c->ev_write, EV_WRITE, 0);
+    else if (c->out_head)
+        event_add(c->ev_write, NULL);
+    return 0;
+}
+
+/* ---- creation and accessors ---- */
+
+spx_conn_t *spx_conn_create(struct event_base *base, int fd, const char *label,
+                            spx_conn_frame_f on_frame, spx_conn_close_f on_close, void *arg)
+{
+    spx_conn_t *c = calloc(1, sizeof(*c));
+    int fl = fcntl(fd, F_GETFL);
+    if (!c || fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        goto fail;
+    c->base = base;
+    c->fd = fd;
+    c->label = strdup(label ? label : "?");
+    c->on_frame = on_frame;
+    c->on_close = on_close;
+    c->arg = arg;
+    c->ev_read = event_new(base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
+    c->ev_write = event_new(base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c);
+    c->ev_reap = event_new(base, -1, 0, conn_reap_cb, c);
+    if (!c->label || !c->ev_read || !c->ev_write || !c->ev_reap || event_add(c->ev_read, NULL) < 0)
+        goto fail;
+    return c;
+fail:
+    if (c) {
+        if (c->ev_read)
+            event_free(c->ev_read);
+        if (c->ev_write)
+            event_free(c->ev_write);
+        if (c->ev_reap)
+            event_free(c->ev_reap);
+        free(c->label);
+        free(c);
+    }
+    close(fd);
+    return NULL;
+}
+
+void spx_conn_set_arg(spx_conn_t *c, void *arg) { c->arg = arg; }
+void *spx_conn_get_arg(const spx_conn_t *c) { return c->arg; }
+const char *spx_conn_label(const spx_conn_t *c) { return c->label; }
+
+void spx_conn_counters(const spx_conn_t *c, uint64_t *bytes_out, uint64_t *frames_out,
+                       uint64_t *bytes_in, uint64_t *frames_in)
+{
+    if (bytes_out)
+        *bytes_out = c->bytes_out;
+    if (frames_out)
+        *frames_out = c->frames_out;
+    if (bytes_in)
+        *bytes_in = c->bytes_in;
+    if (frames_in)
+        *frames_in = c->frames_in;
+}
