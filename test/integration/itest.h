@@ -1,0 +1,97 @@
+/*
+ * itest.h: shared helpers for the integration test programs, which run as
+ * ranks under spmix-run (or alone, for the singleton test). A failed check
+ * prints "FAIL [rank R] file:line: message" on stderr and exits 1 at once,
+ * without PMIx_Finalize, so the launcher ends the whole job with an error.
+ */
+#ifndef SPX_ITEST_H
+#define SPX_ITEST_H
+
+#include <pmix.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pmix_proc_t it_me;   /* filled by it_init */
+
+static void it_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+
+static void it_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "FAIL [rank %d] %s:%d: ", (int)it_me.rank, file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(NULL);
+    _exit(1);
+}
+
+#define IT_CHECK(cond, ...) \
+    do { if (!(cond)) it_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+
+/* rc must be want; names both on failure. */
+#define IT_RC(rc, want, what) \
+    do { pmix_status_t it_rc_ = (rc); \
+         if (it_rc_ != (want)) \
+             it_fail(__FILE__, __LINE__, "%s returned %s (%d), expected %s (%d)", what, \
+                     PMIx_Error_string(it_rc_), it_rc_, PMIx_Error_string(want), (int)(want)); \
+    } while (0)
+
+static inline double it_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline void it_sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+    nanosleep(&ts, NULL);
+}
+
+/* PMIx_Init and the job size (read strictly as uint32). */
+static inline uint32_t it_init(void)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    uint32_t size;
+
+    memset(&it_me, 0, sizeof(it_me));
+    IT_RC(PMIx_Init(&it_me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
+    IT_RC(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), PMIX_SUCCESS, "PMIx_Get(job size)");
+    IT_CHECK(val->type == PMIX_UINT32, "job size has type %d, not UINT32", val->type);
+    size = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return size;
+}
+
+/* Wait (polling) until *flag becomes non-zero, or fail after sec seconds. */
+#define IT_WAIT_FOR(flag, sec, what) \
+    do { double it_end_ = it_now() + (sec); \
+         while (!__atomic_load_n(&(flag), __ATOMIC_ACQUIRE)) { \
+             if (it_now() > it_end_) it_fail(__FILE__, __LINE__, "timed out waiting for %s", what); \
+             it_sleep_ms(5); } \
+    } while (0)
+
+static inline void it_fence(void)
+{
+    IT_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_SUCCESS, "PMIx_Fence");
+}
+
+static inline void it_finalize(void)
+{
+    IT_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
+}
+
+#endif /* SPX_ITEST_H */

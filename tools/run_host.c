@@ -1,0 +1,336 @@
+/*
+ * run_host: spmix-run's host module.
+ *
+ * Data flow: the PMIx server library calls these functions on its progress
+ * thread. On one node every collective is already complete when it reaches
+ * the host: fence_nb hands back the data it was given (a copy, released by
+ * spx_run_host_release). publish/lookup/unpublish go to run_pubsub. Process
+ * state (connected, finalized, a pending abort) is written under one mutex
+ * and read by the main thread, which does all process work (kill, reap).
+ */
+#include "run_host.h"
+#include "run_pubsub.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct spx_run_host {
+    pthread_mutex_t lock;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    uint32_t nprocs;
+    int wake_fd;
+    unsigned char *connected, *finalized;   /* nprocs entries each */
+    bool abort_seen, abort_taken;
+    uint32_t abort_rank;
+    int abort_status;
+    char abort_msg[1024];
+};
+
+static struct spx_run_host spx_run_host = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1 };
+
+static void spx_run_host_wake(void)
+{
+    ssize_t rc;
+
+    do {
+        rc = write(spx_run_host.wake_fd, "h", 1);
+    } while (rc < 0 && errno == EINTR);   /* EAGAIN: already awake */
+}
+
+/* Is proc one of ours? Returns its rank slot or -1. */
+static long spx_run_host_slot(const pmix_proc_t *proc)
+{
+    if (proc == NULL || !PMIX_CHECK_NSPACE(proc->nspace, spx_run_host.nspace) ||
+        proc->rank >= spx_run_host.nprocs)
+        return -1;
+    return (long)proc->rank;
+}
+
+static void spx_run_host_mark(unsigned char *flags, const pmix_proc_t *proc)
+{
+    long slot = spx_run_host_slot(proc);
+
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&spx_run_host.lock);
+    flags[slot] = 1;
+    pthread_mutex_unlock(&spx_run_host.lock);
+}
+
+static pmix_status_t spx_run_host_client_connected(const pmix_proc_t *proc, void *obj,
+                                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    spx_run_host_mark(spx_run_host.connected, proc);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t spx_run_host_client_connected2(const pmix_proc_t *proc, void *obj,
+                                                    pmix_info_t info[], size_t ninfo,
+                                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return spx_run_host_client_connected(proc, obj, cbfunc, cbdata);
+}
+
+static pmix_status_t spx_run_host_client_finalized(const pmix_proc_t *proc, void *obj,
+                                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    spx_run_host_mark(spx_run_host.finalized, proc);
+    spx_pubsub_proc_gone(proc);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* Record the abort (the first one wins), wake the main thread, then release
+ * the caller: the main thread sees the record before the client can exit. */
+static pmix_status_t spx_run_host_abort(const pmix_proc_t *proc, void *obj, int status,
+                                        const char msg[], pmix_proc_t procs[], size_t nprocs,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pthread_mutex_lock(&spx_run_host.lock);
+    if (!spx_run_host.abort_seen) {
+        spx_run_host.abort_seen = true;
+        spx_run_host.abort_rank = proc ? proc->rank : PMIX_RANK_UNDEF;
+        spx_run_host.abort_status = status;
+        strncpy(spx_run_host.abort_msg, msg ? msg : "", sizeof(spx_run_host.abort_msg) - 1);
+    }
+    pthread_mutex_unlock(&spx_run_host.lock);
+    spx_run_host_wake();
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static void spx_run_host_release(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* One node: the local contribution is the whole result. */
+static pmix_status_t spx_run_host_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                           const pmix_info_t info[], size_t ninfo,
+                                           char *data, size_t ndata,
+                                           pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    char *copy = NULL;
+
+    if (ndata > 0) {
+        copy = malloc(ndata);
+        if (copy == NULL)
+            return PMIX_ERR_NOMEM;
+        memcpy(copy, data, ndata);
+    }
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, spx_run_host_release, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t spx_run_host_dmodex(const pmix_proc_t *proc, const pmix_info_t info[],
+                                         size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    return PMIX_ERR_NOT_FOUND;   /* every process is local: nothing remote to ask */
+}
+
+static pmix_status_t spx_run_host_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+                                          size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
+}
+
+static pmix_status_t spx_run_host_lookup(const pmix_proc_t *proc, char **keys,
+                                         const pmix_info_t info[], size_t ninfo,
+                                         pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
+}
+
+static pmix_status_t spx_run_host_unpublish(const pmix_proc_t *proc, char **keys,
+                                            const pmix_info_t info[], size_t ninfo,
+                                            pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return spx_pubsub_unpublish(proc, keys, info, ninfo, cbfunc, cbdata);
+}
+
+/* The server library already delivered the event to its local clients, and
+ * there is no other node to relay to. */
+static pmix_status_t spx_run_host_notify_event(pmix_status_t code, const pmix_proc_t *source,
+                                               pmix_data_range_t range, pmix_info_t info[],
+                                               size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+/* Cleanup registrations are accepted (the server library removes what was
+ * registered); other job-control requests are not supported. */
+static pmix_status_t spx_run_host_job_control(const pmix_proc_t *requestor,
+                                              const pmix_proc_t targets[], size_t ntargets,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    for (size_t i = 0; i < ndirs; i++) {
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP_DIR) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_RECURSIVE) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_IGNORE) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_LEAVE_TOPDIR))
+            continue;
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+static void spx_run_host_query_release(void *cbdata)
+{
+    struct { pmix_info_t *info; size_t n; } *r = cbdata;
+
+    PMIX_INFO_FREE(r->info, r->n);
+    free(r);
+}
+
+/* Answer one query key into out; false when it is not one we know. */
+static bool spx_run_host_query_one(const char *key, const pmix_query_t *q, pmix_info_t *out)
+{
+    if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
+        PMIx_Info_load(out, key, spx_run_host.nspace, PMIX_STRING);
+        return true;
+    }
+    if (strcmp(key, PMIX_JOB_SIZE) == 0) {
+        for (size_t i = 0; i < q->nqual; i++)
+            if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE) &&
+                q->qualifiers[i].value.type == PMIX_STRING &&
+                !PMIX_CHECK_NSPACE(q->qualifiers[i].value.data.string, spx_run_host.nspace))
+                return false;
+        PMIx_Info_load(out, key, &spx_run_host.nprocs, PMIX_UINT32);
+        return true;
+    }
+    if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0) {
+        size_t zero = 0;
+        PMIx_Info_load(out, key, &zero, PMIX_SIZE);
+        return true;
+    }
+    return false;
+}
+
+static pmix_status_t spx_run_host_query(pmix_proc_t *proct, pmix_query_t *queries,
+                                        size_t nqueries, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    struct { pmix_info_t *info; size_t n; } *r;
+    size_t total = 0, n = 0;
+
+    for (size_t i = 0; i < nqueries; i++)
+        for (size_t k = 0; queries[i].keys && queries[i].keys[k]; k++)
+            total++;
+    if (total == 0 || total > 4096)
+        return PMIX_ERR_BAD_PARAM;
+    r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return PMIX_ERR_NOMEM;
+    PMIX_INFO_CREATE(r->info, total);
+    if (r->info == NULL) {
+        free(r);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nqueries; i++)
+        for (size_t k = 0; queries[i].keys && queries[i].keys[k]; k++)
+            if (spx_run_host_query_one(queries[i].keys[k], &queries[i], &r->info[n]))
+                n++;
+    r->n = total;
+    if (n == 0) {
+        spx_run_host_query_release(r);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    cbfunc(n == total ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS, r->info, n, cbdata,
+           spx_run_host_query_release, r);
+    return PMIX_SUCCESS;
+}
+
+static pmix_server_module_t spx_run_host_mod = {
+    .client_connected = spx_run_host_client_connected,
+    .client_finalized = spx_run_host_client_finalized,
+    .abort = spx_run_host_abort,
+    .fence_nb = spx_run_host_fence_nb,
+    .direct_modex = spx_run_host_dmodex,
+    .publish = spx_run_host_publish,
+    .lookup = spx_run_host_lookup,
+    .unpublish = spx_run_host_unpublish,
+    .notify_event = spx_run_host_notify_event,
+    .query = spx_run_host_query,
+    .job_control = spx_run_host_job_control,
+    .client_connected2 = spx_run_host_client_connected2,
+};
+
+pmix_server_module_t *spx_run_host_module(void)
+{
+    return &spx_run_host_mod;
+}
+
+int spx_run_host_init(const char *nspace, uint32_t nprocs, int wake_fd)
+{
+    spx_run_host.connected = calloc(nprocs, 1);
+    spx_run_host.finalized = calloc(nprocs, 1);
+    if (spx_run_host.connected == NULL || spx_run_host.finalized == NULL) {
+        free(spx_run_host.connected);
+        free(spx_run_host.finalized);
+        errno = ENOMEM;
+        return -1;
+    }
+    PMIX_LOAD_NSPACE(spx_run_host.nspace, nspace);
+    spx_run_host.nprocs = nprocs;
+    spx_run_host.wake_fd = wake_fd;
+    return 0;
+}
+
+void spx_run_host_fini(void)
+{
+    spx_pubsub_fini();
+    pthread_mutex_lock(&spx_run_host.lock);
+    free(spx_run_host.connected);
+    free(spx_run_host.finalized);
+    spx_run_host.connected = spx_run_host.finalized = NULL;
+    spx_run_host.nprocs = 0;
+    pthread_mutex_unlock(&spx_run_host.lock);
+}
+
+static bool spx_run_host_flag(const unsigned char *flags, uint32_t rank)
+{
+    bool v = false;
+
+    pthread_mutex_lock(&spx_run_host.lock);
+    if (flags != NULL && rank < spx_run_host.nprocs)
+        v = flags[rank] != 0;
+    pthread_mutex_unlock(&spx_run_host.lock);
+    return v;
+}
+
+bool spx_run_host_connected(uint32_t rank)
+{
+    return spx_run_host_flag(spx_run_host.connected, rank);
+}
+
+bool spx_run_host_finalized(uint32_t rank)
+{
+    return spx_run_host_flag(spx_run_host.finalized, rank);
+}
+
+bool spx_run_host_take_abort(uint32_t *rank, int *status, char *msg, size_t len)
+{
+    bool got = false;
+
+    pthread_mutex_lock(&spx_run_host.lock);
+    if (spx_run_host.abort_seen && !spx_run_host.abort_taken) {
+        spx_run_host.abort_taken = true;
+        *rank = spx_run_host.abort_rank;
+        *status = spx_run_host.abort_status;
+        if (len > 0) {
+            strncpy(msg, spx_run_host.abort_msg, len - 1);
+            msg[len - 1] = '\0';
+        }
+        got = true;
+    }
+    pthread_mutex_unlock(&spx_run_host.lock);
+    return got;
+}

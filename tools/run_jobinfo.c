@@ -1,0 +1,289 @@
+/*
+ * run_jobinfo: turn a job layout (hosts and the ranks on each) into the info
+ * array for PMIx_server_register_nspace.
+ *
+ * Data flow: spx_jobinfo_build() validates the layout, maps every rank to its
+ * node and local index, then appends, in this order:
+ *   - job-level keys (jobid, sizes, node/proc maps from PMIx_generate_regex
+ *     and PMIx_generate_ppn, directories, mapping policy), plus the local
+ *     node's size/peers/leader at job level, where Open MPI reads them;
+ *   - one PMIX_APP_INFO_ARRAY (a single application, appnum 0);
+ *   - one PMIX_NODE_INFO_ARRAY per node;
+ *   - one PMIX_PROC_DATA array per rank.
+ * Types follow what clients check: sizes and node ids uint32, local and node
+ * ranks uint16, ranks pmix_rank_t, names and lists strings.
+ */
+#include "run_jobinfo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPX_JOBINFO_JOB_KEYS 24   /* upper bound of job-level entries */
+
+/* Append-only writer over an info array allocated with PMIX_INFO_CREATE. */
+struct spx_jobinfo_out {
+    pmix_info_t *info;
+    size_t n, cap;
+};
+
+static void spx_jobinfo_put(struct spx_jobinfo_out *o, const char *key,
+                            const void *val, pmix_data_type_t type)
+{
+    if (o->n < o->cap)
+        PMIx_Info_load(&o->info[o->n++], key, val, type);
+}
+
+/* Hand a data array of infos to the next entry; the entry owns it after. */
+static void spx_jobinfo_put_array(struct spx_jobinfo_out *o, const char *key,
+                                  pmix_info_t *arr, size_t n)
+{
+    pmix_data_array_t *da;
+
+    if (o->n >= o->cap)
+        return;
+    da = calloc(1, sizeof(*da));
+    if (da == NULL)
+        return;
+    da->type = PMIX_INFO;
+    da->size = n;
+    da->array = arr;
+    PMIX_LOAD_KEY(o->info[o->n].key, key);
+    o->info[o->n].value.type = PMIX_DATA_ARRAY;
+    o->info[o->n].value.data.darray = da;
+    o->n++;
+}
+
+/* Join ranks as "a,b,c". Caller frees the result with free(). */
+static char *spx_jobinfo_rank_list(const pmix_rank_t *ranks, uint32_t n)
+{
+    size_t len = (size_t)n * 11 + 1, off = 0;
+    char *s = malloc(len);
+
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        off += (size_t)snprintf(s + off, len - off, "%s%u", i ? "," : "", ranks[i]);
+    return s;
+}
+
+/* The node description, as a PMIX_NODE_INFO_ARRAY payload. */
+static pmix_status_t spx_jobinfo_node(struct spx_jobinfo_out *o,
+                                      const struct spx_jobinfo_node *nd, uint32_t id)
+{
+    pmix_info_t *arr;
+    char *peers = spx_jobinfo_rank_list(nd->ranks, nd->nranks);
+    pmix_rank_t ldr = nd->nranks ? nd->ranks[0] : PMIX_RANK_UNDEF;
+    uint32_t size = nd->nranks;
+
+    if (peers == NULL)
+        return PMIX_ERR_NOMEM;
+    PMIX_INFO_CREATE(arr, 6);
+    if (arr == NULL) {
+        free(peers);
+        return PMIX_ERR_NOMEM;
+    }
+    PMIx_Info_load(&arr[0], PMIX_HOSTNAME, nd->hostname, PMIX_STRING);
+    PMIx_Info_load(&arr[1], PMIX_NODEID, &id, PMIX_UINT32);
+    PMIx_Info_load(&arr[2], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+    PMIx_Info_load(&arr[3], PMIX_NODE_SIZE, &size, PMIX_UINT32);
+    PMIx_Info_load(&arr[4], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    PMIx_Info_load(&arr[5], PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK);
+    free(peers);
+    spx_jobinfo_put_array(o, PMIX_NODE_INFO_ARRAY, arr, 6);
+    return PMIX_SUCCESS;
+}
+
+/* Per-process data for one rank. */
+static pmix_status_t spx_jobinfo_proc(struct spx_jobinfo_out *o, pmix_rank_t rank,
+                                      const char *host, uint32_t nodeid, uint16_t lrank)
+{
+    pmix_info_t *arr;
+    uint32_t appnum = 0;
+    pmix_rank_t appldr = 0;
+
+    PMIX_INFO_CREATE(arr, 9);
+    if (arr == NULL)
+        return PMIX_ERR_NOMEM;
+    PMIx_Info_load(&arr[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
+    PMIx_Info_load(&arr[1], PMIX_LOCAL_RANK, &lrank, PMIX_UINT16);
+    PMIx_Info_load(&arr[2], PMIX_NODE_RANK, &lrank, PMIX_UINT16);
+    PMIx_Info_load(&arr[3], PMIX_APPNUM, &appnum, PMIX_UINT32);
+    PMIx_Info_load(&arr[4], PMIX_APP_RANK, &rank, PMIX_PROC_RANK);
+    PMIx_Info_load(&arr[5], PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
+    PMIx_Info_load(&arr[6], PMIX_HOSTNAME, host, PMIX_STRING);
+    PMIx_Info_load(&arr[7], PMIX_NODEID, &nodeid, PMIX_UINT32);
+    PMIx_Info_load(&arr[8], PMIX_APPLDR, &appldr, PMIX_PROC_RANK);
+    spx_jobinfo_put_array(o, PMIX_PROC_DATA, arr, 9);
+    return PMIX_SUCCESS;
+}
+
+/* The maps: "host1,host2" and "0,1;2,3" through the library's generators.
+ * On success the caller frees *nodemap and *procmap with free(). */
+static pmix_status_t spx_jobinfo_maps(const struct spx_jobinfo *job,
+                                      char **nodemap, char **procmap)
+{
+    size_t hlen = 1, plen = 1, ho = 0, po = 0;
+    char *hosts, *ppn;
+    pmix_status_t rc;
+
+    for (uint32_t i = 0; i < job->nnodes; i++) {
+        hlen += strlen(job->nodes[i].hostname) + 1;
+        plen += (size_t)job->nodes[i].nranks * 11 + 1;
+    }
+    hosts = malloc(hlen);
+    ppn = malloc(plen);
+    if (hosts == NULL || ppn == NULL) {
+        free(hosts);
+        free(ppn);
+        return PMIX_ERR_NOMEM;
+    }
+    hosts[0] = ppn[0] = '\0';
+    for (uint32_t i = 0; i < job->nnodes; i++) {
+        char *l = spx_jobinfo_rank_list(job->nodes[i].ranks, job->nodes[i].nranks);
+        if (l == NULL) {
+            free(hosts);
+            free(ppn);
+            return PMIX_ERR_NOMEM;
+        }
+        ho += (size_t)snprintf(hosts + ho, hlen - ho, "%s%s", i ? "," : "",
+                               job->nodes[i].hostname);
+        po += (size_t)snprintf(ppn + po, plen - po, "%s%s", i ? ";" : "", l);
+        free(l);
+    }
+    *nodemap = *procmap = NULL;
+    rc = PMIx_generate_regex(hosts, nodemap);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_generate_ppn(ppn, procmap);
+    free(hosts);
+    free(ppn);
+    if (rc != PMIX_SUCCESS) {
+        free(*nodemap);
+        *nodemap = NULL;
+    }
+    return rc;
+}
+
+/* Check the layout and compute, per rank, its node and local index.
+ * node_of/lrank_of have job_size entries (caller's). */
+static pmix_status_t spx_jobinfo_check(const struct spx_jobinfo *job,
+                                       uint32_t *node_of, uint16_t *lrank_of)
+{
+    if (job->nspace == NULL || job->nnodes == 0 || job->local_node >= job->nnodes ||
+        job->job_size == 0)
+        return PMIX_ERR_BAD_PARAM;
+    for (uint32_t r = 0; r < job->job_size; r++)
+        node_of[r] = UINT32_MAX;
+    for (uint32_t i = 0; i < job->nnodes; i++) {
+        const struct spx_jobinfo_node *nd = &job->nodes[i];
+        if (nd->hostname == NULL || (nd->nranks && nd->ranks == NULL) || nd->nranks > UINT16_MAX)
+            return PMIX_ERR_BAD_PARAM;
+        for (uint32_t k = 0; k < nd->nranks; k++) {
+            pmix_rank_t r = nd->ranks[k];
+            if (r >= job->job_size || node_of[r] != UINT32_MAX)
+                return PMIX_ERR_BAD_PARAM;
+            node_of[r] = i;
+            lrank_of[r] = (uint16_t)k;
+        }
+    }
+    for (uint32_t r = 0; r < job->job_size; r++)
+        if (node_of[r] == UINT32_MAX)
+            return PMIX_ERR_BAD_PARAM;
+    return PMIX_SUCCESS;
+}
+
+static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_jobinfo *job,
+                                  const char *nodemap, const char *procmap)
+{
+    const struct spx_jobinfo_node *local = &job->nodes[job->local_node];
+    uint32_t univ = job->univ_size ? job->univ_size : job->job_size;
+    uint32_t one = 1, lsize = local->nranks;
+    pmix_rank_t ldr = local->nranks ? local->ranks[0] : PMIX_RANK_UNDEF;
+    char *peers = spx_jobinfo_rank_list(local->ranks, local->nranks);
+
+    spx_jobinfo_put(o, PMIX_JOBID, job->jobid ? job->jobid : job->nspace, PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_JOB_SIZE, &job->job_size, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_MAX_PROCS, &univ, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_UNIV_SIZE, &univ, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_NUM_NODES, &job->nnodes, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_NODE_MAP, nodemap, PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_PROC_MAP, procmap, PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_MAPBY, job->mapby ? job->mapby : "slot", PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_TDIR_RMCLEAN, &job->tdir_rmclean, PMIX_BOOL);
+    if (job->tmpdir != NULL)
+        spx_jobinfo_put(o, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
+    if (job->nsdir != NULL)
+        spx_jobinfo_put(o, PMIX_NSDIR, job->nsdir, PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_LOCAL_SIZE, &lsize, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_NODE_SIZE, &lsize, PMIX_UINT32);
+    if (peers != NULL)
+        spx_jobinfo_put(o, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK);
+    spx_jobinfo_put(o, PMIX_SPAWNED, &(bool){false}, PMIX_BOOL);
+    free(peers);
+}
+
+pmix_status_t spx_jobinfo_build(const struct spx_jobinfo *job,
+                                pmix_info_t **info, size_t *ninfo)
+{
+    struct spx_jobinfo_out o = { 0 };
+    uint32_t *node_of = NULL;
+    uint16_t *lrank_of = NULL;
+    char *nodemap = NULL, *procmap = NULL;
+    pmix_info_t *app;
+    pmix_status_t rc;
+    uint32_t zero = 0;
+    pmix_rank_t appldr = 0;
+
+    if (job == NULL || info == NULL || ninfo == NULL || job->job_size > (1u << 24))
+        return PMIX_ERR_BAD_PARAM;
+    node_of = calloc(job->job_size, sizeof(*node_of));
+    lrank_of = calloc(job->job_size, sizeof(*lrank_of));
+    if (node_of == NULL || lrank_of == NULL) {
+        rc = PMIX_ERR_NOMEM;
+        goto out;
+    }
+    rc = spx_jobinfo_check(job, node_of, lrank_of);
+    if (rc != PMIX_SUCCESS)
+        goto out;
+    rc = spx_jobinfo_maps(job, &nodemap, &procmap);
+    if (rc != PMIX_SUCCESS)
+        goto out;
+
+    o.cap = SPX_JOBINFO_JOB_KEYS + 1 + job->nnodes + job->job_size;
+    PMIX_INFO_CREATE(o.info, o.cap);
+    if (o.info == NULL) {
+        rc = PMIX_ERR_NOMEM;
+        goto out;
+    }
+    spx_jobinfo_job_level(&o, job, nodemap, procmap);
+
+    PMIX_INFO_CREATE(app, 3);
+    if (app == NULL) {
+        rc = PMIX_ERR_NOMEM;
+        goto out;
+    }
+    PMIx_Info_load(&app[0], PMIX_APPNUM, &zero, PMIX_UINT32);
+    PMIx_Info_load(&app[1], PMIX_APP_SIZE, &job->job_size, PMIX_UINT32);
+    PMIx_Info_load(&app[2], PMIX_APPLDR, &appldr, PMIX_PROC_RANK);
+    spx_jobinfo_put_array(&o, PMIX_APP_INFO_ARRAY, app, 3);
+
+    for (uint32_t i = 0; i < job->nnodes && rc == PMIX_SUCCESS; i++)
+        rc = spx_jobinfo_node(&o, &job->nodes[i], i);
+    for (uint32_t r = 0; r < job->job_size && rc == PMIX_SUCCESS; r++)
+        rc = spx_jobinfo_proc(&o, r, job->nodes[node_of[r]].hostname, node_of[r], lrank_of[r]);
+out:
+    if (rc != PMIX_SUCCESS && o.info != NULL) {
+        PMIX_INFO_FREE(o.info, o.cap);
+    } else if (rc == PMIX_SUCCESS) {
+        *info = o.info;
+        *ninfo = o.n;
+    }
+    free(nodemap);
+    free(procmap);
+    free(node_of);
+    free(lrank_of);
+    return rc;
+}
