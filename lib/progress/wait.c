@@ -36,7 +36,7 @@ void spx_wait_signal(spx_wait_t *w, pmix_status_t status)
 {
     pthread_mutex_lock(&w->lock);
     w->status = status;
-    w->done = true;
+    __atomic_store_n(&w->done, true, __ATOMIC_RELEASE); /* read unlocked by the spin */
     /* Broadcast while holding the lock: the waiter may fini (and free) w as soon
      * as it sees done, which it can only do after we unlock. */
     pthread_cond_broadcast(&w->cond);
