@@ -145,6 +145,12 @@ int spx_progress_acquire(void)
         errno = ENOSYS;
         return -1;
     }
+    if (on_progress_thread) {
+        /* a release may hold life_lock while joining this very thread */
+        spx_error("progress: acquire called on the progress thread; refused");
+        errno = EDEADLK;
+        return -1;
+    }
     pthread_mutex_lock(&life_lock);
     if (life_refs > 0) {
         life_refs++;

@@ -29,7 +29,8 @@
 
 typedef void (*spx_shift_f)(void *arg);
 
-/* Starts the thread on first call. 0 or -1 (errno). Thread-safe. */
+/* Starts the thread on first call. 0 or -1 (errno; EDEADLK when called on the
+ * progress thread, which is refused and logged). Thread-safe. */
 int spx_progress_acquire(void);
 /* Must not be called on the progress thread. Thread-safe. */
 void spx_progress_release(void);

@@ -38,7 +38,7 @@ pmix_status_t spx_store_get(const spx_store_t *s, const char *nspace, pmix_rank_
 
 /* Calls fn for each entry of (nspace, rank) whose sequence number is > since, in
  * sequence order; val is NULL for a tombstone. Borrowed arguments. fn returns 0 to
- * go on, non-zero to stop (that value is returned). */
+ * go on, non-zero to stop (that value is returned). fn must not write to s. */
 typedef int (*spx_store_visit_f)(const char *key, const pmix_value_t *val, pmix_scope_t scope,
                                  uint64_t seq, void *arg);
 int spx_store_foreach_since(const spx_store_t *s, const char *nspace, pmix_rank_t rank,

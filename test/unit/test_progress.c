@@ -6,6 +6,7 @@
 #include "progress/progress.h"
 
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -196,6 +197,33 @@ static char *capture_stderr(void (*fn)(void *), void *arg)
     close(fd);
     return buf;
 }
+
+static void acquire_job(void *arg)
+{
+    int *rc = arg;
+    rc[0] = spx_progress_acquire();
+    rc[1] = errno;
+}
+
+static void acquire_on_thread(void *arg)
+{
+    ck_assert_int_eq(spx_progress_shift(acquire_job, arg), 0);
+    flush();
+}
+
+START_TEST(test_acquire_on_thread_refused)
+{
+    ck_assert_int_eq(spx_progress_acquire(), 0);
+    int rc[2] = { 0, 0 };
+    char *out = capture_stderr(acquire_on_thread, rc);
+    ck_assert_ptr_nonnull(strstr(out, "acquire called on the progress thread"));
+    free(out);
+    ck_assert_int_eq(rc[0], -1);
+    ck_assert_int_eq(rc[1], EDEADLK);
+    spx_progress_release(); /* the only reference: the thread stops */
+    ck_assert_ptr_null(spx_progress_base());
+}
+END_TEST
 
 static void guard_on_thread(void *arg)
 {
@@ -521,6 +549,7 @@ static Suite *progress_suite(void)
     tcase_add_test(tc, test_timer_fires);
     tcase_add_test(tc, test_timer_cancel);
     tcase_add_test(tc, test_acquire_release_cycles);
+    tcase_add_test(tc, test_acquire_on_thread_refused);
     tcase_add_test(tc, test_release_drains);
     tcase_add_test(tc, test_idle_no_spin);
     tcase_add_test(tc, test_latency_report);
