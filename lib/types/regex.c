@@ -1,0 +1,139 @@
+/* regex.c - PMIx_generate_regex / PMIx_generate_ppn and their parsers.
+ *
+ * A host passes the node list ("n1,n2,n3") and the per-node rank lists
+ * ("0,1;2,3") to the generators and puts the results in PMIX_NODE_MAP and
+ * PMIX_PROC_MAP; the resolve functions and the job-info code parse them back
+ * with spx_regex_parse / spx_ppn_parse. Our format is deliberately simple:
+ * SPX_REGEX_PREFIX followed by the list unchanged. Parsers accept that, the
+ * bare list, and OpenPMIx's uncompressed "raw:" form; OpenPMIx's compressed
+ * "pmix[...]" and "blob:" forms are refused.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_server.h>
+
+#include "types/types.h"
+#include "util/compiler.h"
+
+/* *out: malloc'd prefix + input; caller frees with free(). */
+static pmix_status_t wrap(const char *input, char **out)
+{
+    size_t plen = strlen(SPX_REGEX_PREFIX), ilen;
+    char *s;
+
+    if (out == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    *out = NULL;
+    if (input == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    ilen = strlen(input);
+    s = malloc(plen + ilen + 1);
+    if (s == NULL)
+        return PMIX_ERR_NOMEM;
+    memcpy(s, SPX_REGEX_PREFIX, plen);
+    memcpy(s + plen, input, ilen + 1);
+    *out = s;
+    return PMIX_SUCCESS;
+}
+
+SPX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex)
+{
+    return wrap(input, regex);
+}
+
+SPX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
+{
+    return wrap(input, ppn);
+}
+
+/* Returns the list part of a regex, or NULL for a foreign format. */
+static const char *strip_prefix(const char *s)
+{
+    static const char *const known[] = { SPX_REGEX_PREFIX, "raw:" };
+
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (strncmp(s, known[i], strlen(known[i])) == 0)
+            return s + strlen(known[i]);
+    if (strchr(s, ':') || strchr(s, '[') || strchr(s, ']'))
+        return NULL; /* "pmix[...]", "blob:..." or something else */
+    return s;
+}
+
+/* Splits s at sep into a NULL-terminated malloc'd argv; empty items are
+ * dropped unless keep_empty. An empty s gives an empty argv. */
+static pmix_status_t split(const char *s, char sep, bool keep_empty, char ***argv)
+{
+    size_t n = 1, k = 0, len;
+    const char *p, *end;
+    char **v;
+
+    for (p = s; *p; p++)
+        if (*p == sep)
+            n++;
+    v = calloc(n + 1, sizeof(*v));
+    if (v == NULL)
+        return PMIX_ERR_NOMEM;
+    if (*s == '\0') {
+        *argv = v;
+        return PMIX_SUCCESS;
+    }
+    for (p = s;; p = end + 1) {
+        end = strchr(p, sep);
+        len = end ? (size_t)(end - p) : strlen(p);
+        if (len || keep_empty) {
+            v[k] = strndup(p, len);
+            if (v[k] == NULL) {
+                spx_regex_free(v);
+                return PMIX_ERR_NOMEM;
+            }
+            k++;
+        }
+        if (end == NULL)
+            break;
+    }
+    *argv = v;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_regex_parse(const char *regex, char ***argv)
+{
+    const char *list;
+
+    if (argv == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    *argv = NULL;
+    if (regex == NULL || (list = strip_prefix(regex)) == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return split(list, ',', false, argv);
+}
+
+pmix_status_t spx_ppn_parse(const char *ppn, char ***argv)
+{
+    const char *list;
+
+    if (argv == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    *argv = NULL;
+    if (ppn == NULL || (list = strip_prefix(ppn)) == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return split(list, ';', true, argv);
+}
+
+size_t spx_regex_count(char *const *argv)
+{
+    size_t n = 0;
+
+    while (argv && argv[n])
+        n++;
+    return n;
+}
+
+void spx_regex_free(char **argv)
+{
+    if (argv == NULL)
+        return;
+    for (size_t i = 0; argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
