@@ -1090,18 +1090,26 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         }                                                               \
     } while (0)
 
-/* Destruct each of n elements with D, free the array, NULL the pointer. */
-#define SPX_HDR_ARRAY_FREE(m, n, T, D)                                   \
-    do {                                                                \
-        if (NULL != (m)) {                                              \
-            size_t _spx_k;                                              \
-            T *_spx_a = (T *) (m);                                      \
-            for (_spx_k = 0; _spx_k < (size_t) (n); _spx_k++) {         \
-                D(&_spx_a[_spx_k]);                                     \
-            }                                                           \
-            free(_spx_a);                                               \
-            (m) = NULL;                                                 \
+/* Defines fn(T *a, size_t n): destruct each of the n elements with the
+ * macro D, then free the array.  One function per type keeps nested
+ * FREE-inside-DESTRUCT macros expandable. */
+#define SPX_HDR_DEFINE_FREE(fn, T, D)                                    \
+    static inline void fn(T *a, size_t n)                               \
+    {                                                                   \
+        size_t k;                                                       \
+        if (a == NULL)                                                  \
+            return;                                                     \
+        for (k = 0; k < n; k++) {                                       \
+            D(&a[k]);                                                   \
         }                                                               \
+        free(a);                                                        \
+    }
+
+/* Free array m of n elements of type T with fn, then NULL the pointer. */
+#define SPX_HDR_ARRAY_FREE(m, n, T, fn)                                  \
+    do {                                                                \
+        fn((T *) (m), (size_t) (n));                                    \
+        (m) = NULL;                                                     \
     } while (0)
 
 /* ------------------------------------------------------ keys and names */
@@ -1206,8 +1214,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         (m)->bytes = NULL;                                              \
         (m)->size = 0;                                                  \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_byte_object, pmix_byte_object_t, PMIX_BYTE_OBJECT_DESTRUCT)
 #define PMIX_BYTE_OBJECT_FREE(m, n)                                      \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_byte_object_t, PMIX_BYTE_OBJECT_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_byte_object_t, spx_hdr_free_byte_object)
 /* takes ownership of d (set to NULL) and s (set to 0) */
 #define PMIX_BYTE_OBJECT_LOAD(b, d, s)                                   \
     do {                                                                \
@@ -1246,7 +1255,8 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         }                                                               \
         (m) = _spx_m;                                                   \
     } while (0)
-#define PMIX_COORD_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_coord_t, PMIX_COORD_DESTRUCT)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_coord, pmix_coord_t, PMIX_COORD_DESTRUCT)
+#define PMIX_COORD_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_coord_t, spx_hdr_free_coord)
 
 /* ---------------------------------------------------- cpuset, topology */
 #define PMIX_CPUSET_STATIC_INIT { .source = NULL, .bitmap = NULL }
@@ -1271,8 +1281,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         (m)->ncoords = 0;                                               \
     } while (0)
 #define PMIX_GEOMETRY_CREATE(m, n)   SPX_HDR_ZALLOC(m, n, pmix_geometry_t)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_geometry, pmix_geometry_t, PMIX_GEOMETRY_DESTRUCT)
 #define PMIX_GEOMETRY_FREE(m, n)                                         \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_geometry_t, PMIX_GEOMETRY_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_geometry_t, spx_hdr_free_geometry)
 
 /* ---------------------------------------------------- device distances */
 #define PMIX_DEVICE_DIST_STATIC_INIT                                     \
@@ -1301,8 +1312,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         }                                                               \
         (m) = _spx_m;                                                   \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_device_dist, pmix_device_distance_t, PMIX_DEVICE_DIST_DESTRUCT)
 #define PMIX_DEVICE_DIST_FREE(m, n)                                      \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_device_distance_t, PMIX_DEVICE_DIST_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_device_distance_t, spx_hdr_free_device_dist)
 
 /* ----------------------------------------------------------- endpoints */
 #define PMIX_ENDPOINT_STATIC_INIT                                        \
@@ -1317,8 +1329,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         PMIX_BYTE_OBJECT_DESTRUCT(&(m)->endpt);                         \
     } while (0)
 #define PMIX_ENDPOINT_CREATE(m, n)   SPX_HDR_ZALLOC(m, n, pmix_endpoint_t)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_endpoint, pmix_endpoint_t, PMIX_ENDPOINT_DESTRUCT)
 #define PMIX_ENDPOINT_FREE(m, n)                                         \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_endpoint_t, PMIX_ENDPOINT_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_endpoint_t, spx_hdr_free_endpoint)
 
 /* ------------------------------------------------------------- envars */
 #define PMIX_ENVAR_STATIC_INIT { .envar = NULL, .value = NULL, .separator = '\0' }
@@ -1336,8 +1349,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m)->value);                                               \
         (m)->value = NULL;                                              \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_envar, pmix_envar_t, PMIX_ENVAR_DESTRUCT)
 #define PMIX_ENVAR_FREE(m, n)                                            \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_envar_t, PMIX_ENVAR_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_envar_t, spx_hdr_free_envar)
 #define PMIX_ENVAR_LOAD(m, e, v, s)                                      \
     do {                                                                \
         if (NULL != (e)) {                                              \
@@ -1401,8 +1415,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m)->executable_name);                                     \
         (m)->executable_name = NULL;                                    \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_proc_info, pmix_proc_info_t, PMIX_PROC_INFO_DESTRUCT)
 #define PMIX_PROC_INFO_FREE(m, n)                                        \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_proc_info_t, PMIX_PROC_INFO_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_proc_info_t, spx_hdr_free_proc_info)
 #define PMIX_PROC_INFO_RELEASE(m)      PMIX_PROC_INFO_FREE(m, 1)
 
 /* ---------------------------------------------------------- statistics */
@@ -1420,8 +1435,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m)->cmd);                                                 \
         (m)->cmd = NULL;                                                \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_proc_stats, pmix_proc_stats_t, PMIX_PROC_STATS_DESTRUCT)
 #define PMIX_PROC_STATS_FREE(m, n)                                       \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_proc_stats_t, PMIX_PROC_STATS_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_proc_stats_t, spx_hdr_free_proc_stats)
 #define PMIX_PROC_STATS_RELEASE(m)     PMIX_PROC_STATS_FREE(m, 1)
 
 #define PMIX_DISK_STATS_STATIC_INIT                                      \
@@ -1438,8 +1454,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m)->disk);                                                \
         (m)->disk = NULL;                                               \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_disk_stats, pmix_disk_stats_t, PMIX_DISK_STATS_DESTRUCT)
 #define PMIX_DISK_STATS_FREE(m, n)                                       \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_disk_stats_t, PMIX_DISK_STATS_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_disk_stats_t, spx_hdr_free_disk_stats)
 #define PMIX_DISK_STATS_RELEASE(m)     PMIX_DISK_STATS_FREE(m, 1)
 
 #define PMIX_NET_STATS_STATIC_INIT                                       \
@@ -1453,8 +1470,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m)->net_interface);                                       \
         (m)->net_interface = NULL;                                      \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_net_stats, pmix_net_stats_t, PMIX_NET_STATS_DESTRUCT)
 #define PMIX_NET_STATS_FREE(m, n)                                        \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_net_stats_t, PMIX_NET_STATS_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_net_stats_t, spx_hdr_free_net_stats)
 #define PMIX_NET_STATS_RELEASE(m)      PMIX_NET_STATS_FREE(m, 1)
 
 #define PMIX_NODE_STATS_STATIC_INIT                                      \
@@ -1474,8 +1492,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         PMIX_NET_STATS_FREE((m)->netstats, (m)->nnetstats);             \
         (m)->nnetstats = 0;                                             \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_node_stats, pmix_node_stats_t, PMIX_NODE_STATS_DESTRUCT)
 #define PMIX_NODE_STATS_FREE(m, n)                                       \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_node_stats_t, PMIX_NODE_STATS_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_node_stats_t, spx_hdr_free_node_stats)
 /* as in OpenPMIx 4.2: destructs the element but does not free it */
 #define PMIX_NODE_STATS_RELEASE(m)     PMIX_NODE_STATS_DESTRUCT(m)
 
@@ -1494,8 +1513,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m));                                                      \
         (m) = NULL;                                                     \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_value, pmix_value_t, PMIX_VALUE_DESTRUCT)
 #define PMIX_VALUE_FREE(m, n)                                            \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_value_t, PMIX_VALUE_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_value_t, spx_hdr_free_value)
 #define PMIX_VALUE_LOAD(v, d, t)       PMIx_Value_load((v), (d), (t))
 #define PMIX_VALUE_UNLOAD(r, k, d, s)  (r) = PMIx_Value_unload((k), (d), (s))
 /* deep copy s into v, allocating v when it is NULL */
@@ -1559,7 +1579,6 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
             PMIX_VALUE_DESTRUCT(&(m)->value);                           \
         }                                                               \
     } while (0)
-#define PMIX_INFO_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_info_t, PMIX_INFO_DESTRUCT)
 #define PMIX_INFO_LOAD(i, k, d, t)     (void) PMIx_Info_load(i, k, d, t)
 #define PMIX_INFO_XFER(d, s)           (void) PMIx_Info_xfer(d, s)
 #define PMIX_INFO_REQUIRED(m)          ((m)->flags |= PMIX_INFO_REQD)
@@ -1575,6 +1594,8 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
 #define PMIX_INFO_SET_PERSISTENT(ii)   ((ii)->flags |= PMIX_INFO_PERSISTENT)
 #define PMIX_INFO_IS_PERSISTENT(ii)    ((ii)->flags & PMIX_INFO_PERSISTENT)
 #define PMIX_INFO_TRUE(m)              (PMIX_BOOL_TRUE == spx_hdr_check_true(&(m)->value))
+SPX_HDR_DEFINE_FREE(spx_hdr_free_info, pmix_info_t, PMIX_INFO_DESTRUCT)
+#define PMIX_INFO_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_info_t, spx_hdr_free_info)
 
 /* Info lists: an opaque growable list, converted to a data array at the end. */
 #define PMIX_INFO_LIST_START(p)            (p) = PMIx_Info_list_start()
@@ -1600,8 +1621,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         free((m));                                                      \
         (m) = NULL;                                                     \
     } while (0)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_pdata, pmix_pdata_t, PMIX_PDATA_DESTRUCT)
 #define PMIX_PDATA_FREE(m, n)                                            \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_pdata_t, PMIX_PDATA_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_pdata_t, spx_hdr_free_pdata)
 #define PMIX_PDATA_LOAD(m, p, k, v, t)                                   \
     do {                                                                \
         if (NULL != (m)) {                                              \
@@ -1647,7 +1669,8 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         PMIX_INFO_FREE((m)->info, (m)->ninfo);                          \
         (m)->ninfo = 0;                                                 \
     } while (0)
-#define PMIX_APP_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_app_t, PMIX_APP_DESTRUCT)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_app, pmix_app_t, PMIX_APP_DESTRUCT)
+#define PMIX_APP_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_app_t, spx_hdr_free_app)
 #define PMIX_APP_RELEASE(m)  PMIX_APP_FREE(m, 1)
 
 /* -------------------------------------------------------------- queries */
@@ -1666,7 +1689,8 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         PMIX_INFO_FREE((m)->qualifiers, (m)->nqual);                    \
         (m)->nqual = 0;                                                 \
     } while (0)
-#define PMIX_QUERY_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_query_t, PMIX_QUERY_DESTRUCT)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_query, pmix_query_t, PMIX_QUERY_DESTRUCT)
+#define PMIX_QUERY_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_query_t, spx_hdr_free_query)
 #define PMIX_QUERY_RELEASE(m)  PMIX_QUERY_FREE(m, 1)
 
 /* ------------------------------------------------ registered attributes */
@@ -1702,8 +1726,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         }                                                               \
     } while (0)
 #define PMIX_REGATTR_CREATE(m, n)      SPX_HDR_ZALLOC(m, n, pmix_regattr_t)
+SPX_HDR_DEFINE_FREE(spx_hdr_free_regattr, pmix_regattr_t, PMIX_REGATTR_DESTRUCT)
 #define PMIX_REGATTR_FREE(m, n)                                          \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_regattr_t, PMIX_REGATTR_DESTRUCT)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_regattr_t, spx_hdr_free_regattr)
 #define PMIX_REGATTR_XFER(a, b)                                          \
     do {                                                                \
         PMIX_REGATTR_CONSTRUCT((a));                                    \
