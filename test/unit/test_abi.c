@@ -6,9 +6,10 @@
  *    measured once with abi_dump built against those headers), and a sample
  *    of constants and key strings must carry OpenPMIx's values.
  * 2. Behaviour of the header-only macros (key/nspace loading, proc checks,
- *    argv/env helpers, boolean parsing, array construction).  Macros that
- *    call into the library are not exercised here, so this test needs no
- *    library at all.
+ *    argv/env helpers, boolean parsing, array construction, nested frees).
+ *    The test links no PMIx library: the one library function the free
+ *    macros reach, PMIx_Value_destruct, is replaced below by a recording
+ *    double, so the tests can check which values the macros destruct.
  */
 #include <check.h>
 #include <stddef.h>
@@ -25,6 +26,26 @@ struct str_case { const char *name; const char *got, *want; };
 
 #define FIELD(T, m, off, sz) { #T "." #m, offsetof(T, m), sizeof(((T *) 0)->m), off, sz }
 #define COUNT(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
+/* Recording double for the library's PMIx_Value_destruct: counts calls and
+ * releases string values (the only kind the tests below load). */
+static int value_destructs;
+
+void PMIx_Value_destruct(pmix_value_t *val)
+{
+    value_destructs++;
+    if (val->type == PMIX_STRING)
+        free(val->data.string);
+    val->type = PMIX_UNDEF;
+    val->data.ptr = NULL;
+}
+
+static void info_set_string(pmix_info_t *info, const char *key, const char *s)
+{
+    PMIX_LOAD_KEY(info->key, key);
+    info->value.type = PMIX_STRING;
+    info->value.data.string = strdup(s);
+}
 
 /* Expected layouts: sizes of the public types (OpenPMIx 4.2, x86_64). */
 static const struct size_case size_cases[] = {
@@ -822,6 +843,83 @@ START_TEST(test_objects)
 }
 END_TEST
 
+/* FREE macros whose DESTRUCT contains another FREE: every owned pointer is
+ * released (ASan/valgrind see leaks), persistent infos keep their value. */
+START_TEST(test_nested_free)
+{
+    pmix_app_t *apps = NULL;
+    pmix_query_t *q = NULL;
+    pmix_geometry_t *geo = NULL;
+    pmix_node_stats_t *nd = NULL;
+    pmix_pdata_t *pd = NULL;
+    pmix_info_t *info = NULL;
+    char *keep = strdup("kept");
+    int rc;
+
+    value_destructs = 0;
+    PMIX_APP_CREATE(apps, 2);
+    apps[0].cmd = strdup("/bin/true");
+    PMIX_ARGV_APPEND(rc, apps[0].argv, "true");
+    PMIX_ARGV_APPEND(rc, apps[0].env, "A=1");
+    ck_assert_int_eq(rc, PMIX_SUCCESS);
+    apps[0].cwd = strdup("/");
+    apps[0].maxprocs = 2;
+    PMIX_APP_INFO_CREATE(&apps[1], 3);
+    ck_assert_uint_eq(apps[1].ninfo, 3);
+    ck_assert(PMIX_INFO_IS_END(&apps[1].info[2]));
+    info_set_string(&apps[1].info[0], PMIX_WDIR, "/tmp");
+    apps[1].info[1].value.type = PMIX_STRING;      /* persistent: not destructed */
+    apps[1].info[1].value.data.string = keep;
+    PMIX_INFO_SET_PERSISTENT(&apps[1].info[1]);
+    PMIX_APP_FREE(apps, 2);
+    ck_assert_ptr_null(apps);
+    ck_assert_int_eq(value_destructs, 2);
+    ck_assert_str_eq(keep, "kept");
+    free(keep);
+
+    value_destructs = 0;
+    PMIX_QUERY_CREATE(q, 1);
+    PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_NAMESPACES);
+    PMIX_QUERY_QUALIFIERS_CREATE(&q[0], 2);
+    info_set_string(&q[0].qualifiers[0], PMIX_NSPACE, "job");
+    PMIX_QUERY_RELEASE(q);
+    ck_assert_ptr_null(q);
+    ck_assert_int_eq(value_destructs, 2);
+
+    PMIX_GEOMETRY_CREATE(geo, 2);
+    geo[0].uuid = strdup("u");
+    geo[1].osname = strdup("ib0");
+    PMIX_COORD_CREATE(geo[1].coordinates, 2, 3);
+    geo[1].ncoords = 2;
+    PMIX_GEOMETRY_FREE(geo, 2);
+    ck_assert_ptr_null(geo);
+
+    PMIX_NODE_STATS_CREATE(nd, 1);
+    nd[0].node = strdup("n1");
+    PMIX_DISK_STATS_CREATE(nd[0].diskstats, 2);
+    nd[0].diskstats[1].disk = strdup("sda");
+    nd[0].ndiskstats = 2;
+    PMIX_NET_STATS_CREATE(nd[0].netstats, 1);
+    nd[0].netstats[0].net_interface = strdup("eth0");
+    nd[0].nnetstats = 1;
+    PMIX_NODE_STATS_FREE(nd, 1);
+    ck_assert_ptr_null(nd);
+
+    value_destructs = 0;
+    PMIX_PDATA_CREATE(pd, 3);
+    PMIX_PDATA_FREE(pd, 3);
+    ck_assert_ptr_null(pd);
+    ck_assert_int_eq(value_destructs, 3);
+
+    value_destructs = 0;
+    PMIX_INFO_CREATE(info, 2);
+    info_set_string(&info[1], PMIX_HOSTNAME, "node1");
+    PMIX_INFO_FREE(info, 2);
+    ck_assert_ptr_null(info);
+    ck_assert_int_eq(value_destructs, 2);
+}
+END_TEST
+
 static Suite *abi_suite(void)
 {
     Suite *s = suite_create("abi");
@@ -844,6 +942,7 @@ static Suite *abi_suite(void)
     tcase_add_test(tc, test_setenv);
     tcase_add_test(tc, test_data_array);
     tcase_add_test(tc, test_objects);
+    tcase_add_test(tc, test_nested_free);
     suite_add_tcase(s, tc);
     return s;
 }
