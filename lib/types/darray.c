@@ -30,7 +30,7 @@ pmix_status_t spx_darray_copy(pmix_data_array_t *dst, const pmix_data_array_t *s
     char *block;
     pmix_status_t rc;
 
-    if (dst == NULL || src == NULL)
+    if (dst == NULL || src == NULL || dst == src)
         return PMIX_ERR_BAD_PARAM;
     memset(dst, 0, sizeof(*dst));
     n = src->array ? src->size : 0;

@@ -50,8 +50,9 @@ SPX_EXPORT pmix_status_t PMIx_Info_xfer(pmix_info_t *dst, const pmix_info_t *src
 {
     if (dst == NULL || src == NULL)
         return PMIX_ERR_BAD_PARAM;
-    if (dst != src)
-        spx_key_load(dst->key, src->key);
+    if (dst == src)
+        return PMIX_SUCCESS; /* already there */
+    spx_key_load(dst->key, src->key);
     dst->flags = src->flags;
     if (src->flags & PMIX_INFO_PERSISTENT) {
         memcpy(&dst->value, &src->value, sizeof(dst->value));

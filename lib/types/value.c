@@ -176,8 +176,8 @@ SPX_EXPORT pmix_status_t PMIx_Value_xfer(pmix_value_t *dst, const pmix_value_t *
     void *box;
     pmix_status_t rc;
 
-    if (dst == NULL || src == NULL)
-        return PMIX_ERR_BAD_PARAM;
+    if (dst == NULL || src == NULL || dst == src)
+        return PMIX_ERR_BAD_PARAM; /* a value cannot be copied onto itself */
     memset(dst, 0, sizeof(*dst));
     td = spx_typedesc_get(src->type);
     if (td == NULL || td->store == SPX_TD_ARRAY_ONLY) {
