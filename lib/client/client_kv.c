@@ -67,7 +67,7 @@ static pmix_status_t run_put(struct put_req *r)
     return rc;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const pmix_key_t key, pmix_value_t *val)
+SPX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val)
 {
     if (!spx_client_initialized())
         return PMIX_ERR_INIT;
@@ -83,7 +83,7 @@ SPX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const pmix_key_t key, pmix
     return run_put(&r);
 }
 
-SPX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const pmix_key_t key,
+SPX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
                                              pmix_value_t *val)
 {
     if (!spx_client_initialized())
@@ -242,7 +242,7 @@ static void get_on_thread(void *arg)
         get_finish(r, rc, NULL);
 }
 
-SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const pmix_key_t key,
+SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                      const pmix_info_t info[], size_t ninfo,
                                      pmix_value_cbfunc_t cbfunc, void *cbdata)
 {
@@ -288,7 +288,7 @@ static void get_wait_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
     spx_wait_signal(&gw->wait, status);
 }
 
-SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const pmix_key_t key,
+SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     if (!spx_client_initialized())

@@ -509,7 +509,7 @@ SPX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t nt
     return rc;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Progress(void)
+SPX_EXPORT void PMIx_Progress(void)
 {
-    return PMIX_SUCCESS; /* the progress thread always runs */
+    /* nothing to do: the progress thread always runs */
 }
