@@ -212,7 +212,6 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
                                                     pmix_device_dist_cbfunc_t cbfunc,
                                                     void *cbdata);
 PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
-PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string,
                                                    pmix_cpuset_t *cpuset);
 PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref);
@@ -255,10 +254,6 @@ PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix,
                                           void *src, pmix_data_type_t type);
 PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest,
                                                  pmix_data_buffer_t *src);
-PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
-                                           pmix_byte_object_t *payload);
-PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer,
-                                         pmix_byte_object_t *payload);
 PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
                                           const pmix_byte_object_t *payload);
 PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size,
@@ -266,8 +261,9 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size,
 PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size,
                                       uint8_t **outbytes, size_t *nbytes);
 
-/* PMIx_Value_xxx, PMIx_Info_load/xfer, PMIx_Info_list_xxx and
- * PMIx_Data_array_destruct are declared in pmix_common.h. */
+/* Declared in pmix_common.h because its macros use them: PMIx_Value_xxx,
+ * PMIx_Info_load/xfer, PMIx_Info_list_xxx, PMIx_Data_array_destruct,
+ * PMIx_Topology_destruct, PMIx_Data_load and PMIx_Data_unload. */
 
 #if defined(c_plusplus) || defined(__cplusplus)
 }

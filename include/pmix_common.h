@@ -828,7 +828,7 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer(void *ptr,
                                               const pmix_info_t *info);
 PMIX_EXPORT pmix_status_t PMIx_Info_list_convert(void *ptr, pmix_data_array_t *par);
 PMIX_EXPORT void PMIx_Info_list_release(void *ptr);
-/* also used by macros below; declared again in pmix.h */
+/* used by macros below (topology, data buffers) */
 PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
                                            pmix_byte_object_t *payload);
