@@ -151,17 +151,6 @@ static pmix_status_t spx_run_host_unpublish(const pmix_proc_t *proc, char **keys
     return spx_pubsub_unpublish(proc, keys, info, ninfo, cbfunc, cbdata);
 }
 
-/* The server library already delivered the event to its local clients, and
- * there is no other node to relay to. */
-static pmix_status_t spx_run_host_notify_event(pmix_status_t code, const pmix_proc_t *source,
-                                               pmix_data_range_t range, pmix_info_t info[],
-                                               size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    if (cbfunc != NULL)
-        cbfunc(PMIX_SUCCESS, cbdata);
-    return PMIX_SUCCESS;
-}
-
 /* Cleanup registrations are accepted (the server library removes what was
  * registered); other job-control requests are not supported. */
 static pmix_status_t spx_run_host_job_control(const pmix_proc_t *requestor,
@@ -257,7 +246,8 @@ static pmix_server_module_t spx_run_host_mod = {
     .publish = spx_run_host_publish,
     .lookup = spx_run_host_lookup,
     .unpublish = spx_run_host_unpublish,
-    .notify_event = spx_run_host_notify_event,
+    /* no notify_event: with one node there is nobody to relay to, and a host
+     * that provides it takes over local delivery in some libraries */
     .query = spx_run_host_query,
     .job_control = spx_run_host_job_control,
     .client_connected2 = spx_run_host_client_connected2,
