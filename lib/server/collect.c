@@ -1,0 +1,297 @@
+/* collect.c - what clients put and how it is exchanged: the COMMIT handler
+ * and the glue between the fence engine (fence.h) and this server: which
+ * local processes a participant set covers, each one's contribution, the
+ * host's fence_nb upcall and its modex callback, timers and replies.
+ *
+ * Data flow: COMMIT records go into spx_srv.store with their scopes. A
+ * collecting fence pushes, per local participant, the entries whose scope
+ * may leave the node (SPX_SCOPES_REMOTE); the host returns every node's
+ * contributions concatenated, and those of non-local processes are applied
+ * to the same store, where GET finds them.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "proto/records.h"
+#include "types/types.h"
+#include "util/log.h"
+
+/* ---- COMMIT ---- */
+
+struct commit_filter {
+    const pmix_proc_t *self;
+    bool foreign;
+};
+
+static bool commit_only_self(const char *nspace, pmix_rank_t rank, void *arg)
+{
+    struct commit_filter *f = arg;
+    if (rank == f->self->rank && strncmp(nspace, f->self->nspace, PMIX_MAX_NSLEN) == 0)
+        return true;
+    f->foreign = true;
+    return false;
+}
+
+int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b)
+{
+    struct commit_filter f = {.self = &p->proc, .foreign = false};
+    if (!p->client) /* deregistered meanwhile: nothing to keep */
+        return 0;
+    if (spx_records_apply(b, spx_srv.store, commit_only_self, &f) != 0 || f.foreign)
+        return -1;
+    p->client->committed = true;
+    spx_srv_get_committed(p->proc.nspace, p->proc.rank);
+    return 0;
+}
+
+/* ---- fence engine ops ---- */
+
+static int add_member(pmix_proc_t **out, size_t *n, size_t *cap, const char *ns, pmix_rank_t r)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*out)[i].rank == r && strncmp((*out)[i].nspace, ns, PMIX_MAX_NSLEN) == 0)
+            return 0;
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        pmix_proc_t *np = realloc(*out, nc * sizeof(*np));
+        if (!np)
+            return -1;
+        *out = np;
+        *cap = nc;
+    }
+    spx_proc_load(&(*out)[(*n)++], ns, r);
+    return 0;
+}
+
+static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
+                               bool *lost, void *arg)
+{
+    (void)arg;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < nset; i++) {
+        struct spx_srv_ns *ns = spx_srv_ns_find(set[i].nspace);
+        if (!ns)
+            continue;
+        if (set[i].rank == PMIX_RANK_WILDCARD) {
+            pmix_rank_t *r;
+            size_t nr = spx_srv_ns_local_ranks(ns, &r);
+            for (size_t k = 0; k < nr; k++)
+                add_member(out, &n, &cap, ns->name, r[k]);
+            free(r);
+        } else if (spx_srv_proc_is_local(ns->name, set[i].rank)) {
+            add_member(out, &n, &cap, ns->name, set[i].rank);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct spx_srv_client *cl = spx_srv_client_find((*out)[i].nspace, (*out)[i].rank);
+        if (cl && cl->connected_once && !cl->peer)
+            *lost = true;
+    }
+    return n;
+}
+
+static void op_contribute(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,
+                          void *arg)
+{
+    (void)arg;
+    uint64_t max = 0;
+    /* Full contribution (since 0). The bookkeeping below is what a delta
+     * exchange will start from: last sequence sent and the set it went to. */
+    spx_records_push_proc(out, spx_srv.store, proc->nspace, proc->rank, 0, SPX_SCOPES_REMOTE,
+                          false, &max);
+    struct spx_srv_client *cl = spx_srv_client_find(proc->nspace, proc->rank);
+    if (cl) {
+        cl->contrib_seq = max;
+        free(cl->contrib_set);
+        cl->contrib_set = strdup(set_key);
+    }
+}
+
+struct modex_answer {
+    void *token;
+    pmix_status_t status;
+    const char *data;
+    size_t ndata;
+    pmix_release_cbfunc_t relfn;
+    void *relarg;
+};
+
+static void modex_on_thread(void *arg)
+{
+    struct modex_answer *m = arg;
+    if (spx_srv.fence)
+        spx_fence_host_done(spx_srv.fence, m->token, m->status, m->data, m->ndata);
+    if (m->relfn)
+        m->relfn(m->relarg);
+    free(m);
+}
+
+/* The host's pmix_modex_cbfunc_t: any thread, possibly inside fence_nb. */
+static void modex_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
+                     pmix_release_cbfunc_t relfn, void *relcbdata)
+{
+    struct modex_answer *m = calloc(1, sizeof(*m));
+    if (!m) {
+        spx_error("fence: out of memory for the host's answer: dropped");
+        if (relfn)
+            relfn(relcbdata);
+        return;
+    }
+    *m = (struct modex_answer){.token = cbdata, .status = status, .data = data,
+                               .ndata = ndata, .relfn = relfn, .relarg = relcbdata};
+    if (spx_progress_shift(modex_on_thread, m) != 0) {
+        if (relfn)
+            relfn(relcbdata);
+        free(m);
+    }
+}
+
+static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
+                                   size_t ninfo, char *data, size_t ndata, void *token, void *arg)
+{
+    (void)arg;
+    if (!spx_srv.host.fence_nb)
+        return PMIX_ERR_NOT_SUPPORTED; /* single node: local data is all there is */
+    return spx_srv.host.fence_nb(set, nset, info, ninfo, data, ndata, modex_cb, token);
+}
+
+static bool deliver_filter(const char *nspace, pmix_rank_t rank, void *arg)
+{
+    (void)arg;
+    return !spx_srv_proc_is_local(nspace, rank); /* our own procs' data is already here */
+}
+
+static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
+{
+    (void)arg;
+    void *copy = malloc(ndata);
+    if (!copy)
+        return PMIX_ERR_NOMEM;
+    memcpy(copy, data, ndata);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_adopt(&b, copy, ndata);
+    int rc = spx_records_apply(&b, spx_srv.store, deliver_filter, NULL);
+    spx_buf_fini(&b);
+    if (rc != 0) {
+        spx_error("fence: the host delivered malformed data (%zu bytes)", ndata);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    return PMIX_SUCCESS;
+}
+
+struct fence_req {
+    struct spx_srv_peer *peer;
+    uint32_t seq;
+};
+
+static void op_reply(void *requester, pmix_status_t status, void *arg)
+{
+    (void)arg;
+    struct fence_req *r = requester;
+    spx_srv_reply_status(r->peer, SPX_MSG_FENCE, r->seq, status);
+    spx_srv_peer_unref(r->peer);
+    free(r);
+}
+
+struct fence_timer {
+    spx_timer_t *timer;
+    uint64_t id;
+};
+
+static void timer_fired(void *arg)
+{
+    struct fence_timer *t = arg;
+    if (spx_srv.fence)
+        spx_fence_timeout(spx_srv.fence, t->id);
+    free(t);
+}
+
+static void *op_timer_arm(double seconds, uint64_t id, void *arg)
+{
+    (void)arg;
+    struct fence_timer *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->id = id;
+    if (!(t->timer = spx_timer_start(seconds, timer_fired, t))) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void op_timer_cancel(void *handle, void *arg)
+{
+    (void)arg;
+    struct fence_timer *t = handle;
+    spx_timer_cancel(t->timer);
+    free(t);
+}
+
+static const spx_fence_ops_t fence_ops = {
+    .local_members = op_local_members,
+    .contribute = op_contribute,
+    .host_fence = op_host_fence,
+    .deliver = op_deliver,
+    .reply = op_reply,
+    .timer_arm = op_timer_arm,
+    .timer_cancel = op_timer_cancel,
+};
+
+int spx_srv_fence_setup(void)
+{
+    spx_srv.fence = spx_fence_engine_create(&fence_ops, NULL);
+    return spx_srv.fence ? 0 : -1;
+}
+
+void spx_srv_fence_teardown(void)
+{
+    spx_fence_engine_t *e = spx_srv.fence;
+    spx_srv.fence = NULL;
+    spx_fence_engine_destroy(e);
+}
+
+/* ---- FENCE ---- */
+
+int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    pmix_proc_t *procs = NULL;
+    pmix_info_t *info = NULL;
+    size_t nprocs = 0, ninfo = 0;
+    if (spx_codec_pull_proc_array(b, &procs, &nprocs) != 0)
+        return -1;
+    if (spx_codec_pull_info_array(b, &info, &ninfo) != 0 || spx_buf_finish(b) != 0) {
+        free(procs);
+        spx_info_array_free(info, ninfo);
+        return -1;
+    }
+    pmix_proc_t own;
+    const pmix_proc_t *set = procs;
+    if (nprocs == 0) {
+        spx_proc_load(&own, p->proc.nspace, PMIX_RANK_WILDCARD);
+        set = &own;
+        nprocs = 1;
+    }
+    bool collect = spx_info_flag(info, ninfo, PMIX_COLLECT_DATA);
+    long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    struct fence_req *r = calloc(1, sizeof(*r));
+    if (r) {
+        r->peer = p;
+        r->seq = seq;
+        spx_srv_peer_ref(p);
+        spx_fence_arrive(spx_srv.fence, &p->proc, set, nprocs, collect, (double)timeout, r);
+    } else {
+        spx_srv_reply_status(p, SPX_MSG_FENCE, seq, PMIX_ERR_NOMEM);
+    }
+    free(procs);
+    spx_info_array_free(info, ninfo);
+    return 0;
+}

@@ -1,0 +1,185 @@
+/* events.c - event notification: NOTIFY from a client, PMIx_Notify_event of
+ * the server process itself (spx_server_notify), and the EVENT frames pushed
+ * to local clients.
+ *
+ * The EVENT payload is encoded once per event and copied for each client in
+ * range. A client's event is also handed to the host's notify_event when its
+ * range reaches beyond this node; the client's NOTIFY is answered after that.
+ */
+#include "config.h"
+#include "server/internal.h"
+#include "server/server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "types/types.h"
+#include "util/log.h"
+
+/* Is proc named by the PMIX_EVENT_CUSTOM_RANGE directive? */
+static bool in_custom_range(const pmix_proc_t *proc, const pmix_info_t *info, size_t ninfo)
+{
+    const pmix_info_t *r = spx_info_find(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
+    if (!r)
+        return false;
+    if (r->value.type == PMIX_PROC && r->value.data.proc)
+        return spx_fence_proc_in_set(proc, r->value.data.proc, 1);
+    if (r->value.type == PMIX_DATA_ARRAY && r->value.data.darray &&
+        r->value.data.darray->type == PMIX_PROC)
+        return spx_fence_proc_in_set(proc, r->value.data.darray->array,
+                                     r->value.data.darray->size);
+    return false;
+}
+
+static bool in_range(const pmix_proc_t *proc, const pmix_proc_t *source, pmix_data_range_t range,
+                     const pmix_info_t *info, size_t ninfo)
+{
+    switch (range) {
+    case PMIX_RANGE_PROC_LOCAL:
+        return spx_proc_eq(proc, source);
+    case PMIX_RANGE_NAMESPACE:
+        return spx_nspace_eq(proc->nspace, source->nspace);
+    case PMIX_RANGE_CUSTOM:
+        return in_custom_range(proc, info, ninfo);
+    case PMIX_RANGE_INVALID:
+        return false;
+    default: /* UNDEF, RM, LOCAL, SESSION, GLOBAL: every local client */
+        return true;
+    }
+}
+
+static bool range_leaves_node(pmix_data_range_t range)
+{
+    return range != PMIX_RANGE_PROC_LOCAL && range != PMIX_RANGE_LOCAL &&
+           range != PMIX_RANGE_INVALID;
+}
+
+void spx_srv_event_deliver(pmix_status_t status, const pmix_proc_t *source,
+                           pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
+                           const struct spx_srv_peer *except)
+{
+    spx_buf_t ev;
+    spx_buf_init(&ev);
+    spx_buf_push_i32(&ev, status);
+    spx_codec_push_proc(&ev, source);
+    spx_buf_push_u8(&ev, range);
+    spx_codec_push_info_array(&ev, info, ninfo);
+    if (spx_buf_failed(&ev)) {
+        spx_error("event %d: cannot encode it (error %d): not delivered", status, ev.err);
+        spx_buf_fini(&ev);
+        return;
+    }
+    size_t n = 0;
+    for (struct spx_srv_peer *p = spx_srv.peers; p; p = p->next) {
+        if (p == except || p->state != SPX_PEER_READY || !p->conn || !p->client)
+            continue;
+        if (!in_range(&p->proc, source, range, info, ninfo))
+            continue;
+        spx_buf_t copy;
+        spx_buf_init(&copy);
+        spx_buf_push_raw(&copy, ev.data, ev.len);
+        if (!spx_buf_failed(&copy) && spx_conn_send(p->conn, SPX_MSG_EVENT, 0, 0, &copy) == 0)
+            n++;
+        spx_buf_fini(&copy);
+    }
+    spx_debug("event %d from %s:%u (range %u) delivered to %zu local clients", status,
+              source->nspace, (unsigned)source->rank, (unsigned)range, n);
+    spx_buf_fini(&ev);
+}
+
+/* ---- NOTIFY from a client ---- */
+
+int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    pmix_status_t status = spx_buf_pull_i32(b);
+    pmix_proc_t source;
+    if (spx_codec_pull_proc(b, &source) != 0)
+        return -1;
+    pmix_data_range_t range = spx_buf_pull_u8(b);
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (spx_buf_failed(b) || spx_codec_pull_info_array(b, &info, &ninfo) != 0)
+        return -1;
+    if (spx_buf_finish(b) != 0) {
+        spx_info_array_free(info, ninfo);
+        return -1;
+    }
+    source.nspace[PMIX_MAX_NSLEN] = '\0';
+    spx_srv_event_deliver(status, &source, range, info, ninfo, p);
+    struct spx_srv_req *r;
+    if (!spx_srv.host.notify_event || !range_leaves_node(range) ||
+        !(r = spx_srv_req_create(p, SPX_MSG_NOTIFY, seq))) {
+        spx_info_array_free(info, ninfo);
+        spx_srv_reply_status(p, SPX_MSG_NOTIFY, seq, PMIX_SUCCESS);
+        return 0;
+    }
+    r->info = info; /* the host may use it until its callback */
+    r->ninfo = ninfo;
+    pmix_status_t rc = spx_srv.host.notify_event(status, &source, range, info, ninfo,
+                                                 spx_srv_req_op_cb, r);
+    if (rc != PMIX_SUCCESS)
+        spx_srv_req_finish_now(r, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+    return 0;
+}
+
+/* ---- spx_server_notify ---- */
+
+struct srv_notify {
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info;   /* owned copy */
+    size_t ninfo;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+static void do_server_notify(void *arg)
+{
+    struct srv_notify *n = arg;
+    pmix_status_t rc = PMIX_ERR_INIT;
+    if (spx_srv.active) {
+        spx_srv_event_deliver(n->status, &n->source, n->range, n->info, n->ninfo, NULL);
+        rc = PMIX_SUCCESS;
+    }
+    if (n->cbfunc)
+        n->cbfunc(rc, n->cbdata);
+    spx_info_array_free(n->info, n->ninfo);
+    free(n);
+}
+
+pmix_status_t spx_server_notify(pmix_status_t status, const pmix_proc_t *source,
+                                pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!spx_server_active())
+        return PMIX_ERR_INIT;
+    if (ninfo && !info)
+        return PMIX_ERR_BAD_PARAM;
+    struct srv_notify *n = calloc(1, sizeof(*n));
+    if (!n)
+        return PMIX_ERR_NOMEM;
+    n->status = status;
+    if (source)
+        spx_proc_load(&n->source, source->nspace, source->rank);
+    else
+        n->source = spx_srv.me;
+    n->range = range;
+    n->cbfunc = cbfunc;
+    n->cbdata = cbdata;
+    pmix_status_t rc = spx_info_array_dup(&n->info, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        free(n);
+        return rc;
+    }
+    n->ninfo = ninfo;
+    if (spx_progress_shift(do_server_notify, n) != 0) {
+        spx_info_array_free(n->info, n->ninfo);
+        free(n);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    return PMIX_SUCCESS;
+}

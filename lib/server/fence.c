@@ -1,0 +1,426 @@
+/* fence.c - the local fence engine (contract in fence.h).
+ *
+ * Trackers live on one list in creation order. A tracker gathers arrivals
+ * until all expected local participants are in (GATHER), then waits for the
+ * host (HOST), then answers everybody and is unlinked. Host tokens are kept on
+ * their own list: they carry the contribution bytes and the id of their
+ * tracker, so an answer that comes after the tracker timed out finds no
+ * tracker and is dropped without touching freed memory.
+ */
+#include "config.h"
+#include "server/fence.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+enum trk_state { TRK_GATHER, TRK_HOST };
+
+struct arrival {
+    pmix_proc_t proc;
+    void *requester;
+    bool collect;
+};
+
+struct tracker {
+    struct tracker *next;
+    uint64_t id;
+    uint64_t seq;           /* n-th collective of this set */
+    enum trk_state state;
+    char *key;              /* canonical set name (owned) */
+    pmix_proc_t *set;       /* sorted, unique (owned) */
+    size_t nset;
+    pmix_proc_t *local;     /* expected local participants (owned) */
+    size_t nlocal;
+    struct arrival *arr;    /* owned, capacity nlocal + 1 grows as needed */
+    size_t narr, carr;
+    void *timer;            /* ops handle or NULL */
+};
+
+struct host_token {
+    struct host_token *next;
+    uint64_t tracker_id;
+    char *data;             /* contribution bytes (owned) */
+    size_t ndata;
+};
+
+struct set_counter {        /* how many collectives each set has had */
+    struct set_counter *next;
+    char *key;
+    uint64_t count;
+};
+
+struct spx_fence_engine {
+    const spx_fence_ops_t *ops;
+    void *arg;
+    struct tracker *trackers;
+    struct host_token *tokens;
+    struct set_counter *counters;
+    uint64_t next_id;
+};
+
+static int proc_cmp(const void *a, const void *b)
+{
+    const pmix_proc_t *x = a, *y = b;
+    int c = strncmp(x->nspace, y->nspace, PMIX_MAX_NSLEN);
+    if (c)
+        return c;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static bool proc_eq(const pmix_proc_t *a, const pmix_proc_t *b)
+{
+    return a->rank == b->rank && strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN) == 0;
+}
+
+bool spx_fence_proc_in_set(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset)
+{
+    for (size_t i = 0; i < nset; i++)
+        if (strncmp(proc->nspace, set[i].nspace, PMIX_MAX_NSLEN) == 0 &&
+            (set[i].rank == proc->rank || set[i].rank == PMIX_RANK_WILDCARD))
+            return true;
+    return false;
+}
+
+/* Sorted unique copy of set and its name "ns:rank;ns:*;..." (both malloc'd). */
+static int canonical_set(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, size_t *nout,
+                         char **key)
+{
+    pmix_proc_t *s = malloc(nset * sizeof(*s));
+    if (!s)
+        return -1;
+    memcpy(s, set, nset * sizeof(*s));
+    for (size_t i = 0; i < nset; i++)
+        s[i].nspace[PMIX_MAX_NSLEN] = '\0';
+    qsort(s, nset, sizeof(*s), proc_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < nset; i++)
+        if (n == 0 || !proc_eq(&s[n - 1], &s[i]))
+            s[n++] = s[i];
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++)
+        cap += strlen(s[i].nspace) + 13;
+    char *k = malloc(cap), *p = k;
+    if (!k) {
+        free(s);
+        return -1;
+    }
+    *p = '\0';
+    for (size_t i = 0; i < n; i++)
+        p += s[i].rank == PMIX_RANK_WILDCARD ? sprintf(p, "%s:*;", s[i].nspace)
+                                             : sprintf(p, "%s:%u;", s[i].nspace, (unsigned)s[i].rank);
+    *out = s;
+    *nout = n;
+    *key = k;
+    return 0;
+}
+
+static uint64_t next_set_seq(spx_fence_engine_t *e, const char *key)
+{
+    struct set_counter *c;
+    for (c = e->counters; c; c = c->next)
+        if (strcmp(c->key, key) == 0)
+            return ++c->count;
+    c = calloc(1, sizeof(*c));
+    if (c && (c->key = strdup(key))) {
+        c->next = e->counters;
+        e->counters = c;
+        return ++c->count;
+    }
+    free(c);
+    return 0;
+}
+
+spx_fence_engine_t *spx_fence_engine_create(const spx_fence_ops_t *ops, void *arg)
+{
+    spx_fence_engine_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->ops = ops;
+    e->arg = arg;
+    e->next_id = 1;
+    return e;
+}
+
+static void tracker_free(struct tracker *t)
+{
+    free(t->key);
+    free(t->set);
+    free(t->local);
+    free(t->arr);
+    free(t);
+}
+
+static void tracker_unlink(spx_fence_engine_t *e, struct tracker *t)
+{
+    for (struct tracker **pp = &e->trackers; *pp; pp = &(*pp)->next)
+        if (*pp == t) {
+            *pp = t->next;
+            return;
+        }
+}
+
+/* Answers every arrival with status, then unlinks and frees the tracker. */
+static void tracker_finish(spx_fence_engine_t *e, struct tracker *t, pmix_status_t status)
+{
+    tracker_unlink(e, t);
+    if (t->timer)
+        e->ops->timer_cancel(t->timer, e->arg);
+    t->timer = NULL;
+    spx_debug("fence %s#%llu: done, status %d, %zu participants", t->key,
+              (unsigned long long)t->seq, status, t->narr);
+    for (size_t i = 0; i < t->narr; i++)
+        e->ops->reply(t->arr[i].requester, status, e->arg);
+    tracker_free(t);
+}
+
+static struct tracker *tracker_find_id(spx_fence_engine_t *e, uint64_t id)
+{
+    for (struct tracker *t = e->trackers; t; t = t->next)
+        if (t->id == id)
+            return t;
+    return NULL;
+}
+
+static bool tracker_has_arrived(const struct tracker *t, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < t->narr; i++)
+        if (proc_eq(&t->arr[i].proc, p))
+            return true;
+    return false;
+}
+
+static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *set, size_t nset,
+                                      bool *lost)
+{
+    struct tracker *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    if (canonical_set(set, nset, &t->set, &t->nset, &t->key) != 0) {
+        free(t);
+        return NULL;
+    }
+    *lost = false;
+    t->nlocal = e->ops->local_members(t->set, t->nset, &t->local, lost, e->arg);
+    t->id = e->next_id++;
+    t->seq = next_set_seq(e, t->key);
+    t->state = TRK_GATHER;
+    /* append: older trackers of a set are matched first */
+    struct tracker **pp = &e->trackers;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = t;
+    return t;
+}
+
+/* All local participants are in: check the collect flags, build the
+ * contribution and hand it to the host. */
+static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
+{
+    size_t ncollect = 0;
+    for (size_t i = 0; i < t->narr; i++)
+        ncollect += t->arr[i].collect;
+    if (ncollect != 0 && ncollect != t->narr) {
+        spx_warn("fence %s#%llu: %zu of %zu participants asked to collect data: bad parameter",
+                 t->key, (unsigned long long)t->seq, ncollect, t->narr);
+        tracker_finish(e, t, PMIX_ERR_BAD_PARAM);
+        return;
+    }
+    bool collect = ncollect != 0;
+    struct host_token *tok = calloc(1, sizeof(*tok));
+    if (!tok) {
+        tracker_finish(e, t, PMIX_ERR_NOMEM);
+        return;
+    }
+    if (collect) {
+        spx_buf_t b;
+        spx_buf_init(&b);
+        for (size_t i = 0; i < t->nlocal; i++)
+            e->ops->contribute(&t->local[i], t->key, &b, e->arg);
+        if (spx_buf_failed(&b)) {
+            spx_buf_fini(&b);
+            free(tok);
+            tracker_finish(e, t, PMIX_ERR_NOMEM);
+            return;
+        }
+        tok->data = spx_buf_release(&b, &tok->ndata);
+    }
+    tok->tracker_id = t->id;
+    tok->next = e->tokens;
+    e->tokens = tok;
+    t->state = TRK_HOST;
+
+    pmix_info_t info[2];
+    size_t ninfo = 0;
+    memset(info, 0, sizeof(info));
+    if (collect) {
+        snprintf(info[ninfo].key, sizeof(info[ninfo].key), "%s", PMIX_COLLECT_DATA);
+        info[ninfo].value.type = PMIX_BOOL;
+        info[ninfo].value.data.flag = true;
+        ninfo++;
+    }
+    pmix_status_t rc = e->ops->host_fence(t->set, t->nset, ninfo ? info : NULL, ninfo,
+                                          tok->data, tok->ndata, tok, e->arg);
+    if (rc == PMIX_SUCCESS)
+        return; /* the host answers through spx_fence_host_done */
+    /* no answer will come: complete now (host_done finds the tracker by id, so
+     * this is safe even if host_fence re-entered the engine) */
+    if (rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED)
+        rc = PMIX_SUCCESS;
+    spx_fence_host_done(e, tok, rc, NULL, 0);
+}
+
+void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pmix_proc_t *set,
+                      size_t nset, bool collect, double timeout, void *requester)
+{
+    if (nset == 0 || !set) {
+        e->ops->reply(requester, PMIX_ERR_BAD_PARAM, e->arg);
+        return;
+    }
+    if (!spx_fence_proc_in_set(caller, set, nset)) {
+        e->ops->reply(requester, PMIX_ERR_NOT_A_MEMBER, e->arg);
+        return;
+    }
+    pmix_proc_t *cs;
+    size_t ncs;
+    char *key;
+    if (canonical_set(set, nset, &cs, &ncs, &key) != 0) {
+        e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
+        return;
+    }
+    struct tracker *t;
+    for (t = e->trackers; t; t = t->next)
+        if (t->state == TRK_GATHER && strcmp(t->key, key) == 0 && !tracker_has_arrived(t, caller))
+            break;
+    free(cs);
+    free(key);
+    bool lost = false;
+    if (!t && !(t = tracker_create(e, set, nset, &lost))) {
+        e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
+        return;
+    }
+    /* an arrival not in the expected list (should not happen) is added to it */
+    bool expected = false;
+    for (size_t i = 0; i < t->nlocal && !expected; i++)
+        expected = proc_eq(&t->local[i], caller);
+    if (!expected) {
+        pmix_proc_t *l = realloc(t->local, (t->nlocal + 1) * sizeof(*l));
+        if (!l) {
+            e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
+            return;
+        }
+        t->local = l;
+        t->local[t->nlocal++] = *caller;
+    }
+    if (t->narr == t->carr) {
+        size_t nc = t->carr ? 2 * t->carr : t->nlocal + 1;
+        struct arrival *a = realloc(t->arr, nc * sizeof(*a));
+        if (!a) {
+            e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
+            return;
+        }
+        t->arr = a;
+        t->carr = nc;
+    }
+    t->arr[t->narr++] = (struct arrival){.proc = *caller, .requester = requester,
+                                         .collect = collect};
+    spx_debug("fence %s#%llu: %s:%u arrived (%zu/%zu)", t->key, (unsigned long long)t->seq,
+              caller->nspace, (unsigned)caller->rank, t->narr, t->nlocal);
+    if (lost) {
+        tracker_finish(e, t, PMIX_ERR_PROC_ABORTED);
+        return;
+    }
+    if (timeout > 0 && !t->timer)
+        t->timer = e->ops->timer_arm(timeout, t->id, e->arg);
+    if (t->narr >= t->nlocal)
+        tracker_local_complete(e, t);
+}
+
+void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,
+                         const char *data, size_t ndata)
+{
+    struct host_token **pp = &e->tokens, *tok = NULL;
+    for (; *pp; pp = &(*pp)->next)
+        if (*pp == token) {
+            tok = *pp;
+            *pp = tok->next;
+            break;
+        }
+    if (!tok) {
+        spx_warn("fence: answer from the host for an unknown request ignored");
+        return;
+    }
+    struct tracker *t = tracker_find_id(e, tok->tracker_id);
+    free(tok->data);
+    free(tok);
+    if (!t || t->state != TRK_HOST) {
+        spx_debug("fence: late answer from the host ignored (tracker gone)");
+        return;
+    }
+    if (status == PMIX_SUCCESS && data && ndata > 0)
+        status = e->ops->deliver(data, ndata, e->arg);
+    tracker_finish(e, t, status);
+}
+
+void spx_fence_timeout(spx_fence_engine_t *e, uint64_t id)
+{
+    struct tracker *t = tracker_find_id(e, id);
+    if (!t)
+        return;
+    t->timer = NULL; /* fired: must not be cancelled */
+    spx_warn("fence %s#%llu: timed out with %zu of %zu local participants in", t->key,
+             (unsigned long long)t->seq, t->narr, t->nlocal);
+    tracker_finish(e, t, PMIX_ERR_TIMEOUT);
+}
+
+void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
+{
+    struct tracker *t = e->trackers, *next;
+    for (; t; t = next) {
+        next = t->next;
+        if (t->state != TRK_GATHER)
+            continue; /* the host owns its completion now */
+        bool member = false;
+        for (size_t i = 0; i < t->nlocal && !member; i++)
+            member = proc_eq(&t->local[i], proc);
+        if (!member)
+            continue;
+        spx_warn("fence %s#%llu: participant %s:%u went away", t->key,
+                 (unsigned long long)t->seq, proc->nspace, (unsigned)proc->rank);
+        /* Hook for multi-node fences: the other nodes' servers wait for this
+         * node's contribution too; the tree engine will need to be told here. */
+        tracker_finish(e, t, PMIX_ERR_PROC_ABORTED);
+        next = e->trackers; /* the list changed: rescan (finished trackers are gone) */
+    }
+}
+
+size_t spx_fence_count(const spx_fence_engine_t *e)
+{
+    size_t n = 0;
+    for (const struct tracker *t = e->trackers; t; t = t->next)
+        n++;
+    return n;
+}
+
+void spx_fence_engine_destroy(spx_fence_engine_t *e)
+{
+    if (!e)
+        return;
+    while (e->trackers)
+        tracker_finish(e, e->trackers, PMIX_ERR_NOT_AVAILABLE);
+    while (e->tokens) {
+        struct host_token *tok = e->tokens;
+        e->tokens = tok->next;
+        free(tok->data);
+        free(tok);
+    }
+    while (e->counters) {
+        struct set_counter *c = e->counters;
+        e->counters = c->next;
+        free(c->key);
+        free(c);
+    }
+    free(e);
+}

@@ -1,0 +1,91 @@
+/* fence.h - the local fence engine of the server: one tracker per collective,
+ * with no sockets and no host in it. Everything the engine needs from the
+ * outside world goes through an ops table (which local processes a set
+ * covers, what a process contributes, handing the node's contribution to the
+ * host, timers, answering a participant), so unit tests drive it directly.
+ *
+ * Flow: each local participant's FENCE becomes spx_fence_arrive(). A tracker
+ * is keyed by the exact participant set (sorted, duplicates removed; a
+ * WILDCARD entry is a different set from an explicit listing) and by the
+ * order of that set's collectives: an arrival joins the oldest gathering
+ * tracker of its set that it has not joined yet. When every expected local
+ * participant has arrived, the contribution is built and ops->host_fence is
+ * called once; the host's answer comes back through spx_fence_host_done().
+ * Every arrival is answered exactly once through ops->reply, also on
+ * failure (timeout, lost participant, engine destroyed).
+ *
+ * All functions run on one thread (the progress thread in the server).
+ */
+#ifndef SPX_SERVER_FENCE_H
+#define SPX_SERVER_FENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pmix_common.h>
+
+#include "codec/buf.h"
+
+typedef struct spx_fence_engine spx_fence_engine_t;
+
+typedef struct spx_fence_ops {
+    /* Appends to *out (malloc'd array, the engine frees it) the local processes
+     * covered by the participant set and returns their count (may be 0). Sets
+     * *lost when one of them has already gone away (the fence then fails with
+     * PMIX_ERR_PROC_ABORTED at once). set: borrowed. */
+    size_t (*local_members)(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bool *lost,
+                            void *arg);
+    /* Appends proc's contribution for a collecting fence to out. set_key: borrowed
+     * canonical name of the participant set (for delta bookkeeping). */
+    void (*contribute)(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out, void *arg);
+    /* Hands the node's contribution to the host. set/info/data: borrowed; data stays
+     * valid until spx_fence_host_done(token) or the engine is destroyed. Returns
+     * PMIX_SUCCESS (the host answers later through spx_fence_host_done(token)),
+     * PMIX_OPERATION_SUCCEEDED or PMIX_ERR_NOT_SUPPORTED (complete with local data
+     * only), or an error that fails the fence. */
+    pmix_status_t (*host_fence)(const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
+                                size_t ninfo, char *data, size_t ndata, void *token, void *arg);
+    /* Applies the data of all nodes (borrowed). PMIX_SUCCESS or an error status
+     * that becomes the fence's result. */
+    pmix_status_t (*deliver)(const char *data, size_t ndata, void *arg);
+    /* Answers one arrival; called exactly once per spx_fence_arrive(). */
+    void (*reply)(void *requester, pmix_status_t status, void *arg);
+    /* Timers: arm returns a handle (NULL on failure) and later calls
+     * spx_fence_timeout(engine, id) unless cancelled first. */
+    void *(*timer_arm)(double seconds, uint64_t id, void *arg);
+    void (*timer_cancel)(void *handle, void *arg);
+} spx_fence_ops_t;
+
+/* ops: borrowed, must outlive the engine. NULL on ENOMEM. */
+spx_fence_engine_t *spx_fence_engine_create(const spx_fence_ops_t *ops, void *arg);
+/* Answers every pending arrival with PMIX_ERR_NOT_AVAILABLE (through ops->reply),
+ * cancels timers and frees everything, including host tokens not answered yet. */
+void spx_fence_engine_destroy(spx_fence_engine_t *e);
+
+/* One local participant enters a fence. caller, set: borrowed. nset == 0 is not
+ * allowed (the caller expands a NULL set to its own nspace WILDCARD).
+ * collect: PMIX_COLLECT_DATA was true. timeout: seconds, <= 0 for none.
+ * requester: opaque, handed back to ops->reply exactly once. */
+void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pmix_proc_t *set,
+                      size_t nset, bool collect, double timeout, void *requester);
+
+/* The host's answer for token. data: borrowed for the call. A token whose
+ * tracker is gone (timed out, failed) is released silently. */
+void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,
+                         const char *data, size_t ndata);
+
+/* The timer of tracker id fired (ops->timer_arm): every arrival gets
+ * PMIX_ERR_TIMEOUT and the tracker is dropped. Unknown ids are ignored. */
+void spx_fence_timeout(spx_fence_engine_t *e, uint64_t id);
+
+/* proc (a local process) went away: every tracker still gathering that
+ * expects it fails with PMIX_ERR_PROC_ABORTED. */
+void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc);
+
+/* Number of live trackers (for tests and statistics). */
+size_t spx_fence_count(const spx_fence_engine_t *e);
+
+/* True when proc is named by set (same nspace and same rank, or a WILDCARD entry). */
+bool spx_fence_proc_in_set(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset);
+
+#endif

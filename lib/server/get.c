@@ -1,0 +1,291 @@
+/* get.c - GET requests from clients and dmodex requests from the host.
+ *
+ * A GET looks for (target, key) in the server's store (committed data of
+ * local processes, filtered by scope; data fences delivered for remote ones)
+ * and then in the namespace's job info. A miss on a local target that has not
+ * said its last word is held on spx_srv.gets until that process commits the
+ * key, its PMIX_TIMEOUT expires, or it finalizes / goes away. A dmodex request
+ * of the host for a local process that has not committed yet is held the
+ * same way (without timeout) and answered at its first commit.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "proto/records.h"
+#include "server/server.h"
+#include "types/types.h"
+#include "util/log.h"
+
+struct spx_srv_get {
+    struct spx_srv_get *next;
+    struct spx_srv_peer *peer;      /* referenced; NULL for a dmodex request */
+    uint32_t seq;
+    pmix_proc_t requester;
+    pmix_proc_t target;
+    char key[PMIX_MAX_KEYLEN + 1];
+    spx_timer_t *timer;             /* NULL when no timeout */
+    pmix_dmodex_response_fn_t dmx_cb;
+    void *dmx_arg;
+};
+
+bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix_rank_t rank,
+                          pmix_scope_t scope)
+{
+    if (!spx_srv_proc_is_local(nspace, rank))
+        return scope != PMIX_INTERNAL; /* what fences delivered was meant to travel */
+    if (requester && requester->rank == rank &&
+        strncmp(requester->nspace, nspace, PMIX_MAX_NSLEN) == 0)
+        return true;
+    return scope == PMIX_LOCAL || scope == PMIX_GLOBAL;
+}
+
+/* Borrowed pointer to the value requester may see, or NULL. */
+static const pmix_value_t *get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
+                                      const char *key)
+{
+    pmix_scope_t scope;
+    const pmix_value_t *v;
+    if (target->rank != PMIX_RANK_WILDCARD) {
+        v = spx_store_peek(spx_srv.store, target->nspace, target->rank, key, &scope);
+        if (v && spx_srv_proc_visible(requester, target->nspace, target->rank, scope))
+            return v;
+    }
+    struct spx_srv_ns *ns = spx_srv_ns_find(target->nspace);
+    if (!ns)
+        return NULL;
+    if ((v = spx_store_peek(ns->info, ns->name, target->rank, key, NULL)))
+        return v;
+    if (target->rank != PMIX_RANK_WILDCARD && spx_key_is_reserved(key))
+        return spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, key, NULL);
+    return NULL;
+}
+
+static void get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
+                      const pmix_value_t *v)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, st);
+    if (st == PMIX_SUCCESS)
+        spx_codec_push_value(&b, v);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        spx_buf_init(&b);
+        spx_buf_push_i32(&b, PMIX_ERR_NOMEM);
+    }
+    spx_srv_reply(p, SPX_MSG_GET, seq, &b);
+}
+
+static void held_unlink(struct spx_srv_get *g)
+{
+    for (struct spx_srv_get **pp = &spx_srv.gets; *pp; pp = &(*pp)->next)
+        if (*pp == g) {
+            *pp = g->next;
+            return;
+        }
+}
+
+/* Answers a held request with st (value v for a GET) and frees it. */
+static void held_finish(struct spx_srv_get *g, pmix_status_t st, const pmix_value_t *v)
+{
+    held_unlink(g);
+    if (g->timer)
+        spx_timer_cancel(g->timer);
+    if (g->peer) {
+        get_reply(g->peer, g->seq, st, v);
+        spx_srv_peer_unref(g->peer);
+    } else if (g->dmx_cb) {
+        g->dmx_cb(st, NULL, 0, g->dmx_arg);
+    }
+    free(g);
+}
+
+static void held_timeout(void *arg)
+{
+    struct spx_srv_get *g = arg;
+    g->timer = NULL; /* fired */
+    spx_debug("GET %s of %s:%u timed out", g->key, g->target.nspace, (unsigned)g->target.rank);
+    held_finish(g, PMIX_ERR_TIMEOUT, NULL);
+}
+
+/* The target may still provide the key: it is local, registered and alive. */
+static bool target_may_commit(const pmix_proc_t *target, const char *key)
+{
+    if (target->rank == PMIX_RANK_WILDCARD || !spx_srv_proc_is_local(target->nspace, target->rank))
+        return false;
+    struct spx_srv_client *cl = spx_srv_client_find(target->nspace, target->rank);
+    if (cl && (cl->finalized || (cl->connected_once && !cl->peer)))
+        return false;
+    /* reserved keys come from the host's job info, or a commit that already happened */
+    if (spx_key_is_reserved(key) && cl && cl->committed)
+        return false;
+    return true;
+}
+
+int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    pmix_proc_t target;
+    char key[PMIX_MAX_KEYLEN + 1];
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (spx_codec_pull_proc(b, &target) != 0)
+        return -1;
+    spx_buf_pull_str_into(b, key, sizeof(key));
+    if (spx_buf_failed(b) || spx_codec_pull_info_array(b, &info, &ninfo) != 0)
+        return -1;
+    if (spx_buf_finish(b) != 0) {
+        spx_info_array_free(info, ninfo);
+        return -1;
+    }
+    target.nspace[PMIX_MAX_NSLEN] = '\0';
+    bool optional = spx_info_flag(info, ninfo, PMIX_OPTIONAL);
+    long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    spx_info_array_free(info, ninfo);
+
+    const pmix_value_t *v = get_lookup(&p->proc, &target, key);
+    if (v) {
+        get_reply(p, seq, PMIX_SUCCESS, v);
+        return 0;
+    }
+    if (optional || !target_may_commit(&target, key)) {
+        /* Hook for multi-node: a remote target's data could be asked of the host
+         * here (spx_srv.host.direct_modex); today only fences bring it. */
+        get_reply(p, seq, PMIX_ERR_NOT_FOUND, NULL);
+        return 0;
+    }
+    struct spx_srv_get *g = calloc(1, sizeof(*g));
+    if (!g) {
+        get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
+        return 0;
+    }
+    g->peer = p;
+    spx_srv_peer_ref(p);
+    g->seq = seq;
+    g->requester = p->proc;
+    g->target = target;
+    memcpy(g->key, key, sizeof(g->key));
+    if (timeout > 0 && !(g->timer = spx_timer_start((double)timeout, held_timeout, g))) {
+        spx_srv_peer_unref(p);
+        free(g);
+        get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
+        return 0;
+    }
+    g->next = spx_srv.gets;
+    spx_srv.gets = g;
+    spx_debug("%s: GET %s of %s:%u held until it is committed", p->name, key, target.nspace,
+              (unsigned)target.rank);
+    return 0;
+}
+
+/* Answers a held dmodex request: the target's record with what may leave the node. */
+static void dmodex_answer(struct spx_srv_get *g)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_records_push_proc(&b, spx_srv.store, g->target.nspace, g->target.rank, 0,
+                          SPX_SCOPES_REMOTE, true, NULL);
+    held_unlink(g);
+    if (spx_buf_failed(&b)) {
+        g->dmx_cb(PMIX_ERR_NOMEM, NULL, 0, g->dmx_arg);
+    } else {
+        g->dmx_cb(PMIX_SUCCESS, (char *)b.data, b.len, g->dmx_arg);
+    }
+    spx_buf_fini(&b);
+    free(g);
+}
+
+void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
+{
+    struct spx_srv_get *g = spx_srv.gets, *next;
+    for (; g; g = next) {
+        next = g->next;
+        if (g->target.rank != rank || strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) != 0)
+            continue;
+        if (!g->peer) {
+            dmodex_answer(g);
+            next = spx_srv.gets; /* list changed */
+            continue;
+        }
+        const pmix_value_t *v = get_lookup(&g->requester, &g->target, g->key);
+        if (v) {
+            held_finish(g, PMIX_SUCCESS, v);
+            next = spx_srv.gets;
+        }
+    }
+}
+
+static void fail_matching(const char *nspace, pmix_rank_t rank, const struct spx_srv_peer *peer,
+                          bool all, pmix_status_t st)
+{
+    struct spx_srv_get *g = spx_srv.gets, *next;
+    for (; g; g = next) {
+        next = g->next;
+        bool hit = all || (peer && g->peer == peer) ||
+                   (nspace && g->target.rank == rank &&
+                    strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) == 0);
+        if (!hit)
+            continue;
+        held_finish(g, st, NULL);
+        next = spx_srv.gets;
+    }
+}
+
+void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank)
+{
+    fail_matching(nspace, rank, NULL, false, PMIX_ERR_NOT_FOUND);
+}
+
+void spx_srv_get_requester_gone(struct spx_srv_peer *p)
+{
+    fail_matching(NULL, 0, p, false, PMIX_ERR_UNREACH); /* reply goes nowhere */
+}
+
+void spx_srv_get_fail_all(void)
+{
+    fail_matching(NULL, 0, NULL, true, PMIX_ERR_NOT_AVAILABLE);
+}
+
+/* ---- PMIx_server_dmodex_request ---- */
+
+static void do_dmodex(void *arg)
+{
+    struct spx_srv_get *g = arg;
+    struct spx_srv_client *cl = spx_srv_client_find(g->target.nspace, g->target.rank);
+    if (!spx_srv.active || !spx_srv_proc_is_local(g->target.nspace, g->target.rank) ||
+        (cl && (cl->finalized || (cl->connected_once && !cl->peer)) && !cl->committed)) {
+        g->dmx_cb(PMIX_ERR_NOT_FOUND, NULL, 0, g->dmx_arg);
+        free(g);
+        return;
+    }
+    g->next = spx_srv.gets;
+    spx_srv.gets = g;
+    if (cl && cl->committed)
+        dmodex_answer(g);
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
+                                                    pmix_dmodex_response_fn_t cbfunc,
+                                                    void *cbdata)
+{
+    if (!spx_server_active())
+        return PMIX_ERR_INIT;
+    if (!proc || !cbfunc || proc->rank == PMIX_RANK_WILDCARD)
+        return PMIX_ERR_BAD_PARAM;
+    struct spx_srv_get *g = calloc(1, sizeof(*g));
+    if (!g)
+        return PMIX_ERR_NOMEM;
+    spx_proc_load(&g->target, proc->nspace, proc->rank);
+    g->dmx_cb = cbfunc;
+    g->dmx_arg = cbdata;
+    if (spx_progress_shift(do_dmodex, g) != 0) {
+        free(g);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    return PMIX_SUCCESS;
+}

@@ -1,0 +1,219 @@
+/* internal.h - state of the PMIx server side of this process, shared by the
+ * files of lib/server/ (not for other modules: they use server.h).
+ *
+ * One server per process. Everything in `spx_srv` is owned by the progress
+ * thread: public PMIx_server_* calls copy their inputs and shift the work
+ * there. Objects:
+ *   spx_srv_ns      a registered namespace: its job info (a store plus the HELLO
+ *                   reply bytes encoded once) and its registered local clients;
+ *   spx_srv_client  one registered local process (rank, uid, host object);
+ *   spx_srv_peer    one accepted connection; after HELLO it points to its client.
+ * Peers are reference counted: the peer list holds one reference, every
+ * request waiting for the host or for data holds one; a closed peer is freed
+ * when the last reference goes (mark and reap), so late host callbacks are safe.
+ */
+#ifndef SPX_SERVER_INTERNAL_H
+#define SPX_SERVER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <pmix_server.h>
+
+#include "codec/buf.h"
+#include "codec/frame.h"
+#include "net/conn.h"
+#include "net/unix_sock.h"
+#include "server/fence.h"
+#include "store/store.h"
+#include "util/compiler.h"
+
+#ifndef PMIX_DEL_LOCAL
+#define PMIX_DEL_LOCAL 5
+#define PMIX_DEL_REMOTE 6
+#define PMIX_DEL_GLOBAL 7
+#define PMIX_DEL_INTERNAL 8
+#endif
+
+struct spx_srv_ns;
+struct spx_srv_peer;
+
+struct spx_srv_client {
+    struct spx_srv_client *next;
+    struct spx_srv_ns *ns;          /* back pointer (borrowed) */
+    pmix_rank_t rank;
+    uid_t uid;
+    gid_t gid;
+    void *server_object;            /* the host's (borrowed) */
+    struct spx_srv_peer *peer;      /* connected peer or NULL (borrowed) */
+    bool connected_once;            /* a peer completed HELLO for it */
+    bool finalized;
+    bool committed;                 /* committed at least once */
+    /* delta bookkeeping for collecting fences (only full contributions are sent
+     * today; these record what a delta would start from) */
+    uint64_t contrib_seq;
+    char *contrib_set;              /* owned */
+};
+
+struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
+    struct spx_srv_cleanup *next;
+    char *path;                     /* owned */
+    bool is_dir, recursive, leave_top, only_empty;
+    char **ignore;                  /* NULL-terminated, owned */
+    uid_t owner;                    /* uid of the registering client */
+};
+
+struct spx_srv_ns {
+    struct spx_srv_ns *next;
+    char name[PMIX_MAX_NSLEN + 1];
+    int nlocalprocs;
+    spx_store_t *info;              /* job info: WILDCARD = job + this node; rank = proc keys */
+    pmix_rank_t *info_ranks;        /* ranks with proc-level info (owned) */
+    size_t ninfo_ranks;
+    pmix_rank_t *local;             /* local ranks from PMIX_LOCAL_PEERS (owned, may be NULL) */
+    size_t nlocal;
+    uint8_t *hello;                 /* u32 nblocks + blocks (owned) */
+    size_t hello_len;
+    struct spx_srv_client *clients;
+    struct spx_srv_cleanup *cleanups;
+};
+
+enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_PEER_CLOSED };
+
+struct spx_srv_peer {
+    struct spx_srv_peer *next;
+    spx_conn_t *conn;               /* NULL once closed */
+    enum spx_srv_peer_state state;
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;
+    pmix_proc_t proc;               /* valid from HELLO on */
+    struct spx_srv_client *client;  /* NULL before HELLO or after deregistration */
+    int refs;
+    char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
+};
+
+/* A request waiting for the host (or for data): holds a peer reference. */
+struct spx_srv_req;
+typedef void (*spx_srv_req_f)(struct spx_srv_req *r);
+struct spx_srv_req {
+    struct spx_srv_peer *peer;      /* referenced, may be NULL (server-originated) */
+    uint8_t type;
+    uint32_t seq;
+    pmix_status_t status;           /* host answer */
+    spx_srv_req_f done;             /* runs on the progress thread after the host answered */
+    pmix_info_t *info;              /* decoded request infos (owned) */
+    size_t ninfo;
+    pmix_proc_t *procs;             /* owned */
+    size_t nprocs;
+    char **keys;                    /* NULL-terminated (owned) */
+    char *msg;                      /* owned */
+    void *extra;                    /* the host's answer (borrowed until relfn) */
+    size_t nextra;
+    void *owned;                    /* freed with owned_free when the request is freed */
+    void (*owned_free)(void *);
+    spx_buf_t reply;                /* encoded reply tail */
+    pmix_release_cbfunc_t relfn;    /* host release of its answer, called after use */
+    void *relarg;
+};
+
+struct spx_srv_get;                 /* get.c */
+
+struct spx_srv {
+    bool active;
+    pmix_server_module_t host;
+    pmix_proc_t me;
+    char hostname[256];
+    uint32_t nodeid;
+    bool have_nodeid;
+    char *dir;                      /* private directory (owned) */
+    char *sock_path;                /* owned */
+    uid_t uid;                      /* the user allowed to connect */
+    gid_t gid;
+    spx_listener_t *listener;
+    spx_store_t *store;             /* committed data of local clients + fence data */
+    struct spx_srv_ns *nspaces;
+    struct spx_srv_peer *peers;
+    spx_fence_engine_t *fence;
+    struct spx_srv_get *gets;
+};
+
+extern struct spx_srv spx_srv;
+
+/* ---- server.c ---- */
+/* Runs fn(arg) on the progress thread and waits for it to return (not on that thread). */
+void spx_srv_run_sync(void (*fn)(void *), void *arg);
+
+/* ---- util.c: helpers on infos and procs ---- */
+/* An integer directive (any integer type), or dflt when absent or not an integer.
+ * (Flags, lookups and copies come from types/types.h.) */
+long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long dflt);
+/* Parses a comma list of ranks with ranges ("0,2-4"); *out malloc'd. 0 or -1. */
+int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
+/* Frees a NULL-terminated string array. */
+void spx_srv_argv_free(char **argv);
+
+/* ---- nspace.c ---- */
+struct spx_srv_ns *spx_srv_ns_find(const char *name);
+struct spx_srv_client *spx_srv_client_find(const char *nspace, pmix_rank_t rank);
+/* True when (nspace, rank) is a process of this node (registered or in local peers). */
+bool spx_srv_proc_is_local(const char *nspace, pmix_rank_t rank);
+/* Local processes of a namespace: *out malloc'd, sorted, unique. */
+size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out);
+void spx_srv_ns_free_all(void);
+
+/* ---- peer.c ---- */
+void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg);
+void spx_srv_peer_ref(struct spx_srv_peer *p);
+void spx_srv_peer_unref(struct spx_srv_peer *p);
+void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason);
+void spx_srv_close_all(void);
+/* Replies (no-ops when the peer is gone). payload: bytes taken. */
+void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
+void spx_srv_reply_status(struct spx_srv_peer *p, uint8_t type, uint32_t seq,
+                          pmix_status_t status);
+struct spx_srv_req *spx_srv_req_create(struct spx_srv_peer *p, uint8_t type, uint32_t seq);
+void spx_srv_req_free(struct spx_srv_req *r);
+/* Host callbacks: store the answer and shift r->done onto the progress thread. */
+void spx_srv_req_op_cb(pmix_status_t status, void *cbdata);
+/* Completes r now (upcall returned without a callback coming): status goes to r. */
+void spx_srv_req_finish_now(struct spx_srv_req *r, pmix_status_t status);
+/* The usual done: reply r->status and free. */
+void spx_srv_req_reply_done(struct spx_srv_req *r);
+
+/* ---- handlers (return 0, or -1 for a malformed payload: the caller closes) ---- */
+int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b);
+int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
+int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
+int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
+int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *b);
+
+/* ---- fence glue (collect.c) ---- */
+int spx_srv_fence_setup(void);
+void spx_srv_fence_teardown(void);
+
+/* ---- get.c ---- */
+/* A local process committed or went away: answer held requests. */
+void spx_srv_get_committed(const char *nspace, pmix_rank_t rank);
+void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank);
+void spx_srv_get_requester_gone(struct spx_srv_peer *p);
+void spx_srv_get_fail_all(void);
+/* Host dmodex support (PMIx_server_dmodex_request) on the progress thread. */
+bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix_rank_t rank,
+                          pmix_scope_t scope);
+
+/* ---- events.c ---- */
+/* Sends the EVENT frame to local clients in range, except `except` (may be NULL). */
+void spx_srv_event_deliver(pmix_status_t status, const pmix_proc_t *source,
+                           pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
+                           const struct spx_srv_peer *except);
+
+/* ---- cleanup.c ---- */
+/* Records the cleanup directives of a JOBCTL; PMIX_SUCCESS, or NOT_SUPPORTED when
+ * the directives hold anything else (the host must handle them). */
+pmix_status_t spx_srv_cleanup_register(struct spx_srv_client *c, const pmix_info_t *info,
+                                       size_t ninfo, bool only_if_all);
+void spx_srv_cleanup_run(struct spx_srv_ns *ns);
+void spx_srv_cleanup_free(struct spx_srv_ns *ns);
+
+#endif

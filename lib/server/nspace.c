@@ -1,0 +1,528 @@
+/* nspace.c - registered namespaces and clients: PMIx_server_register_nspace,
+ * deregister_nspace, register_client, deregister_client.
+ *
+ * The job info given by the host is parsed on the caller's thread into a new
+ * spx_srv_ns (its own store: rank WILDCARD gets job-level keys and the node
+ * info of this node, each rank its PMIX_PROC_DATA keys) and the HELLO reply
+ * blocks are encoded there once; the finished object is then shifted onto the
+ * progress thread and linked in, so a client's HELLO only copies bytes.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "server/server.h"
+#include "types/types.h"
+#include "util/log.h"
+
+struct spx_srv_ns *spx_srv_ns_find(const char *name)
+{
+    for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next)
+        if (strncmp(ns->name, name, PMIX_MAX_NSLEN) == 0)
+            return ns;
+    return NULL;
+}
+
+struct spx_srv_client *spx_srv_client_find(const char *nspace, pmix_rank_t rank)
+{
+    struct spx_srv_ns *ns = spx_srv_ns_find(nspace);
+    for (struct spx_srv_client *c = ns ? ns->clients : NULL; c; c = c->next)
+        if (c->rank == rank)
+            return c;
+    return NULL;
+}
+
+bool spx_srv_proc_is_local(const char *nspace, pmix_rank_t rank)
+{
+    struct spx_srv_ns *ns = spx_srv_ns_find(nspace);
+    if (!ns)
+        return false;
+    for (size_t i = 0; i < ns->nlocal; i++)
+        if (ns->local[i] == rank)
+            return true;
+    return spx_srv_client_find(nspace, rank) != NULL;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+    pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out)
+{
+    size_t n = ns->nlocal;
+    for (const struct spx_srv_client *c = ns->clients; c; c = c->next)
+        n++;
+    pmix_rank_t *r = malloc((n ? n : 1) * sizeof(*r));
+    *out = r;
+    if (!r)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < ns->nlocal; i++)
+        r[k++] = ns->local[i];
+    for (const struct spx_srv_client *c = ns->clients; c; c = c->next)
+        r[k++] = c->rank;
+    qsort(r, k, sizeof(*r), rank_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || r[u - 1] != r[i])
+            r[u++] = r[i];
+    return u;
+}
+
+/* ---- building a namespace from the host's info (caller's thread) ---- */
+
+static const pmix_info_t *darray_infos(const pmix_value_t *v, size_t *n)
+{
+    if (v->type != PMIX_DATA_ARRAY || !v->data.darray || v->data.darray->type != PMIX_INFO) {
+        *n = 0;
+        return NULL;
+    }
+    *n = v->data.darray->size;
+    return v->data.darray->array;
+}
+
+static int ns_add_rank(struct spx_srv_ns *ns, pmix_rank_t rank)
+{
+    for (size_t i = 0; i < ns->ninfo_ranks; i++)
+        if (ns->info_ranks[i] == rank)
+            return 0;
+    pmix_rank_t *r = realloc(ns->info_ranks, (ns->ninfo_ranks + 1) * sizeof(*r));
+    if (!r)
+        return -1;
+    ns->info_ranks = r;
+    r[ns->ninfo_ranks++] = rank;
+    return 0;
+}
+
+static pmix_status_t ns_put(struct spx_srv_ns *ns, pmix_rank_t rank, const pmix_info_t *i)
+{
+    if (spx_key_eq(i->key, PMIX_LOCAL_PEERS) && rank == PMIX_RANK_WILDCARD &&
+        i->value.type == PMIX_STRING && i->value.data.string) {
+        free(ns->local);
+        ns->local = NULL;
+        if (spx_srv_parse_ranks(i->value.data.string, &ns->local, &ns->nlocal) != 0)
+            spx_warn("namespace %s: unreadable %s \"%s\"", ns->name, PMIX_LOCAL_PEERS,
+                     i->value.data.string);
+    }
+    return spx_store_put(ns->info, ns->name, rank, i->key, &i->value, PMIX_GLOBAL);
+}
+
+static bool node_is_mine(const pmix_info_t *in, size_t n)
+{
+    const pmix_info_t *h = spx_info_find(in, n, PMIX_HOSTNAME);
+    if (h && h->value.type == PMIX_STRING && h->value.data.string) {
+        const char *a = h->value.data.string, *b = spx_srv.hostname;
+        size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+        if (strcmp(a, b) == 0 || (la == lb && strncmp(a, b, la) == 0 && (!a[la] || !b[lb])))
+            return true;
+    }
+    const pmix_info_t *id = spx_info_find(in, n, PMIX_NODEID);
+    uint32_t v;
+    return id && spx_srv.have_nodeid && spx_value_to_u32(&id->value, &v) == PMIX_SUCCESS &&
+           v == spx_srv.nodeid;
+}
+
+static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, size_t ninfo)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    /* pass 1: job-level keys, this node's keys, proc data */
+    for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++) {
+        size_t n;
+        const pmix_info_t *in = darray_infos(&info[i].value, &n);
+        if (spx_key_eq(info[i].key, PMIX_NODE_INFO_ARRAY)) {
+            if (in && node_is_mine(in, n))
+                for (size_t k = 0; k < n && rc == PMIX_SUCCESS; k++)
+                    rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
+        } else if (spx_key_eq(info[i].key, PMIX_PROC_DATA)) {
+            uint32_t rank;
+            if (!in || n == 0 || !spx_key_eq(in[0].key, PMIX_RANK) ||
+                spx_value_to_u32(&in[0].value, &rank) != PMIX_SUCCESS) {
+                spx_warn("namespace %s: %s without a leading %s ignored", ns->name,
+                         PMIX_PROC_DATA, PMIX_RANK);
+                continue;
+            }
+            if (ns_add_rank(ns, rank) != 0)
+                return PMIX_ERR_NOMEM;
+            for (size_t k = 1; k < n && rc == PMIX_SUCCESS; k++)
+                rc = ns_put(ns, rank, &in[k]);
+        } else if (spx_key_eq(info[i].key, PMIX_APP_INFO_ARRAY) ||
+                   spx_key_eq(info[i].key, PMIX_SESSION_INFO_ARRAY)) {
+            continue; /* pass 2 */
+        } else {
+            rc = ns_put(ns, PMIX_RANK_WILDCARD, &info[i]);
+        }
+    }
+    /* pass 2: app and session keys fill in what the job level did not say
+     * (one app per job is what clients can ask for through rank WILDCARD) */
+    for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++) {
+        if (!spx_key_eq(info[i].key, PMIX_APP_INFO_ARRAY) &&
+            !spx_key_eq(info[i].key, PMIX_SESSION_INFO_ARRAY))
+            continue;
+        size_t n;
+        const pmix_info_t *in = darray_infos(&info[i].value, &n);
+        for (size_t k = 0; in && k < n && rc == PMIX_SUCCESS; k++)
+            if (!spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, in[k].key, NULL))
+                rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
+    }
+    if (rc == PMIX_SUCCESS && ns->nlocalprocs >= 0 &&
+        !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, NULL)) {
+        pmix_value_t v = {.type = PMIX_UINT32};
+        v.data.uint32 = (uint32_t)ns->nlocalprocs;
+        rc = spx_store_put(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, &v,
+                           PMIX_GLOBAL);
+    }
+    return rc;
+}
+
+struct hello_ctx {
+    spx_buf_t *b;
+    uint32_t n;
+};
+
+static int hello_entry(const char *key, const pmix_value_t *val, pmix_scope_t scope,
+                       uint64_t seq, void *arg)
+{
+    (void)scope;
+    (void)seq;
+    struct hello_ctx *h = arg;
+    if (!val)
+        return 0;
+    pmix_info_t tmp;
+    memset(&tmp, 0, sizeof(tmp));
+    spx_key_load(tmp.key, key);
+    tmp.value = *val; /* shallow: push only reads it */
+    spx_codec_push_info(h->b, &tmp);
+    h->n++;
+    return 0;
+}
+
+static void hello_block(spx_buf_t *b, struct spx_srv_ns *ns, pmix_rank_t rank)
+{
+    spx_buf_push_u32(b, rank);
+    size_t at = b->len;
+    spx_buf_push_u32(b, 0);
+    struct hello_ctx h = {.b = b, .n = 0};
+    spx_store_foreach_since(ns->info, ns->name, rank, 0, hello_entry, &h);
+    if (!spx_buf_failed(b))
+        for (int i = 0; i < 4; i++)
+            b->data[at + i] = (uint8_t)(h.n >> (8 * i));
+}
+
+static pmix_status_t ns_encode_hello(struct spx_srv_ns *ns)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, (uint32_t)(1 + ns->ninfo_ranks));
+    hello_block(&b, ns, PMIX_RANK_WILDCARD);
+    for (size_t i = 0; i < ns->ninfo_ranks; i++)
+        hello_block(&b, ns, ns->info_ranks[i]);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        return PMIX_ERR_NOMEM;
+    }
+    free(ns->hello);
+    ns->hello = spx_buf_release(&b, &ns->hello_len);
+    return PMIX_SUCCESS;
+}
+
+static void ns_free(struct spx_srv_ns *ns)
+{
+    if (!ns)
+        return;
+    while (ns->clients) {
+        struct spx_srv_client *c = ns->clients;
+        ns->clients = c->next;
+        if (c->peer)
+            c->peer->client = NULL;
+        free(c->contrib_set);
+        free(c);
+    }
+    spx_srv_cleanup_free(ns);
+    if (ns->info)
+        spx_store_destroy(ns->info);
+    free(ns->info_ranks);
+    free(ns->local);
+    free(ns->hello);
+    free(ns);
+}
+
+static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix_info_t *info,
+                                   size_t ninfo, pmix_status_t *rc)
+{
+    struct spx_srv_ns *ns = calloc(1, sizeof(*ns));
+    if (!ns || !(ns->info = spx_store_create())) {
+        free(ns);
+        *rc = PMIX_ERR_NOMEM;
+        return NULL;
+    }
+    snprintf(ns->name, sizeof(ns->name), "%s", name);
+    ns->nlocalprocs = nlocalprocs;
+    *rc = ns_parse(ns, info, ninfo);
+    if (*rc == PMIX_SUCCESS)
+        *rc = ns_encode_hello(ns);
+    if (*rc != PMIX_SUCCESS) {
+        ns_free(ns);
+        return NULL;
+    }
+    return ns;
+}
+
+/* ---- shifted operations ---- */
+
+struct ns_call {
+    spx_wait_t wait;
+    bool blocking;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+    struct spx_srv_ns *ns;        /* built namespace (register) */
+    char name[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t proc;
+    uid_t uid;
+    gid_t gid;
+    void *object;
+};
+
+static void call_finish(struct ns_call *c, pmix_status_t st)
+{
+    if (c->blocking) {
+        spx_wait_signal(&c->wait, st);
+        return;
+    }
+    if (c->cbfunc)
+        c->cbfunc(st, c->cbdata);
+    free(c);
+}
+
+/* Runs fn on the progress thread; blocking when c->blocking. */
+static pmix_status_t call_run(struct ns_call *c, void (*fn)(void *))
+{
+    if (!c->blocking)
+        return spx_progress_shift(fn, c) == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+    spx_wait_init(&c->wait);
+    pmix_status_t rc = PMIX_ERR_NOT_AVAILABLE;
+    if (spx_progress_shift(fn, c) == 0)
+        rc = spx_wait_block(&c->wait);
+    spx_wait_fini(&c->wait);
+    return rc;
+}
+
+static void do_register_nspace(void *arg)
+{
+    struct ns_call *c = arg;
+    struct spx_srv_ns *old = spx_srv_ns_find(c->ns->name);
+    if (old) { /* re-registration: new job info, same clients and cleanups */
+        c->ns->clients = old->clients;
+        c->ns->cleanups = old->cleanups;
+        old->clients = NULL;
+        old->cleanups = NULL;
+        for (struct spx_srv_client *cl = c->ns->clients; cl; cl = cl->next)
+            cl->ns = c->ns;
+        for (struct spx_srv_ns **pp = &spx_srv.nspaces; *pp; pp = &(*pp)->next)
+            if (*pp == old) {
+                *pp = old->next;
+                break;
+            }
+        ns_free(old);
+    }
+    c->ns->next = spx_srv.nspaces;
+    spx_srv.nspaces = c->ns;
+    c->ns = NULL;
+    call_finish(c, PMIX_SUCCESS);
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace, int nlocalprocs,
+                                                     pmix_info_t info[], size_t ninfo,
+                                                     pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!spx_server_active())
+        return PMIX_ERR_INIT;
+    if (!nspace || (ninfo && !info))
+        return PMIX_ERR_BAD_PARAM;
+    if (!cbfunc && spx_progress_guard("PMIx_server_register_nspace") != PMIX_SUCCESS)
+        return PMIX_ERR_WOULD_BLOCK;
+    struct ns_call *c = calloc(1, sizeof(*c));
+    if (!c)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc;
+    c->ns = ns_build(nspace, nlocalprocs, info, ninfo, &rc);
+    if (!c->ns) {
+        free(c);
+        return rc;
+    }
+    spx_debug("namespace %s registered: %d local procs, %zu info, hello %zu bytes", nspace,
+              nlocalprocs, ninfo, c->ns->hello_len);
+    c->blocking = !cbfunc;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    rc = call_run(c, do_register_nspace);
+    if (c->blocking || rc != PMIX_SUCCESS) {
+        ns_free(c->ns);
+        free(c);
+    }
+    return rc;
+}
+
+static void do_deregister_nspace(void *arg)
+{
+    struct ns_call *c = arg;
+    struct spx_srv_ns *ns = NULL;
+    for (struct spx_srv_ns **pp = &spx_srv.nspaces; *pp; pp = &(*pp)->next)
+        if (strncmp((*pp)->name, c->name, PMIX_MAX_NSLEN) == 0) {
+            ns = *pp;
+            *pp = ns->next;
+            break;
+        }
+    if (ns) {
+        for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next) {
+            pmix_proc_t p;
+            spx_proc_load(&p, ns->name, cl->rank);
+            spx_srv_get_target_gone(ns->name, cl->rank);
+            if (spx_srv.fence)
+                spx_fence_proc_lost(spx_srv.fence, &p);
+        }
+        spx_srv_cleanup_run(ns);
+        spx_store_remove_nspace(spx_srv.store, ns->name);
+        ns_free(ns);
+    }
+    call_finish(c, PMIX_SUCCESS);
+}
+
+SPX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace,
+                                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_status_t rc = PMIX_ERR_INIT;
+    struct ns_call *c = NULL;
+    if (spx_server_active() && nspace && (c = calloc(1, sizeof(*c)))) {
+        snprintf(c->name, sizeof(c->name), "%s", nspace);
+        /* without a callback: wait, unless that would block the progress thread */
+        c->blocking = !cbfunc && !spx_progress_on_thread();
+        c->cbfunc = cbfunc;
+        c->cbdata = cbdata;
+        rc = call_run(c, do_deregister_nspace);
+        if (c->blocking || rc != PMIX_SUCCESS)
+            free(c);
+        if (!cbfunc || rc == PMIX_SUCCESS)
+            return;
+    } else if (!c && nspace && spx_server_active()) {
+        rc = PMIX_ERR_NOMEM;
+    }
+    if (cbfunc)
+        cbfunc(rc, cbdata);
+}
+
+static void do_register_client(void *arg)
+{
+    struct ns_call *c = arg;
+    struct spx_srv_ns *ns = spx_srv_ns_find(c->proc.nspace);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (!ns) { /* client before its namespace: keep a placeholder */
+        ns = ns_build(c->proc.nspace, -1, NULL, 0, &rc);
+        if (ns) {
+            ns->next = spx_srv.nspaces;
+            spx_srv.nspaces = ns;
+        }
+    }
+    struct spx_srv_client *cl = ns ? spx_srv_client_find(ns->name, c->proc.rank) : NULL;
+    if (ns && !cl && (cl = calloc(1, sizeof(*cl)))) {
+        cl->ns = ns;
+        cl->rank = c->proc.rank;
+        cl->next = ns->clients;
+        ns->clients = cl;
+    }
+    if (cl) {
+        cl->uid = c->uid;
+        cl->gid = c->gid;
+        cl->server_object = c->object;
+    } else if (rc == PMIX_SUCCESS) {
+        rc = PMIX_ERR_NOMEM;
+    }
+    call_finish(c, rc);
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, uid_t uid,
+                                                     gid_t gid, void *server_object,
+                                                     pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!spx_server_active())
+        return PMIX_ERR_INIT;
+    if (!proc || proc->rank >= PMIX_RANK_VALID)
+        return PMIX_ERR_BAD_PARAM;
+    if (!cbfunc && spx_progress_guard("PMIx_server_register_client") != PMIX_SUCCESS)
+        return PMIX_ERR_WOULD_BLOCK;
+    struct ns_call *c = calloc(1, sizeof(*c));
+    if (!c)
+        return PMIX_ERR_NOMEM;
+    spx_proc_load(&c->proc, proc->nspace, proc->rank);
+    c->uid = uid;
+    c->gid = gid;
+    c->object = server_object;
+    c->blocking = !cbfunc;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    pmix_status_t rc = call_run(c, do_register_client);
+    if (c->blocking || rc != PMIX_SUCCESS)
+        free(c);
+    return rc;
+}
+
+static void do_deregister_client(void *arg)
+{
+    struct ns_call *c = arg;
+    struct spx_srv_ns *ns = spx_srv_ns_find(c->proc.nspace);
+    for (struct spx_srv_client **pp = ns ? &ns->clients : NULL; pp && *pp; pp = &(*pp)->next) {
+        struct spx_srv_client *cl = *pp;
+        if (cl->rank != c->proc.rank)
+            continue;
+        *pp = cl->next;
+        spx_srv_get_target_gone(ns->name, cl->rank);
+        if (spx_srv.fence)
+            spx_fence_proc_lost(spx_srv.fence, &c->proc);
+        if (cl->peer) {
+            cl->peer->client = NULL;
+            spx_srv_peer_close(cl->peer, "client deregistered by the host");
+        }
+        spx_store_remove_proc(spx_srv.store, ns->name, cl->rank);
+        free(cl->contrib_set);
+        free(cl);
+        break;
+    }
+    call_finish(c, PMIX_SUCCESS);
+}
+
+SPX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_cbfunc_t cbfunc,
+                                              void *cbdata)
+{
+    pmix_status_t rc = PMIX_ERR_INIT;
+    struct ns_call *c = NULL;
+    if (spx_server_active() && proc && (c = calloc(1, sizeof(*c)))) {
+        spx_proc_load(&c->proc, proc->nspace, proc->rank);
+        c->blocking = !cbfunc && !spx_progress_on_thread();
+        c->cbfunc = cbfunc;
+        c->cbdata = cbdata;
+        rc = call_run(c, do_deregister_client);
+        if (c->blocking || rc != PMIX_SUCCESS)
+            free(c);
+        if (!cbfunc || rc == PMIX_SUCCESS)
+            return;
+    } else if (!c && proc && spx_server_active()) {
+        rc = PMIX_ERR_NOMEM;
+    }
+    if (cbfunc)
+        cbfunc(rc, cbdata);
+}
+
+void spx_srv_ns_free_all(void)
+{
+    while (spx_srv.nspaces) {
+        struct spx_srv_ns *ns = spx_srv.nspaces;
+        spx_srv.nspaces = ns->next;
+        ns_free(ns);
+    }
+}

@@ -1,0 +1,335 @@
+/* peer.c - connections of local clients: accept, the HELLO handshake,
+ * dispatch of requests, replies, and the request objects that wait for the
+ * host's callbacks.
+ *
+ * Flow: the listener hands an fd whose peer uid passed (allowed uid or root);
+ * the first frame must be HELLO. For a client: its (nspace, rank) must be
+ * registered and its uid must be the registered one (or root); the host's
+ * client_connected2 / client_connected is called and the HELLO reply (status
+ * + the namespace's pre-encoded job info) is sent once the host agreed. Every
+ * later frame goes to the handler of its type. Anything malformed closes the
+ * connection with a log line naming the peer; other peers are unaffected.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "types/types.h"
+#include "util/log.h"
+
+/* ---- references and lifetime ---- */
+
+void spx_srv_peer_ref(struct spx_srv_peer *p)
+{
+    p->refs++;
+}
+
+void spx_srv_peer_unref(struct spx_srv_peer *p)
+{
+    if (--p->refs == 0)
+        free(p);
+}
+
+static void peer_unlink(struct spx_srv_peer *p)
+{
+    for (struct spx_srv_peer **pp = &spx_srv.peers; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            spx_srv_peer_unref(p); /* the list's reference */
+            return;
+        }
+}
+
+static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
+{
+    (void)c;
+    struct spx_srv_peer *p = arg;
+    spx_debug("%s: connection closed (%s)", p->name, reason);
+    p->conn = NULL;
+    bool was_ready = p->state == SPX_PEER_READY;
+    p->state = SPX_PEER_CLOSED;
+    spx_srv_get_requester_gone(p);
+    struct spx_srv_client *cl = p->client;
+    if (cl) {
+        cl->peer = NULL;
+        p->client = NULL;
+        if (was_ready) {
+            if (!cl->finalized)
+                spx_warn("%s: connection lost before PMIx_Finalize", p->name);
+            spx_srv_get_target_gone(p->proc.nspace, p->proc.rank);
+            if (spx_srv.fence)
+                spx_fence_proc_lost(spx_srv.fence, &p->proc);
+        }
+    }
+    peer_unlink(p);
+}
+
+void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason)
+{
+    if (p->conn)
+        spx_conn_close(p->conn, reason, 1);
+}
+
+void spx_srv_close_all(void)
+{
+    while (spx_srv.peers) {
+        struct spx_srv_peer *p = spx_srv.peers;
+        if (p->conn) {
+            spx_conn_close(p->conn, "server finalizing", 0);
+        }
+        if (spx_srv.peers == p) /* not unlinked by on_close (no conn) */
+            peer_unlink(p);
+    }
+}
+
+/* ---- replies ---- */
+
+void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
+{
+    if (!p || !p->conn) {
+        if (payload)
+            spx_buf_fini(payload);
+        return;
+    }
+    spx_conn_send(p->conn, type, SPX_FRAME_F_REPLY, seq, payload);
+}
+
+void spx_srv_reply_status(struct spx_srv_peer *p, uint8_t type, uint32_t seq,
+                          pmix_status_t status)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, status);
+    spx_srv_reply(p, type, seq, &b);
+}
+
+/* ---- requests waiting for the host ---- */
+
+struct spx_srv_req *spx_srv_req_create(struct spx_srv_peer *p, uint8_t type, uint32_t seq)
+{
+    struct spx_srv_req *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->peer = p;
+    if (p)
+        spx_srv_peer_ref(p);
+    r->type = type;
+    r->seq = seq;
+    r->done = spx_srv_req_reply_done;
+    spx_buf_init(&r->reply);
+    return r;
+}
+
+void spx_srv_req_free(struct spx_srv_req *r)
+{
+    if (!r)
+        return;
+    if (r->relfn)
+        r->relfn(r->relarg);
+    if (r->owned && r->owned_free)
+        r->owned_free(r->owned);
+    if (r->peer)
+        spx_srv_peer_unref(r->peer);
+    spx_info_array_free(r->info, r->ninfo);
+    free(r->procs);
+    spx_srv_argv_free(r->keys);
+    free(r->msg);
+    spx_buf_fini(&r->reply);
+    free(r);
+}
+
+static void req_run_done(void *arg)
+{
+    struct spx_srv_req *r = arg;
+    r->done(r);
+}
+
+void spx_srv_req_op_cb(pmix_status_t status, void *cbdata)
+{
+    struct spx_srv_req *r = cbdata;
+    r->status = status;
+    if (spx_progress_shift(req_run_done, r) != 0)
+        spx_warn("host callback after the server stopped: dropped");
+}
+
+void spx_srv_req_finish_now(struct spx_srv_req *r, pmix_status_t status)
+{
+    r->status = status;
+    r->done(r);
+}
+
+void spx_srv_req_reply_done(struct spx_srv_req *r)
+{
+    spx_srv_reply_status(r->peer, r->type, r->seq, r->status);
+    spx_srv_req_free(r);
+}
+
+/* ---- HELLO ---- */
+
+static void hello_done(struct spx_srv_req *r)
+{
+    struct spx_srv_peer *p = r->peer;
+    struct spx_srv_client *cl = p->client;
+    if (p->state != SPX_PEER_HANDSHAKE || !p->conn) {
+        spx_srv_req_free(r);
+        return;
+    }
+    if (r->status != PMIX_SUCCESS || !cl) {
+        spx_warn("%s: refused by the host (status %d)", p->name, r->status);
+        if (cl)
+            cl->peer = NULL;
+        p->client = NULL;
+        spx_srv_reply_status(p, SPX_MSG_HELLO, r->seq,
+                             r->status != PMIX_SUCCESS ? r->status : PMIX_ERR_NOT_FOUND);
+        spx_srv_peer_close(p, "handshake refused");
+        spx_srv_req_free(r);
+        return;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, PMIX_SUCCESS);
+    spx_buf_push_raw(&b, cl->ns->hello, cl->ns->hello_len);
+    p->state = SPX_PEER_READY;
+    cl->connected_once = true;
+    spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
+    spx_debug("%s: connected", p->name);
+    spx_srv_req_free(r);
+}
+
+/* Refuses a HELLO: error reply, then close with a log line. */
+static void hello_refuse(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
+                         const char *why)
+{
+    spx_warn("%s: handshake refused: %s", p->name, why);
+    spx_srv_reply_status(p, SPX_MSG_HELLO, seq, st);
+    spx_srv_peer_close(p, why);
+}
+
+static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    uint32_t version = spx_buf_pull_u32(b);
+    uint8_t kind = spx_buf_pull_u8(b);
+    char nspace[PMIX_MAX_NSLEN + 1];
+    spx_buf_pull_str_into(b, nspace, sizeof(nspace));
+    pmix_rank_t rank = spx_buf_pull_u32(b);
+    uint32_t pid = spx_buf_pull_u32(b);
+    if (spx_buf_finish(b) != 0)
+        return -1;
+    (void)pid;
+    spx_proc_load(&p->proc, nspace, rank);
+    snprintf(p->name, sizeof(p->name), "%s %s:%u (pid %ld uid %ld)", spx_peer_kind_str(kind),
+             nspace, (unsigned)rank, (long)p->pid, (long)p->uid);
+    if (version != SPX_PROTO_VERSION) {
+        hello_refuse(p, seq, PMIX_ERR_NOT_SUPPORTED, "protocol version mismatch");
+        return 0;
+    }
+    if (kind == SPX_PEER_TOOL) {
+        hello_refuse(p, seq, PMIX_ERR_NOT_SUPPORTED, "tool connections are not supported yet");
+        return 0;
+    }
+    if (kind != SPX_PEER_CLIENT)
+        return -1;
+    struct spx_srv_client *cl = spx_srv_client_find(nspace, rank);
+    if (!cl) {
+        hello_refuse(p, seq, PMIX_ERR_NOT_FOUND, "not a registered client");
+        return 0;
+    }
+    if (p->uid != 0 && p->uid != cl->uid) {
+        hello_refuse(p, seq, PMIX_ERR_NO_PERMISSIONS, "uid differs from the registered one");
+        return 0;
+    }
+    if (cl->peer) {
+        hello_refuse(p, seq, PMIX_ERR_DUPLICATE_KEY, "client already connected");
+        return 0;
+    }
+    struct spx_srv_req *r = spx_srv_req_create(p, SPX_MSG_HELLO, seq);
+    if (!r) {
+        hello_refuse(p, seq, PMIX_ERR_NOMEM, "out of memory");
+        return 0;
+    }
+    p->client = cl;
+    cl->peer = p;
+    cl->finalized = false;
+    p->state = SPX_PEER_HANDSHAKE;
+    r->done = hello_done;
+    pmix_status_t rc = PMIX_OPERATION_SUCCEEDED;
+    if (spx_srv.host.client_connected2)
+        rc = spx_srv.host.client_connected2(&p->proc, cl->server_object, NULL, 0,
+                                            spx_srv_req_op_cb, r);
+    else if (spx_srv.host.client_connected)
+        rc = spx_srv.host.client_connected(&p->proc, cl->server_object, spx_srv_req_op_cb, r);
+    if (rc != PMIX_SUCCESS)
+        spx_srv_req_finish_now(r, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+    return 0;
+}
+
+/* ---- dispatch ---- */
+
+static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload, void *arg)
+{
+    struct spx_srv_peer *p = arg;
+    const char *why = NULL;
+    int rc = 0;
+    spx_srv_peer_ref(p); /* a handler may close the connection: keep p alive */
+    if (h->flags & SPX_FRAME_F_REPLY)
+        why = "unexpected reply frame";
+    else if (p->state == SPX_PEER_NEW && h->type != SPX_MSG_HELLO)
+        why = "request before HELLO";
+    else if (p->state == SPX_PEER_NEW)
+        rc = handle_hello(p, h->seq, payload);
+    else if (p->state != SPX_PEER_READY || h->type == SPX_MSG_HELLO)
+        why = "request during the handshake or a second HELLO";
+    else if (h->type == SPX_MSG_COMMIT)
+        rc = spx_srv_handle_commit(p, payload);
+    else if (h->type == SPX_MSG_FENCE)
+        rc = spx_srv_handle_fence(p, h->seq, payload);
+    else if (h->type == SPX_MSG_GET)
+        rc = spx_srv_handle_get(p, h->seq, payload);
+    else if (h->type == SPX_MSG_NOTIFY)
+        rc = spx_srv_handle_notify(p, h->seq, payload);
+    else if (h->type == SPX_MSG_EVENT || h->type >= SPX_MSG_TYPE_MAX || h->type == 0)
+        why = "unknown message type";
+    else
+        rc = spx_srv_handle_upcall(p, h->type, h->seq, payload);
+    if (!why && rc != 0)
+        why = "malformed payload";
+    if (why && p->conn == c) {
+        char reason[PMIX_MAX_NSLEN + 200];
+        snprintf(reason, sizeof(reason), "%s from %s (message type %u %s)", why, p->name,
+                 (unsigned)h->type, spx_msg_type_str(h->type));
+        spx_conn_close(c, reason, 1);
+    }
+    spx_srv_peer_unref(p);
+}
+
+void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg)
+{
+    (void)arg;
+    struct spx_srv_peer *p = calloc(1, sizeof(*p));
+    char label[64];
+    snprintf(label, sizeof(label), "pid %ld uid %ld", (long)pid, (long)uid);
+    if (!p) {
+        close(fd);
+        return;
+    }
+    p->uid = uid;
+    p->gid = gid;
+    p->pid = pid;
+    p->state = SPX_PEER_NEW;
+    p->refs = 1; /* the list's */
+    snprintf(p->name, sizeof(p->name), "peer %s", label);
+    p->conn = spx_conn_create(spx_progress_base(), fd, label, peer_on_frame, peer_on_close, p);
+    if (!p->conn) {
+        free(p);
+        return;
+    }
+    p->next = spx_srv.peers;
+    spx_srv.peers = p;
+}

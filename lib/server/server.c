@@ -1,0 +1,263 @@
+/* server.c - life of the PMIx server of this process: PMIx_server_init and
+ * PMIx_server_finalize, the global state `spx_srv`, PMIx_server_setup_fork
+ * and the small setup entry points.
+ *
+ * Init reads its directives on the caller's thread, acquires the progress
+ * thread, makes the private directory, then creates the store, the fence
+ * engine and the listener on the progress thread (they belong to it).
+ * Finalize undoes that in reverse order on the progress thread, then removes
+ * the directory and releases the thread.
+ */
+#include "config.h"
+#include "server/internal.h"
+#include "server/server.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/msg.h"
+#include "progress/progress.h"
+#include "types/types.h"
+#include "util/log.h"
+
+#define SPX_SERVER_VERSION_STR "4.2.2-spmix"
+
+struct spx_srv spx_srv;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool server_up; /* read with atomics from any thread */
+
+bool spx_server_active(void)
+{
+    return __atomic_load_n(&server_up, __ATOMIC_ACQUIRE);
+}
+
+struct sync_call {
+    void (*fn)(void *);
+    void *arg;
+    spx_wait_t wait;
+};
+
+static void sync_trampoline(void *arg)
+{
+    struct sync_call *s = arg;
+    s->fn(s->arg);
+    spx_wait_signal(&s->wait, PMIX_SUCCESS);
+}
+
+void spx_srv_run_sync(void (*fn)(void *), void *arg)
+{
+    struct sync_call s = {.fn = fn, .arg = arg};
+    spx_wait_init(&s.wait);
+    if (spx_progress_shift(sync_trampoline, &s) == 0)
+        spx_wait_block(&s.wait);
+    spx_wait_fini(&s.wait);
+}
+
+/* ---- init / finalize ---- */
+
+struct start_ctx {
+    pmix_status_t rc;
+};
+
+static void start_on_thread(void *arg)
+{
+    struct start_ctx *st = arg;
+    st->rc = PMIX_ERR_NOMEM;
+    if (!(spx_srv.store = spx_store_create()))
+        return;
+    if (spx_srv_fence_setup() != 0)
+        return;
+    spx_srv.listener = spx_listener_create(spx_progress_base(), spx_srv.sock_path, spx_srv.uid,
+                                           spx_srv_accept, NULL);
+    if (!spx_srv.listener) {
+        spx_error("server: cannot listen on %s: %s", spx_srv.sock_path, strerror(errno));
+        st->rc = PMIX_ERR_INIT;
+        return;
+    }
+    spx_srv.active = true;
+    st->rc = PMIX_SUCCESS;
+}
+
+static void stop_on_thread(void *arg)
+{
+    (void)arg;
+    spx_srv.active = false;
+    if (spx_srv.listener)
+        spx_listener_destroy(spx_srv.listener);
+    spx_srv.listener = NULL;
+    spx_srv_close_all();
+    spx_srv_get_fail_all();
+    spx_srv_fence_teardown();
+    spx_srv_ns_free_all();
+    if (spx_srv.store)
+        spx_store_destroy(spx_srv.store);
+    spx_srv.store = NULL;
+}
+
+static void read_directives(const pmix_info_t *info, size_t ninfo, const char **tmpdir)
+{
+    spx_srv.uid = geteuid();
+    spx_srv.gid = getegid();
+    *tmpdir = NULL;
+    const pmix_info_t *i;
+    uint32_t u;
+    if ((i = spx_info_find(info, ninfo, PMIX_SERVER_TMPDIR)) && i->value.type == PMIX_STRING)
+        *tmpdir = i->value.data.string;
+    if ((i = spx_info_find(info, ninfo, PMIX_USERID)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
+        spx_srv.uid = (uid_t)u;
+    if ((i = spx_info_find(info, ninfo, PMIX_GRPID)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
+        spx_srv.gid = (gid_t)u;
+    snprintf(spx_srv.me.nspace, sizeof(spx_srv.me.nspace), "spmix-server.%ld", (long)getpid());
+    spx_srv.me.rank = 0;
+    if ((i = spx_info_find(info, ninfo, PMIX_SERVER_NSPACE)) && i->value.type == PMIX_STRING &&
+        i->value.data.string)
+        snprintf(spx_srv.me.nspace, sizeof(spx_srv.me.nspace), "%s", i->value.data.string);
+    if ((i = spx_info_find(info, ninfo, PMIX_SERVER_RANK)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
+        spx_srv.me.rank = u;
+    if ((i = spx_info_find(info, ninfo, PMIX_HOSTNAME)) && i->value.type == PMIX_STRING &&
+        i->value.data.string)
+        snprintf(spx_srv.hostname, sizeof(spx_srv.hostname), "%s", i->value.data.string);
+    else if (gethostname(spx_srv.hostname, sizeof(spx_srv.hostname) - 1) != 0)
+        snprintf(spx_srv.hostname, sizeof(spx_srv.hostname), "localhost");
+    if ((i = spx_info_find(info, ninfo, PMIX_NODEID)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS) {
+        spx_srv.nodeid = u;
+        spx_srv.have_nodeid = true;
+    }
+    if (!*tmpdir || !**tmpdir)
+        *tmpdir = getenv("TMPDIR");
+    if (!*tmpdir || !**tmpdir)
+        *tmpdir = "/tmp";
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
+                                          size_t ninfo)
+{
+    if (spx_progress_guard("PMIx_server_init") != PMIX_SUCCESS)
+        return PMIX_ERR_WOULD_BLOCK;
+    if (ninfo && !info)
+        return PMIX_ERR_BAD_PARAM;
+    pthread_mutex_lock(&init_lock);
+    if (spx_server_active()) {
+        pthread_mutex_unlock(&init_lock);
+        spx_error("PMIx_server_init: a server is already running in this process");
+        return PMIX_ERR_INIT;
+    }
+    memset(&spx_srv, 0, sizeof(spx_srv));
+    if (module)
+        spx_srv.host = *module;
+    const char *tmpdir;
+    read_directives(info, ninfo, &tmpdir);
+    if (spx_progress_acquire() != 0) {
+        pthread_mutex_unlock(&init_lock);
+        return PMIX_ERR_INIT;
+    }
+    if (spx_private_dir_create(tmpdir, "srv", spx_srv.uid, spx_srv.gid, &spx_srv.dir) != 0) {
+        spx_error("PMIx_server_init: cannot create a directory under %s: %s", tmpdir,
+                  strerror(errno));
+        spx_progress_release();
+        pthread_mutex_unlock(&init_lock);
+        return PMIX_ERR_INIT;
+    }
+    size_t len = strlen(spx_srv.dir) + 3;
+    struct start_ctx st = {.rc = PMIX_ERR_NOMEM};
+    if ((spx_srv.sock_path = malloc(len))) {
+        snprintf(spx_srv.sock_path, len, "%s/s", spx_srv.dir);
+        spx_srv_run_sync(start_on_thread, &st);
+    }
+    if (st.rc != PMIX_SUCCESS) {
+        spx_srv_run_sync(stop_on_thread, NULL);
+        spx_private_dir_remove(spx_srv.dir);
+        free(spx_srv.dir);
+        free(spx_srv.sock_path);
+        spx_srv.dir = spx_srv.sock_path = NULL;
+        spx_progress_release();
+        pthread_mutex_unlock(&init_lock);
+        return st.rc;
+    }
+    __atomic_store_n(&server_up, true, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&init_lock);
+    spx_info("server %s:%u listening on %s (uid %ld)", spx_srv.me.nspace, spx_srv.me.rank,
+             spx_srv.sock_path, (long)spx_srv.uid);
+    return PMIX_SUCCESS;
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
+{
+    if (spx_progress_guard("PMIx_server_finalize") != PMIX_SUCCESS)
+        return PMIX_ERR_WOULD_BLOCK;
+    pthread_mutex_lock(&init_lock);
+    if (!spx_server_active()) {
+        pthread_mutex_unlock(&init_lock);
+        return PMIX_ERR_INIT;
+    }
+    __atomic_store_n(&server_up, false, __ATOMIC_RELEASE);
+    spx_srv_run_sync(stop_on_thread, NULL);
+    spx_private_dir_remove(spx_srv.dir);
+    free(spx_srv.dir);
+    free(spx_srv.sock_path);
+    spx_srv.dir = spx_srv.sock_path = NULL;
+    spx_progress_release();
+    pthread_mutex_unlock(&init_lock);
+    return PMIX_SUCCESS;
+}
+
+/* ---- setup_fork ---- */
+
+/* Sets name=value in the NULL-terminated array *env (malloc'd strings, as the
+ * host's argv helpers make them), replacing an existing entry. 0 or -1. */
+static int env_set(char ***env, const char *name, const char *value)
+{
+    size_t nl = strlen(name), n = 0;
+    char *entry = malloc(nl + strlen(value) + 2);
+    if (!entry)
+        return -1;
+    sprintf(entry, "%s=%s", name, value);
+    for (char **e = *env; e && *e; e++, n++)
+        if (strncmp(*e, name, nl) == 0 && (*e)[nl] == '=') {
+            free(*e);
+            *e = entry;
+            return 0;
+        }
+    char **ne = realloc(*env, (n + 2) * sizeof(*ne));
+    if (!ne) {
+        free(entry);
+        return -1;
+    }
+    ne[n] = entry;
+    ne[n + 1] = NULL;
+    *env = ne;
+    return 0;
+}
+
+SPX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
+{
+    if (!spx_server_active())
+        return PMIX_ERR_INIT;
+    if (!proc || !env)
+        return PMIX_ERR_BAD_PARAM;
+    char rank[16], *uri;
+    snprintf(rank, sizeof(rank), "%u", (unsigned)proc->rank);
+    size_t ul = strlen(SPX_URI_PREFIX) + strlen(spx_srv.sock_path) + 1;
+    if (!(uri = malloc(ul)))
+        return PMIX_ERR_NOMEM;
+    snprintf(uri, ul, "%s%s", SPX_URI_PREFIX, spx_srv.sock_path);
+    char nspace[PMIX_MAX_NSLEN + 1];
+    snprintf(nspace, sizeof(nspace), "%s", proc->nspace);
+    int bad = env_set(env, SPX_ENV_NSPACE, nspace) | env_set(env, SPX_ENV_RANK, rank) |
+              env_set(env, SPX_ENV_SERVER_URI, uri) | env_set(env, "PMIX_SERVER_URI4", uri) |
+              env_set(env, "PMIX_SERVER_URI3", uri) | env_set(env, "PMIX_SERVER_URI2", uri) |
+              env_set(env, "PMIX_SERVER_URI21", uri) |
+              env_set(env, SPX_ENV_SECURITY, "native") |
+              env_set(env, "PMIX_VERSION", SPX_SERVER_VERSION_STR) |
+              env_set(env, "PMIX_SERVER_TMPDIR", spx_srv.dir);
+    free(uri);
+    return bad ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+}
