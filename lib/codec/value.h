@@ -55,7 +55,8 @@ void spx_codec_push_elems(spx_buf_t *b, pmix_data_type_t t, const void *src, siz
 int spx_codec_pull_elems(spx_buf_t *b, pmix_data_type_t t, void *dst, size_t n);
 /* Frees what n elements of t own (not the storage p itself) and zeroes them.
  * Same rules as PMIx_Value_destruct: strings, arrays and pointed-to structs
- * are malloc'd; cpusets/topologies with source "hwloc" hold hwloc objects. */
+ * are malloc'd; cpusets with source "hwloc" own an hwloc bitmap; topology
+ * objects are borrowed (decoded ones are interned for the process lifetime). */
 void spx_codec_release_elems(pmix_data_type_t t, void *p, size_t n);
 /* Destructs a value pulled by spx_codec_pull_value (equivalent of PMIx_Value_destruct). */
 void spx_codec_value_release(pmix_value_t *v);

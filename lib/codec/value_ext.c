@@ -6,7 +6,8 @@
  * value.c for nested procs, values, infos and arrays. Pull writes into zeroed
  * storage and keeps it releasable at every step (see value_int.h). Cpusets
  * and topologies with source "hwloc" travel as hwloc's list string / XML and
- * become live hwloc objects again on the receiving side.
+ * become live hwloc objects again on the receiving side (topologies interned,
+ * see topo_intern).
  */
 #include "config.h"
 #include "codec/value_int.h"
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <hwloc.h>
 #include <hwloc/export.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,26 +67,48 @@ void spx_codec_free_argv(char **argv)
 
 /* ---- hwloc objects ---- */
 
+/* Reads a cpu index at *s (digits only, <= SPX_CODEC_MAX_CPU). */
+static int cpu_index(const char **s, unsigned long *out)
+{
+    const char *p = *s;
+    unsigned long v = 0;
+    if (*p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9') {
+        v = v * 10 + (unsigned long)(*p - '0');
+        if (v > SPX_CODEC_MAX_CPU)
+            return 0;
+        p++;
+    }
+    *s = p;
+    *out = v;
+    return 1;
+}
+
+/* hwloc list syntax, strictly: "" or RANGE(,RANGE)* with RANGE = N | N-M (N <= M),
+ * and "N-" (up to infinity) only as the last range. Anything else could ask
+ * hwloc for absurd bitmaps, so it is refused before hwloc sees it. */
 static int cpuset_str_ok(const char *s)
 {
-    unsigned long cur = 0;
-    int digits = 0;
-    for (; *s; s++) {
-        if (*s >= '0' && *s <= '9') {
-            cur = cur * 10 + (unsigned long)(*s - '0');
-            if (cur > SPX_CODEC_MAX_CPU)
-                return 0;
-            digits = 1;
-        } else if (*s == ',' || *s == '-') {
-            if (!digits && *s == ',')
-                return 0;
-            cur = 0;
-            digits = 0;
-        } else {
+    if (!*s)
+        return 1;
+    for (;;) {
+        unsigned long lo, hi;
+        if (!cpu_index(&s, &lo))
             return 0;
+        if (*s == '-') {
+            s++;
+            if (!*s)
+                return 1; /* "N-": open end, last range */
+            if (!cpu_index(&s, &hi) || hi < lo)
+                return 0;
         }
+        if (!*s)
+            return 1;
+        if (*s != ',')
+            return 0;
+        s++;
     }
-    return 1;
 }
 
 static void push_cpuset(spx_buf_t *b, const pmix_cpuset_t *c)
@@ -149,6 +173,58 @@ static void push_topo(spx_buf_t *b, const pmix_topology_t *t)
     hwloc_free_xmlbuffer(topo, xml);
 }
 
+/* Topology objects are borrowed by every pmix_topology_t (PMIx_Value_destruct
+ * and copies never destroy them), so a topology that arrives on the wire is
+ * interned: one live hwloc object per distinct XML text, kept for the life of
+ * the process. The table is small; a peer cannot make us hold more. */
+#define SPX_CODEC_MAX_TOPOS 8
+
+static struct {
+    char *xml;
+    size_t len;
+    hwloc_topology_t topo;
+} topo_cache[SPX_CODEC_MAX_TOPOS];
+static int topo_count;
+static pthread_mutex_t topo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* xml: NUL-terminated, len without the NUL; ownership passes here. Returns the
+ * borrowed topology or NULL with *err set. */
+static hwloc_topology_t topo_intern(char *xml, size_t len, int *err)
+{
+    hwloc_topology_t topo = NULL;
+    pthread_mutex_lock(&topo_lock);
+    for (int i = 0; i < topo_count; i++) {
+        if (topo_cache[i].len == len && memcmp(topo_cache[i].xml, xml, len) == 0) {
+            topo = topo_cache[i].topo;
+            goto out;
+        }
+    }
+    if (topo_count == SPX_CODEC_MAX_TOPOS) {
+        *err = ENOSPC;
+        goto out;
+    }
+    if (hwloc_topology_init(&topo) < 0) {
+        *err = ENOMEM;
+        topo = NULL;
+        goto out;
+    }
+    if (hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) < 0 || hwloc_topology_load(topo) < 0) {
+        hwloc_topology_destroy(topo);
+        topo = NULL;
+        *err = EBADMSG;
+        goto out;
+    }
+    topo_cache[topo_count].xml = xml;
+    topo_cache[topo_count].len = len;
+    topo_cache[topo_count].topo = topo;
+    topo_count++;
+    xml = NULL;
+out:
+    pthread_mutex_unlock(&topo_lock);
+    free(xml);
+    return topo;
+}
+
 static void pull_topo(spx_buf_t *b, pmix_topology_t *t)
 {
     t->source = spx_buf_pull_str(b);
@@ -175,19 +251,10 @@ static void pull_topo(spx_buf_t *b, pmix_topology_t *t)
         return;
     }
     z[n] = '\0';
-    hwloc_topology_t topo = NULL;
-    if (hwloc_topology_init(&topo) < 0) {
-        free(z);
-        spx_buf_set_error(b, ENOMEM);
-        return;
-    }
-    if (hwloc_topology_set_xmlbuffer(topo, z, (int)n + 1) < 0 || hwloc_topology_load(topo) < 0) {
-        hwloc_topology_destroy(topo);
-        spx_buf_set_error(b, EBADMSG);
-    } else {
-        t->topology = topo;
-    }
-    free(z);
+    int err = 0;
+    t->topology = topo_intern(z, n, &err);
+    if (!t->topology)
+        spx_buf_set_error(b, err);
 }
 
 /* ---- small helpers ---- */

@@ -2,9 +2,9 @@
  *
  * Used on every pull failure (partial results) and by callers that own
  * decoded data. The rules match PMIx_Value_destruct: strings, vectors, arrays
- * and the single element behind a pointer-held value are malloc'd; cpusets and
- * topologies whose source is "hwloc" hold hwloc objects; PMIX_POINTER values
- * are not owned. Released storage is zeroed, so releasing twice is harmless.
+ * and the single element behind a pointer-held value are malloc'd; cpusets
+ * whose source is "hwloc" own an hwloc bitmap; topology objects and
+ * PMIX_POINTER targets are borrowed, never freed here. Released storage is zeroed, so releasing twice is harmless.
  */
 #include "config.h"
 #include "codec/value_int.h"
@@ -108,13 +108,9 @@ void spx_codec_release_ext(pmix_data_type_t t, void *p)
         free(c->source);
         break;
     }
-    case PMIX_TOPO: {
-        pmix_topology_t *tp = p;
-        if (tp->topology && tp->source && strcmp(tp->source, "hwloc") == 0)
-            hwloc_topology_destroy((hwloc_topology_t)tp->topology);
-        free(tp->source);
+    case PMIX_TOPO: /* the topology object is borrowed (see value_ext.c) */
+        free(((pmix_topology_t *)p)->source);
         break;
-    }
     case PMIX_PROC_STATS: {
         pmix_proc_stats_t *s = p;
         free(s->node);

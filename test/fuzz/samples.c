@@ -171,9 +171,11 @@ void spx_sample_values(pmix_value_t **vals, size_t *nvals, int with_topology)
     NEXT(PMIX_ENDPOINT)->data.endpoint = ep;
     pmix_topology_t *to = xcalloc(1, sizeof(*to));
     if (with_topology) {
-        hwloc_topology_t topo;
-        hwloc_topology_init(&topo);
-        hwloc_topology_load(topo);
+        static hwloc_topology_t topo; /* borrowed by the value: lives for the process */
+        if (!topo) {
+            hwloc_topology_init(&topo);
+            hwloc_topology_load(topo);
+        }
         to->source = xstrdup("hwloc");
         to->topology = topo;
     } else {

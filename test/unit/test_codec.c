@@ -452,8 +452,8 @@ START_TEST(value_trailing_and_limits)
     spx_buf_fini(&w);
 
     /* a cpuset string asking for an absurd cpu index, and a non-list string */
-    const char *sets[] = { "0-4000000000", "1,a" };
-    for (int i = 0; i < 2; i++) {
+    const char *sets[] = { "0-4000000000", "1,a", "-0--63", "5-2", "1-,3", ",", "1,,2" };
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
         spx_buf_init(&w);
         spx_buf_push_u16(&w, PMIX_PROC_CPUSET);
         spx_buf_push_u8(&w, 1);
