@@ -37,6 +37,7 @@ struct tracker {
     struct arrival *arr;    /* owned, capacity nlocal + 1 grows as needed */
     size_t narr, carr;
     void *timer;            /* ops handle or NULL */
+    double timeout;         /* seconds asked by the participants (largest), 0 for none */
 };
 
 struct host_token {
@@ -261,6 +262,12 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
         info[ninfo].value.data.flag = true;
         ninfo++;
     }
+    if (t->timeout > 0) {
+        snprintf(info[ninfo].key, sizeof(info[ninfo].key), "%s", PMIX_TIMEOUT);
+        info[ninfo].value.type = PMIX_INT;
+        info[ninfo].value.data.integer = (int)t->timeout;
+        ninfo++;
+    }
     pmix_status_t rc = e->ops->host_fence(t->set, t->nset, ninfo ? info : NULL, ninfo,
                                           tok->data, tok->ndata, tok, e->arg);
     if (rc == PMIX_SUCCESS)
@@ -332,6 +339,8 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
         tracker_finish(e, t, PMIX_ERR_PROC_ABORTED);
         return;
     }
+    if (timeout > t->timeout)
+        t->timeout = timeout;
     if (timeout > 0 && !t->timer)
         t->timer = e->ops->timer_arm(timeout, t->id, e->arg);
     if (t->narr >= t->nlocal)

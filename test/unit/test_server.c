@@ -18,6 +18,7 @@
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -383,6 +384,65 @@ static pmix_status_t host_connected(const pmix_proc_t *proc, void *obj, pmix_op_
 
 static pmix_server_module_t module = {.client_connected = host_connected};
 
+/* A host fence that answers from another thread with our contribution plus the
+ * record of a process on a "remote" node. */
+struct host_answer {
+    pmix_modex_cbfunc_t cb;
+    void *cbdata;
+    spx_buf_t all;
+};
+static int host_fence_calls;
+static size_t host_fence_local_entries;
+static int host_released;
+
+static void host_release(void *arg)
+{
+    struct host_answer *a = arg;
+    spx_buf_fini(&a->all);
+    free(a);
+    __atomic_add_fetch(&host_released, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *host_answer_thread(void *arg)
+{
+    struct host_answer *a = arg;
+    a->cb(PMIX_SUCCESS, (char *)a->all.data, a->all.len, a->cbdata, host_release, a);
+    return NULL;
+}
+
+static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                                void *cbdata)
+{
+    (void)procs, (void)nprocs, (void)info, (void)ninfo;
+    __atomic_add_fetch(&host_fence_calls, 1, __ATOMIC_SEQ_CST);
+    /* what this node contributes: rank 0's GLOBAL key, not its LOCAL one */
+    spx_store_t *s = spx_store_create();
+    spx_buf_t in;
+    spx_buf_init(&in);
+    spx_buf_push_raw(&in, data, ndata);
+    ck_assert_int_eq(spx_records_apply(&in, s, NULL, NULL), 0);
+    spx_buf_fini(&in);
+    host_fence_local_entries = spx_store_count(s, "testns", 0);
+    ck_assert_ptr_nonnull(spx_store_peek(s, "testns", 0, "g", NULL));
+    ck_assert_ptr_null(spx_store_peek(s, "testns", 0, "l", NULL));
+    /* the remote node's contribution */
+    pmix_value_t v = {.type = PMIX_UINT32};
+    v.data.uint32 = 77;
+    spx_store_put(s, "remote-ns", 5, "rkey", &v, PMIX_REMOTE);
+    struct host_answer *a = calloc(1, sizeof(*a));
+    a->cb = cbfunc;
+    a->cbdata = cbdata;
+    spx_buf_init(&a->all);
+    spx_buf_push_raw(&a->all, data, ndata);
+    spx_records_push_proc(&a->all, s, "remote-ns", 5, 0, SPX_SCOPES_REMOTE, false, NULL);
+    spx_store_destroy(s);
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, host_answer_thread, a), 0);
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
 static void info_u32(pmix_info_t *i, const char *key, uint32_t v)
 {
     PMIx_Info_load(i, key, &v, PMIX_UINT32);
@@ -445,8 +505,15 @@ static void server_setup(void)
     ck_assert_str_ne(sock_path, "");
 }
 
+static void server_setup_host_fence(void)
+{
+    module.fence_nb = host_fence;
+    server_setup();
+}
+
 static void server_teardown(void)
 {
+    module.fence_nb = NULL;
     ck_assert_int_eq(PMIx_server_finalize(), PMIX_SUCCESS);
     ck_assert(!spx_server_active());
     struct stat st;
@@ -833,6 +900,64 @@ START_TEST(server_notify_and_jobctl)
 }
 END_TEST
 
+START_TEST(server_fence_through_host)
+{
+    pmix_status_t st;
+    int c0 = hello(0, &st, NULL), c1 = hello(1, &st, NULL);
+    ck_assert_int_eq(st, PMIX_SUCCESS);
+    commit(c0, 0, "g", 1, PMIX_GLOBAL);
+    commit(c0, 0, "l", 2, PMIX_LOCAL);
+    uint32_t seqs[2];
+    int fds[2] = {c0, c1};
+    for (int i = 0; i < 2; i++) {
+        spx_buf_t b;
+        spx_buf_init(&b);
+        spx_codec_push_proc_array(&b, NULL, 0);
+        pmix_info_t col;
+        memset(&col, 0, sizeof(col));
+        PMIx_Info_load(&col, PMIX_COLLECT_DATA, NULL, PMIX_BOOL); /* NULL means true */
+        spx_codec_push_info_array(&b, &col, 1);
+        seqs[i] = send_req(fds[i], SPX_MSG_FENCE, &b);
+    }
+    for (int i = 0; i < 2; i++) {
+        spx_buf_t r;
+        ck_assert_int_eq(recv_reply(fds[i], SPX_MSG_FENCE, seqs[i], &r), 0);
+        ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+        spx_buf_fini(&r);
+    }
+    ck_assert_int_eq(__atomic_load_n(&host_fence_calls, __ATOMIC_SEQ_CST), 1);
+    ck_assert_uint_eq(host_fence_local_entries, 1);
+    ck_assert_int_eq(__atomic_load_n(&host_released, __ATOMIC_SEQ_CST), 1);
+    /* the remote process's data is now served, REMOTE scope included */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    pmix_proc_t t = P("remote-ns", 5);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, "rkey");
+    spx_codec_push_info_array(&b, NULL, 0);
+    uint32_t seq = send_req(c1, SPX_MSG_GET, &b), v = 0;
+    ck_assert_int_eq(get_wait(c1, seq, &v), PMIX_SUCCESS);
+    ck_assert_uint_eq(v, 77);
+    /* a missing key of a remote process: not found at once (no direct modex yet) */
+    spx_buf_init(&b);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, "none");
+    spx_codec_push_info_array(&b, NULL, 0);
+    seq = send_req(c1, SPX_MSG_GET, &b);
+    ck_assert_int_eq(get_wait(c1, seq, &v), PMIX_ERR_NOT_FOUND);
+    /* a GET held on a local process fails when that process finalizes */
+    uint32_t held = get_req(c1, 0, "never", 0);
+    spx_buf_init(&b);
+    seq = send_req(c0, SPX_MSG_FINALIZE, &b);
+    spx_buf_t r;
+    ck_assert_int_eq(recv_reply(c0, SPX_MSG_FINALIZE, seq, &r), 0);
+    spx_buf_fini(&r);
+    ck_assert_int_eq(get_wait(c1, held, &v), PMIX_ERR_NOT_FOUND);
+    close(c0);
+    close(c1);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
@@ -857,6 +982,12 @@ static Suite *server_suite(void)
     tcase_add_test(tc, server_hostile_bytes);
     tcase_add_test(tc, server_commit_get_fence);
     tcase_add_test(tc, server_notify_and_jobctl);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("server with a host fence");
+    tcase_add_checked_fixture(tc, server_setup_host_fence, server_teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, server_fence_through_host);
     suite_add_tcase(s, tc);
     return s;
 }
