@@ -1,6 +1,7 @@
 /* value_int.h - private glue between the files of the value codec:
  * value.c (type table, scalars, procs, values, infos, data arrays),
- * value_ext.c (the composite structs: apps, queries, stats, ...) and
+ * value_ext.c (the composite structs: apps, queries, stats, ...),
+ * value_hwloc.c (cpusets, topologies) and
  * value_free.c (releasing what a pull allocated).
  *
  * Pull functions write into zeroed storage and always leave it in a state
@@ -65,6 +66,12 @@ void spx_codec_pull_array(spx_buf_t *b, pmix_data_type_t t, void **out, size_t *
 /* Reads a u32 element count for type t, bounded by SPX_BUF_MAX_COUNT and the unread
  * bytes; 0 with the buffer failed when over. */
 uint32_t spx_codec_pull_count(spx_buf_t *b, pmix_data_type_t t);
+
+/* value_hwloc.c: pmix_cpuset_t and pmix_topology_t. */
+void spx_codec_push_cpuset(spx_buf_t *b, const pmix_cpuset_t *c);
+void spx_codec_pull_cpuset(spx_buf_t *b, pmix_cpuset_t *c);
+void spx_codec_push_topo(spx_buf_t *b, const pmix_topology_t *t);
+void spx_codec_pull_topo(spx_buf_t *b, pmix_topology_t *t);
 
 /* NULL-terminated string vectors (argv, env, query keys): u32 count + strings. */
 void spx_codec_push_argv(spx_buf_t *b, char *const *argv);
