@@ -22,13 +22,16 @@
 #include "types/types.h"
 #include "util/log.h"
 
-/* u32 n, n x str -> NULL-terminated argv (caller frees with spx_srv_argv_free). 0 or -1. */
+/* u32 n, n x str -> NULL-terminated argv (caller frees with spx_srv_argv_free), NULL
+ * for n == 0 (UNPUBLISH: "every key of mine"). 0 or -1. */
 static int pull_keys(spx_buf_t *b, char ***out)
 {
     uint32_t n = spx_buf_pull_u32(b);
     *out = NULL;
     if (spx_buf_failed(b) || n > SPX_BUF_MAX_COUNT || n > spx_buf_remaining(b) / 4)
         return -1;
+    if (n == 0)
+        return 0;
     char **keys = calloc((size_t)n + 1, sizeof(*keys));
     if (!keys)
         return -1;
@@ -148,7 +151,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
 {
     size_t nkeys = 0, found = 0;
     for (size_t i = 0; i < qs->n; i++)
-        for (size_t k = 0; qs->q[i].keys[k]; k++)
+        for (size_t k = 0; qs->q[i].keys && qs->q[i].keys[k]; k++)
             nkeys++;
     pmix_info_t *res = calloc(nkeys ? nkeys : 1, sizeof(*res));
     for (size_t i = 0; res && i < qs->n; i++) {
@@ -156,7 +159,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
         const char *nsname = nsq && nsq->value.type == PMIX_STRING && nsq->value.data.string
                                  ? nsq->value.data.string
                                  : r->peer->proc.nspace;
-        for (size_t k = 0; qs->q[i].keys[k]; k++) {
+        for (size_t k = 0; qs->q[i].keys && qs->q[i].keys[k]; k++) {
             const char *key = qs->q[i].keys[k];
             pmix_info_t *out = &res[found];
             if (spx_key_eq(key, PMIX_QUERY_NAMESPACES)) {
@@ -264,7 +267,9 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
         return 0;
     }
     r->done = lookup_done;
-    if (!spx_srv.host.lookup)
+    if (!r->keys)
+        spx_srv_req_finish_now(r, PMIX_ERR_BAD_PARAM);
+    else if (!spx_srv.host.lookup)
         spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);
     else
         upcall_result(r, spx_srv.host.lookup(&r->peer->proc, r->keys, r->info, r->ninfo,
