@@ -1,0 +1,115 @@
+/* tree.h - the engine that joins the PMIx servers of one job step (one per
+ * node) into a tree and runs collectives, point-to-point messages and
+ * broadcasts over it. Slurm-agnostic: spmix-run's simulated nodes and the
+ * Slurm plugin's slurmstepds drive the very same code.
+ *
+ * Shape: Slurm's reverse tree of width W over a list of node indices; a
+ * node's parent and children are computed from its position in the list alone
+ * (spx_tree_topo_*). A collective over a subset of nodes uses the tree built
+ * over exactly that subset (sorted node indices), so only nodes hosting
+ * participants take part and depth is O(log_W m).
+ *
+ * Transport: TCP; each node listens on its own address. Connections are made
+ * on demand and kept; each starts with a mutual challenge/response proving
+ * both ends know the step's secret (HMAC-SHA256); a peer that fails it, or
+ * sends anything malformed, is closed with a log line and the engine goes on.
+ * Every node keeps a connection to its parent in the full tree, so the death of
+ * a node is noticed by its parent (or children) and broadcast to everybody
+ * (ops->node_lost on every surviving node).
+ *
+ * Threading: everything runs on the event_base given at creation (the PMIx
+ * progress thread). No function may be called from another thread.
+ */
+#ifndef SPX_TREE_TREE_H
+#define SPX_TREE_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pmix_common.h>
+#include <event2/event.h>
+
+#define SPX_TREE_DEFAULT_WIDTH 16
+
+/* ---- topology (pure functions) ---- */
+/* Parent position of position pos (0 is the root) in a tree of width w; -1 for the root. */
+long spx_tree_topo_parent(uint32_t pos, uint32_t n, uint32_t w);
+/* Writes the children positions of pos (at most w) into out; returns their count. */
+uint32_t spx_tree_topo_children(uint32_t pos, uint32_t n, uint32_t w, uint32_t *out);
+/* Depth of the tree (root alone = 0). */
+uint32_t spx_tree_topo_depth(uint32_t n, uint32_t w);
+
+/* ---- engine ---- */
+typedef struct spx_tree spx_tree_t;
+
+typedef struct spx_tree_ops {
+    /* A message sent with spx_tree_send/spx_tree_bcast arrived. data borrowed. */
+    void (*recv)(uint32_t from_node, uint8_t channel, const void *data, size_t len, void *arg);
+    /* Node node_index is gone (connection lost, or told so by another node). Called
+     * once per lost node, on every surviving node. */
+    void (*node_lost)(uint32_t node_index, const char *reason, void *arg);
+} spx_tree_ops_t;
+
+typedef struct spx_tree_config {
+    uint32_t node_index;      /* this node */
+    uint32_t nnodes;
+    uint32_t width;           /* 0: SPX_TREE_DEFAULT_WIDTH */
+    const char *const *addrs; /* nnodes entries "a.b.c.d:port"; copied */
+    const void *secret;       /* per-step secret; copied */
+    size_t secret_len;        /* >= 16 */
+    double connect_timeout;   /* seconds to keep retrying a connect (peer not up yet) */
+} spx_tree_config_t;
+
+/* Creates the engine and starts listening on addrs[node_index] (port 0 =
+ * ephemeral; spx_tree_port tells which). NULL on failure (logged). */
+spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cfg,
+                            const spx_tree_ops_t *ops, void *ops_arg);
+uint16_t spx_tree_port(const spx_tree_t *t);
+/* Replaces the address table once all ports are known (nnodes entries; copied). */
+int spx_tree_set_addrs(spx_tree_t *t, const char *const *addrs);
+/* Connects to the parent in the full tree (retrying until connect_timeout). */
+int spx_tree_start(spx_tree_t *t);
+/* Closes everything; pending collectives complete with PMIX_ERR_UNREACH first. */
+void spx_tree_destroy(spx_tree_t *t);
+uint32_t spx_tree_node_index(const spx_tree_t *t);
+uint32_t spx_tree_nnodes(const spx_tree_t *t);
+
+/* ---- collectives ---- */
+#define SPX_TREE_F_COLLECT 0x1u /* the collective carries data; must agree on all nodes */
+
+/* data: the concatenation of every participating node's contribution (node order
+ * unspecified); borrowed for the duration of the call. */
+typedef void (*spx_tree_done_f)(pmix_status_t status, const void *data, size_t len, void *arg);
+
+/* Starts this node's part of a collective.
+ * set_id: canonical name of the participant set, identical on every node (copied);
+ *         collectives with the same set_id are numbered in call order on each node.
+ * nodes/nnodes: sorted indices of the nodes hosting participants (copied; must
+ *         include this node).
+ * flags: SPX_TREE_F_COLLECT or 0 - if the nodes disagree every node gets
+ *         PMIX_ERR_BAD_PARAM.
+ * data/len: this node's contribution (copied).
+ * status: PMIX_SUCCESS, or an error this node already knows of (e.g. a local
+ *         participant died): the collective then fails with it everywhere.
+ * timeout: seconds (<= 0: none); on expiry PMIX_ERR_TIMEOUT on every node, and
+ *         later collectives of the set still work.
+ * done runs exactly once, later, on the loop thread. Returns 0, or -1 (done never runs). */
+int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes, size_t nnodes,
+                        uint32_t flags, pmix_status_t status, const void *data, size_t len,
+                        double timeout, spx_tree_done_f done, void *arg);
+
+/* ---- messages ---- */
+/* Sends to one node (data copied). 0 or -1 (node unknown or lost). */
+int spx_tree_send(spx_tree_t *t, uint32_t dst_node, uint8_t channel, const void *data, size_t len);
+/* Delivers to every other node (not to self) along the full tree. */
+int spx_tree_bcast(spx_tree_t *t, uint8_t channel, const void *data, size_t len);
+
+/* ---- counters ---- */
+typedef struct spx_tree_stats {
+    uint64_t colls_done;      /* collectives completed here */
+    uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv; /* totals, all traffic */
+    uint64_t last_coll_msgs_sent, last_coll_bytes_sent;    /* by this node for its last collective */
+    uint64_t last_coll_payload_bytes; /* contribution bytes this node put into it */
+} spx_tree_stats_t;
+void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out);
+
+#endif
