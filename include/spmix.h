@@ -1,0 +1,38 @@
+/* spmix.h - spmix's own extensions to the PMIx API: attributes a host passes
+ * to PMIx_server_init to join the servers of a multi-node job into a tree, and
+ * query keys that report the tree's counters.
+ *
+ * Multi-node operation: every node's host (spmix-run's node daemon, or the
+ * Slurm plugin in slurmstepd) calls PMIx_server_init with
+ *   SPMIX_TREE_NODE_INDEX (uint32)  this node's index, 0..n-1
+ *   SPMIX_TREE_ADDRS      (string)  "ip:port,ip:port,..." one per node, in node-index
+ *                                   order; node i must be the i-th host of the
+ *                                   PMIX_NODE_MAP registered for the namespace
+ *   SPMIX_TREE_SECRET     (byte object, >= 16 bytes) the step's shared secret
+ *   SPMIX_TREE_WIDTH      (uint32, optional) tree width, default 16
+ *   SPMIX_TREE_TIMEOUT    (uint32, optional) seconds to wait for peers to come up
+ * The library then runs fences, direct modex, event relay and failure detection
+ * across nodes itself, on its progress thread; the host module's fence_nb and
+ * direct_modex are not called.
+ */
+#ifndef SPMIX_H
+#define SPMIX_H
+
+#define SPMIX_TREE_NODE_INDEX "spmix.tree.idx"
+#define SPMIX_TREE_ADDRS "spmix.tree.addrs"
+#define SPMIX_TREE_SECRET "spmix.tree.secret"
+#define SPMIX_TREE_WIDTH "spmix.tree.width"
+#define SPMIX_TREE_TIMEOUT "spmix.tree.timeout"
+
+/* PMIx_Query_info keys answered by a client's own server (uint64 values):
+ * totals since start, and what this server sent for the last collective it
+ * completed (messages, bytes, and the key/value payload bytes it contributed). */
+#define SPMIX_QUERY_TREE_MSGS_SENT "spmix.qry.msgs"
+#define SPMIX_QUERY_TREE_BYTES_SENT "spmix.qry.bytes"
+#define SPMIX_QUERY_LAST_COLL_MSGS "spmix.qry.lastmsgs"
+#define SPMIX_QUERY_LAST_COLL_BYTES "spmix.qry.lastbytes"
+#define SPMIX_QUERY_LAST_COLL_PAYLOAD "spmix.qry.lastpayload"
+#define SPMIX_QUERY_LAST_COLL_KEYS "spmix.qry.lastkeys"  /* key entries contributed */
+#define SPMIX_QUERY_LAST_COLL_DELS "spmix.qry.lastdels"  /* deletion entries contributed */
+
+#endif
