@@ -276,6 +276,36 @@ START_TEST(value_round_trip_every_type)
 }
 END_TEST
 
+/* Decoded data is released by the public destructors of lib/types too (the
+ * contract of value.h): no leak, no double free, under valgrind/ASan. */
+START_TEST(value_release_with_public_destruct)
+{
+    pmix_info_t *infos;
+    size_t n;
+    spx_sample_infos(&infos, &n, 1);
+    spx_buf_t w, r;
+    spx_buf_init(&w);
+    spx_codec_push_info_array(&w, infos, n);
+    for (size_t i = 0; i < n; i++)
+        spx_codec_push_value(&w, &infos[i].value);
+    reader_of(&r, &w, w.len);
+    pmix_info_t *out;
+    size_t nout;
+    ck_assert_int_eq(spx_codec_pull_info_array(&r, &out, &nout), 0);
+    for (size_t i = 0; i < n; i++) {
+        pmix_value_t v;
+        ck_assert_int_eq(spx_codec_pull_value(&r, &v), 0);
+        PMIx_Value_destruct(&v);
+    }
+    ck_assert_int_eq(spx_buf_finish(&r), 0);
+    PMIX_INFO_FREE(out, nout);
+    spx_buf_fini(&r);
+    spx_buf_fini(&w);
+    spx_codec_release_elems(PMIX_INFO, infos, n);
+    free(infos);
+}
+END_TEST
+
 /* A message holding every sample as an info array, cut at every length:
  * each prefix must fail cleanly with an empty result. */
 START_TEST(value_truncated_everywhere)
@@ -712,6 +742,7 @@ static Suite *codec_suite(void)
     tc = tcase_create("value");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, value_round_trip_every_type);
+    tcase_add_test(tc, value_release_with_public_destruct);
     tcase_add_test(tc, value_truncated_everywhere);
     tcase_add_test(tc, value_bad_types);
     tcase_add_test(tc, value_depth_bomb);
