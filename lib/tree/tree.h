@@ -37,6 +37,11 @@ long spx_tree_topo_parent(uint32_t pos, uint32_t n, uint32_t w);
 uint32_t spx_tree_topo_children(uint32_t pos, uint32_t n, uint32_t w, uint32_t *out);
 /* Depth of the tree (root alone = 0). */
 uint32_t spx_tree_topo_depth(uint32_t n, uint32_t w);
+/* Added: level of position pos (root = 0), and the number of positions in
+ * the subtree rooted at pos (itself included). In this layout a subtree is
+ * the contiguous range [pos, pos + size) (positions are in pre-order). */
+uint32_t spx_tree_topo_level(uint32_t pos, uint32_t n, uint32_t w);
+uint32_t spx_tree_topo_subtree_size(uint32_t pos, uint32_t n, uint32_t w);
 
 /* ---- engine ---- */
 typedef struct spx_tree spx_tree_t;

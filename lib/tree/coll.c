@@ -1,0 +1,644 @@
+/* coll.c - the collective state machine (see coll.h for the protocol).
+ *
+ * Data flow: spx_coll_start fills a collective record (creating it, or
+ * taking over the PENDING one that holds messages which came early), replays
+ * those messages through coll_process, and checks whether the gather is
+ * complete. coll_process applies one UP/DOWN: UPs from children are merged
+ * (first error wins, flags compared, data appended); a DOWN from the parent
+ * or an ABORT ends the collective and is passed on. Every completion goes
+ * through coll_complete, which unlinks the record before calling done so a
+ * callback may start the next collective. Records of finished collectives
+ * are freed; a per-set_id counter of local starts tells a finished
+ * (set_id, seq) (dropped) from a future one (kept as PENDING).
+ */
+#include "config.h"
+#include "tree/coll.h"
+#include "codec/frame.h"
+#include "util/log.h"
+
+#include <pmix.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COLL_MAX_DATA (SPX_FRAME_MAX_PAYLOAD - 65536u) /* gathered bytes, leaves room for headers */
+
+typedef struct stored {
+    struct stored *next;
+    uint32_t from;
+    uint8_t kind, up_flags;
+    pmix_status_t status;
+    uint32_t flags;
+    void *data; /* owned */
+    size_t len;
+} stored_t;
+
+struct spx_coll {
+    spx_coll_t *next;
+    spx_coll_engine_t *e;
+    char *set_id; /* owned */
+    uint32_t seq;
+    spx_coll_state_t state;
+    stored_t *stored, *stored_tail; /* PENDING: messages kept until start */
+    /* filled by start */
+    uint32_t *nodes; /* owned, sorted */
+    uint32_t m, pos;
+    long parent;     /* node index, -1 at the root */
+    uint32_t nchild;
+    uint32_t *child; /* owned: node indices */
+    uint8_t *got;    /* owned: per child, UP received */
+    uint32_t ngot;
+    uint32_t flags;
+    bool mismatch, overflow;
+    pmix_status_t status;
+    uint8_t *acc; /* owned: gathered data */
+    size_t acc_len, acc_cap;
+    spx_tree_done_f done;
+    void *arg;
+    void *timer;
+    uint64_t msgs_sent, bytes_sent, payload;
+    /* a completion deferred out of start */
+    pmix_status_t final_status;
+    uint8_t *final_data; /* owned */
+    size_t final_len;
+};
+
+typedef struct set_rec {
+    struct set_rec *next;
+    char *set_id; /* owned */
+    uint32_t started;
+} set_rec_t;
+
+struct spx_coll_engine {
+    uint32_t self, nnodes, width;
+    spx_coll_io_t io;
+    void *arg;
+    spx_coll_t *active;   /* pending and running collectives */
+    spx_coll_t *deferred; /* completed inside start, done not yet called (FIFO) */
+    set_rec_t *sets;
+    uint8_t *lost;
+    size_t nstored;
+    bool in_start;
+    spx_coll_counters_t cnt;
+};
+
+const char *spx_coll_state_str(spx_coll_state_t s)
+{
+    switch (s) {
+    case SPX_COLL_PENDING: return "PENDING";
+    case SPX_COLL_GATHER: return "GATHER";
+    case SPX_COLL_WAIT_DOWN: return "WAIT_DOWN";
+    case SPX_COLL_DONE: return "DONE";
+    }
+    return "UNKNOWN";
+}
+
+spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32_t width,
+                                          const spx_coll_io_t *io, void *arg)
+{
+    if (nnodes == 0 || self >= nnodes || !io || !io->send)
+        return NULL;
+    spx_coll_engine_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->lost = calloc(nnodes, 1);
+    if (!e->lost) {
+        free(e);
+        return NULL;
+    }
+    e->self = self;
+    e->nnodes = nnodes;
+    e->width = width ? width : SPX_TREE_DEFAULT_WIDTH;
+    e->io = *io;
+    e->arg = arg;
+    return e;
+}
+
+static void free_stored(spx_coll_engine_t *e, stored_t *s)
+{
+    while (s) {
+        stored_t *n = s->next;
+        free(s->data);
+        free(s);
+        e->nstored--;
+        s = n;
+    }
+}
+
+static void coll_free(spx_coll_t *c)
+{
+    free_stored(c->e, c->stored);
+    free(c->set_id);
+    free(c->nodes);
+    free(c->child);
+    free(c->got);
+    free(c->acc);
+    free(c->final_data);
+    free(c);
+}
+
+static set_rec_t *set_find(const spx_coll_engine_t *e, const char *set_id)
+{
+    for (set_rec_t *s = e->sets; s; s = s->next)
+        if (strcmp(s->set_id, set_id) == 0)
+            return s;
+    return NULL;
+}
+
+static spx_coll_t *coll_find(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
+{
+    for (spx_coll_t *c = e->active; c; c = c->next)
+        if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
+            return c;
+    return NULL;
+}
+
+static void unlink_active(spx_coll_engine_t *e, spx_coll_t *c)
+{
+    for (spx_coll_t **p = &e->active; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            c->next = NULL;
+            return;
+        }
+}
+
+static spx_coll_t *coll_new(spx_coll_engine_t *e, const char *set_id, uint32_t seq)
+{
+    spx_coll_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->set_id = strdup(set_id);
+    if (!c->set_id) {
+        free(c);
+        return NULL;
+    }
+    c->e = e;
+    c->seq = seq;
+    c->state = SPX_COLL_PENDING;
+    c->parent = -1;
+    c->next = e->active;
+    e->active = c;
+    return c;
+}
+
+/* Ends c with status/data (data borrowed). Unlinks it, then calls done (or
+ * defers the call when inside start). */
+static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data, size_t len)
+{
+    spx_coll_engine_t *e = c->e;
+    if (c->timer) {
+        if (e->io.timer_disarm)
+            e->io.timer_disarm(e->arg, c->timer);
+        c->timer = NULL;
+    }
+    unlink_active(e, c);
+    c->state = SPX_COLL_DONE;
+    e->cnt.done++;
+    e->cnt.last_msgs_sent = c->msgs_sent;
+    e->cnt.last_bytes_sent = c->bytes_sent;
+    e->cnt.last_payload = c->payload;
+    spx_debug("tree: node %u: collective %s#%u done: %s (%zu bytes)", e->self, c->set_id, c->seq,
+              PMIx_Error_string(status), len);
+    if (e->in_start) {
+        c->final_status = status;
+        if (len > 0) {
+            c->final_data = malloc(len);
+            if (c->final_data) {
+                memcpy(c->final_data, data, len);
+                c->final_len = len;
+            } else if (status == PMIX_SUCCESS) {
+                c->final_status = PMIX_ERR_NOMEM;
+            }
+        }
+        spx_coll_t **p = &e->deferred;
+        while (*p)
+            p = &(*p)->next;
+        *p = c;
+        if (e->io.defer)
+            e->io.defer(e->arg);
+        return;
+    }
+    c->done(status, data, len, c->arg);
+    coll_free(c);
+}
+
+static int coll_send(spx_coll_t *c, uint32_t to, uint8_t kind, pmix_status_t status,
+                     uint8_t up_flags, const void *data, size_t len)
+{
+    spx_coll_msg_t m = { .kind = kind, .set_id = c->set_id, .seq = c->seq, .status = status,
+                         .flags = c->flags, .up_flags = up_flags, .data = data, .len = len };
+    long n = c->e->io.send(c->e->arg, to, &m);
+    if (n < 0) {
+        spx_warn("tree: node %u: collective %s#%u: cannot send %s to node %u", c->e->self,
+                 c->set_id, c->seq, kind == SPX_COLL_UP ? "UP" : "DOWN", to);
+        return -1;
+    }
+    c->msgs_sent++;
+    c->bytes_sent += (uint64_t)n;
+    return 0;
+}
+
+/* DOWN to every child but `except`, then complete. */
+static void coll_finish(spx_coll_t *c, pmix_status_t status, const void *data, size_t len,
+                        long except)
+{
+    for (uint32_t i = 0; i < c->nchild; i++)
+        if ((long)c->child[i] != except)
+            coll_send(c, c->child[i], SPX_COLL_DOWN, status, 0, status ? NULL : data,
+                      status ? 0 : len);
+    coll_complete(c, status, status ? NULL : data, status ? 0 : len);
+}
+
+/* Ends c now with an error and tells every tree neighbour but `except`. */
+static void coll_abort(spx_coll_t *c, pmix_status_t status, long except)
+{
+    if (c->parent >= 0 && c->parent != except)
+        coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, status, SPX_COLL_UP_ABORT, NULL, 0);
+    coll_finish(c, status, NULL, 0, except);
+}
+
+static void acc_append(spx_coll_t *c, const void *data, size_t len)
+{
+    if (len == 0 || c->overflow)
+        return;
+    if (len > COLL_MAX_DATA - c->acc_len) {
+        c->overflow = true;
+        goto fail;
+    }
+    if (c->acc_len + len > c->acc_cap) {
+        size_t cap = c->acc_cap ? c->acc_cap : 256;
+        while (cap < c->acc_len + len)
+            cap *= 2;
+        uint8_t *p = realloc(c->acc, cap);
+        if (!p) {
+            c->overflow = true;
+            goto fail;
+        }
+        c->acc = p;
+        c->acc_cap = cap;
+    }
+    memcpy(c->acc + c->acc_len, data, len);
+    c->acc_len += len;
+    return;
+fail:
+    spx_warn("tree: node %u: collective %s#%u: gathered data over %u bytes or out of memory",
+             c->e->self, c->set_id, c->seq, COLL_MAX_DATA);
+    if (c->status == PMIX_SUCCESS)
+        c->status = PMIX_ERR_OUT_OF_RESOURCE;
+}
+
+/* Called when something arrived in GATHER: sends UP or decides at the root. */
+static void coll_check_gather(spx_coll_t *c)
+{
+    if (c->state != SPX_COLL_GATHER || c->ngot < c->nchild)
+        return;
+    if (c->parent < 0) {
+        pmix_status_t st = c->status;
+        if (st == PMIX_SUCCESS && c->mismatch) {
+            spx_warn("tree: collective %s#%u: nodes disagree on the collective's flags",
+                     c->set_id, c->seq);
+            st = PMIX_ERR_BAD_PARAM;
+        }
+        coll_finish(c, st, c->acc, c->acc_len, -1);
+        return;
+    }
+    c->state = SPX_COLL_WAIT_DOWN;
+    if (coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, c->status,
+                  c->mismatch ? SPX_COLL_UP_MISMATCH : 0, c->status ? NULL : c->acc,
+                  c->status ? 0 : c->acc_len) < 0)
+        coll_abort(c, PMIX_ERR_UNREACH, c->parent);
+}
+
+/* Applies one message to a started collective. */
+static void coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
+{
+    spx_coll_engine_t *e = c->e;
+    if (m->kind == SPX_COLL_DOWN) {
+        if ((long)from != c->parent) {
+            spx_warn("tree: node %u: collective %s#%u: DOWN from node %u, not my parent: dropped",
+                     e->self, c->set_id, c->seq, from);
+            e->cnt.dropped++;
+            return;
+        }
+        if (c->state == SPX_COLL_GATHER && m->status == PMIX_SUCCESS) {
+            spx_warn("tree: node %u: collective %s#%u: result from node %u before my UP: dropped",
+                     e->self, c->set_id, c->seq, from);
+            e->cnt.dropped++;
+            return;
+        }
+        coll_finish(c, m->status, m->data, m->len, (long)from);
+        return;
+    }
+    uint32_t i;
+    for (i = 0; i < c->nchild && c->child[i] != from; i++)
+        ;
+    if (i == c->nchild) {
+        spx_warn("tree: node %u: collective %s#%u: UP from node %u, not my child: dropped",
+                 e->self, c->set_id, c->seq, from);
+        e->cnt.dropped++;
+        return;
+    }
+    if (m->up_flags & SPX_COLL_UP_ABORT) {
+        spx_info("tree: node %u: collective %s#%u aborted by node %u: %s", e->self, c->set_id,
+                 c->seq, from, PMIx_Error_string(m->status));
+        coll_abort(c, m->status ? m->status : PMIX_ERROR, (long)from);
+        return;
+    }
+    if (c->got[i] || c->state != SPX_COLL_GATHER) {
+        spx_info("tree: node %u: collective %s#%u: duplicate UP from node %u dropped", e->self,
+                 c->set_id, c->seq, from);
+        e->cnt.dropped++;
+        return;
+    }
+    c->got[i] = 1;
+    c->ngot++;
+    if (c->status == PMIX_SUCCESS && m->status != PMIX_SUCCESS)
+        c->status = m->status;
+    if (m->flags != c->flags || (m->up_flags & SPX_COLL_UP_MISMATCH))
+        c->mismatch = true;
+    acc_append(c, m->data, m->len);
+    coll_check_gather(c);
+}
+
+static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
+{
+    spx_coll_engine_t *e = c->e;
+    uint8_t abort_bit = m->up_flags & SPX_COLL_UP_ABORT;
+    for (stored_t *s = c->stored; s; s = s->next)
+        if (s->from == from && s->kind == m->kind && (s->up_flags & SPX_COLL_UP_ABORT) == abort_bit) {
+            spx_info("tree: node %u: collective %s#%u: duplicate %s from node %u dropped",
+                     e->self, c->set_id, c->seq, m->kind == SPX_COLL_UP ? "UP" : "DOWN", from);
+            e->cnt.dropped++;
+            return 0;
+        }
+    if (e->nstored >= SPX_COLL_MAX_PENDING)
+        goto full;
+    stored_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        goto full;
+    if (m->len) {
+        s->data = malloc(m->len);
+        if (!s->data) {
+            free(s);
+            goto full;
+        }
+        memcpy(s->data, m->data, m->len);
+    }
+    s->len = m->len;
+    s->from = from;
+    s->kind = m->kind;
+    s->up_flags = m->up_flags;
+    s->status = m->status;
+    s->flags = m->flags;
+    if (c->stored_tail)
+        c->stored_tail->next = s;
+    else
+        c->stored = s;
+    c->stored_tail = s;
+    e->nstored++;
+    return 0;
+full:
+    spx_warn("tree: node %u: too many messages for collectives not started here: dropped one",
+             e->self);
+    e->cnt.dropped++;
+    return -1;
+}
+
+void spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
+{
+    if (from >= e->nnodes || from == e->self || !m->set_id ||
+        (m->kind != SPX_COLL_UP && m->kind != SPX_COLL_DOWN) ||
+        strlen(m->set_id) > SPX_COLL_MAX_SET_ID) {
+        spx_warn("tree: node %u: malformed collective message from node %u dropped", e->self,
+                 from);
+        e->cnt.dropped++;
+        return;
+    }
+    spx_coll_t *c = coll_find(e, m->set_id, m->seq);
+    if (!c) {
+        set_rec_t *s = set_find(e, m->set_id);
+        if (s && m->seq < s->started) {
+            spx_info("tree: node %u: message for finished collective %s#%u from node %u dropped",
+                     e->self, m->set_id, m->seq, from);
+            e->cnt.dropped++;
+            return;
+        }
+        c = coll_new(e, m->set_id, m->seq);
+        if (!c) {
+            e->cnt.dropped++;
+            return;
+        }
+    }
+    if (c->state == SPX_COLL_PENDING) {
+        store_msg(c, from, m);
+        return;
+    }
+    coll_process(c, from, m);
+}
+
+static bool nodes_valid(const spx_coll_engine_t *e, const uint32_t *nodes, size_t n,
+                        uint32_t *pos)
+{
+    bool self = false;
+    for (size_t i = 0; i < n; i++) {
+        if (nodes[i] >= e->nnodes || (i > 0 && nodes[i] <= nodes[i - 1]))
+            return false;
+        if (nodes[i] == e->self) {
+            self = true;
+            *pos = (uint32_t)i;
+        }
+    }
+    return self;
+}
+
+int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
+                   size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
+                   size_t len, double timeout, spx_tree_done_f done, void *arg)
+{
+    uint32_t pos = 0;
+    if (!set_id || strlen(set_id) > SPX_COLL_MAX_SET_ID || !nodes || nnodes == 0 ||
+        nnodes > e->nnodes || !done || (len && !data) || e->in_start ||
+        !nodes_valid(e, nodes, nnodes, &pos)) {
+        spx_error("tree: node %u: invalid collective start (%s)", e->self,
+                  set_id ? set_id : "no set id");
+        return -1;
+    }
+    set_rec_t *s = set_find(e, set_id);
+    if (!s) {
+        s = calloc(1, sizeof(*s));
+        if (!s || !(s->set_id = strdup(set_id))) {
+            free(s);
+            return -1;
+        }
+        s->next = e->sets;
+        e->sets = s;
+    }
+    uint32_t seq = s->started;
+    spx_coll_t *c = coll_find(e, set_id, seq);
+    if (!c && !(c = coll_new(e, set_id, seq)))
+        return -1;
+    uint32_t m = (uint32_t)nnodes;
+    c->nodes = malloc(nnodes * sizeof(uint32_t));
+    uint32_t *kids = calloc(e->width, sizeof(uint32_t));
+    c->got = calloc(e->width, 1);
+    c->child = calloc(e->width, sizeof(uint32_t));
+    if (!c->nodes || !kids || !c->got || !c->child) {
+        free(kids);
+        if (c->state == SPX_COLL_PENDING && !c->stored) {
+            unlink_active(e, c);
+            coll_free(c);
+        }
+        return -1;
+    }
+    s->started++;
+    memcpy(c->nodes, nodes, nnodes * sizeof(uint32_t));
+    c->m = m;
+    c->pos = pos;
+    long ppos = spx_tree_topo_parent(pos, m, e->width);
+    c->parent = ppos < 0 ? -1 : (long)nodes[ppos];
+    c->nchild = spx_tree_topo_children(pos, m, e->width, kids);
+    for (uint32_t i = 0; i < c->nchild; i++)
+        c->child[i] = nodes[kids[i]];
+    free(kids);
+    c->flags = flags;
+    c->status = status;
+    c->done = done;
+    c->arg = arg;
+    c->payload = len;
+    c->state = SPX_COLL_GATHER;
+    e->in_start = true;
+    acc_append(c, data, len);
+
+    uint32_t lost = UINT32_MAX;
+    for (uint32_t i = 0; i < m; i++)
+        if (e->lost[nodes[i]])
+            lost = nodes[i];
+    stored_t *list = c->stored;
+    c->stored = c->stored_tail = NULL;
+    if (lost != UINT32_MAX) {
+        spx_info("tree: node %u: collective %s#%u involves lost node %u", e->self, set_id, seq,
+                 lost);
+        coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
+    } else {
+        /* aborts first (a neighbour gave up before we started: so do we), then the rest */
+        for (int pass = 0; pass < 2; pass++)
+            for (stored_t *st = list; st && c->state != SPX_COLL_DONE; st = st->next) {
+                bool is_abort = (st->kind == SPX_COLL_UP && (st->up_flags & SPX_COLL_UP_ABORT)) ||
+                                (st->kind == SPX_COLL_DOWN && st->status != PMIX_SUCCESS);
+                if (is_abort != (pass == 0))
+                    continue;
+                spx_coll_msg_t msg = { .kind = st->kind, .set_id = set_id, .seq = seq,
+                                       .status = st->status, .flags = st->flags,
+                                       .up_flags = st->up_flags, .data = st->data,
+                                       .len = st->len };
+                coll_process(c, st->from, &msg);
+            }
+        coll_check_gather(c);
+        if (c->state != SPX_COLL_DONE && timeout > 0 && e->io.timer_arm)
+            c->timer = e->io.timer_arm(e->arg, timeout, c);
+    }
+    free_stored(e, list);
+    e->in_start = false;
+    return 0;
+}
+
+void spx_coll_timeout(spx_coll_engine_t *e, spx_coll_t *c)
+{
+    c->timer = NULL; /* fired: nothing to disarm */
+    spx_warn("tree: node %u: collective %s#%u timed out in state %s (%u of %u children)",
+             e->self, c->set_id, c->seq, spx_coll_state_str(c->state), c->ngot, c->nchild);
+    coll_abort(c, PMIX_ERR_TIMEOUT, -1);
+}
+
+static bool coll_involves(const spx_coll_t *c, uint32_t node)
+{
+    for (uint32_t i = 0; i < c->m; i++)
+        if (c->nodes[i] == node)
+            return true;
+    return false;
+}
+
+void spx_coll_node_lost(spx_coll_engine_t *e, uint32_t node)
+{
+    if (node >= e->nnodes)
+        return;
+    e->lost[node] = 1;
+    for (;;) {
+        spx_coll_t *c;
+        for (c = e->active; c; c = c->next)
+            if (c->state != SPX_COLL_PENDING && coll_involves(c, node))
+                break;
+        if (!c)
+            return;
+        spx_info("tree: node %u: collective %s#%u fails: node %u lost", e->self, c->set_id,
+                 c->seq, node);
+        coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
+    }
+}
+
+void spx_coll_run_deferred(spx_coll_engine_t *e)
+{
+    while (e->deferred) {
+        spx_coll_t *c = e->deferred;
+        e->deferred = c->next;
+        c->next = NULL;
+        c->done(c->final_status, c->final_data, c->final_len, c->arg);
+        coll_free(c);
+    }
+}
+
+void spx_coll_engine_destroy(spx_coll_engine_t *e)
+{
+    if (!e)
+        return;
+    for (;;) {
+        spx_coll_t *c;
+        for (c = e->active; c && c->state == SPX_COLL_PENDING; c = c->next)
+            ;
+        if (!c)
+            break;
+        coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
+    }
+    spx_coll_run_deferred(e);
+    while (e->active) {
+        spx_coll_t *c = e->active;
+        e->active = c->next;
+        coll_free(c);
+    }
+    while (e->sets) {
+        set_rec_t *s = e->sets;
+        e->sets = s->next;
+        free(s->set_id);
+        free(s);
+    }
+    free(e->lost);
+    free(e);
+}
+
+void spx_coll_get_counters(const spx_coll_engine_t *e, spx_coll_counters_t *out)
+{
+    *out = e->cnt;
+}
+
+int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
+{
+    const spx_coll_t *c = coll_find(e, set_id, seq);
+    if (c)
+        return (int)c->state;
+    for (c = e->deferred; c; c = c->next)
+        if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
+            return SPX_COLL_DONE;
+    const set_rec_t *s = set_find(e, set_id);
+    if (s && seq < s->started)
+        return SPX_COLL_DONE;
+    return -1;
+}
+
+size_t spx_coll_active(const spx_coll_engine_t *e)
+{
+    size_t n = 0;
+    for (const spx_coll_t *c = e->active; c; c = c->next)
+        n++;
+    return n;
+}
