@@ -94,24 +94,43 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
         if (cl && cl->connected_once && !cl->peer)
             *lost = true;
     }
+    if (spx_srv.mn && spx_srv_mn_set_has_lost(set, nset))
+        *lost = true;
     return n;
 }
 
-static void op_contribute(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,
-                          void *arg)
+/* What the contribution being built holds (summed over local participants). */
+static uint64_t building_keys, building_dels;
+
+static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,
+                              void *arg)
 {
     (void)arg;
-    uint64_t max = 0;
-    /* Full contribution (since 0). The bookkeeping below is what a delta
-     * exchange will start from: last sequence sent and the set it went to. */
-    spx_records_push_proc(out, spx_srv.store, proc->nspace, proc->rank, 0, SPX_SCOPES_REMOTE,
-                          false, &max);
-    struct spx_srv_client *cl = spx_srv_client_find(proc->nspace, proc->rank);
-    if (cl) {
-        cl->contrib_seq = max;
-        free(cl->contrib_set);
-        cl->contrib_set = strdup(set_key);
-    }
+    spx_delta_contrib_t r;
+    spx_delta_contribute(spx_srv.delta, spx_srv.store, proc, set_key, SPX_SCOPES_REMOTE, out,
+                         &r);
+    building_keys += r.nkeys;
+    building_dels += r.ndels;
+    spx_debug("fence %s: %s:%u contributes %zu keys, %zu deletions (%s since %llu)", set_key,
+              proc->nspace, (unsigned)proc->rank, r.nkeys, r.ndels, r.since ? "delta" : "full",
+              (unsigned long long)r.since);
+    return r.upto;
+}
+
+static void op_contributed(const pmix_proc_t *proc, const char *set_key, uint64_t upto,
+                           void *arg)
+{
+    (void)arg;
+    if (spx_srv_client_find(proc->nspace, proc->rank)) /* still registered */
+        spx_delta_commit(spx_srv.delta, proc, set_key, upto);
+}
+
+static void op_local_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
+                            bool collect, pmix_status_t status, double timeout, void *arg)
+{
+    (void)arg;
+    if (spx_srv.mn)
+        spx_srv_mn_fence_failed(set, nset, set_key, collect, status, timeout);
 }
 
 struct modex_answer {
@@ -153,10 +172,20 @@ static void modex_cb(pmix_status_t status, const char *data, size_t ndata, void 
     }
 }
 
-static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
-                                   size_t ninfo, char *data, size_t ndata, void *token, void *arg)
+static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const char *set_key,
+                                   const pmix_info_t *info, size_t ninfo, char *data,
+                                   size_t ndata, void *token, void *arg)
 {
     (void)arg;
+    bool collect = spx_info_flag(info, ninfo, PMIX_COLLECT_DATA);
+    spx_srv.stats.last_keys = collect ? building_keys : 0;
+    spx_srv.stats.last_dels = collect ? building_dels : 0;
+    spx_srv.stats.last_payload = ndata;
+    building_keys = building_dels = 0;
+    if (spx_srv.mn)
+        return spx_srv_mn_fence(set_key, set, nset, collect,
+                                (double)spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0), data,
+                                ndata, token);
     if (!spx_srv.host.fence_nb)
         return PMIX_ERR_NOT_SUPPORTED; /* single node: local data is all there is */
     return spx_srv.host.fence_nb(set, nset, info, ninfo, data, ndata, modex_cb, token);
@@ -239,6 +268,8 @@ static void op_timer_cancel(void *handle, void *arg)
 static const spx_fence_ops_t fence_ops = {
     .local_members = op_local_members,
     .contribute = op_contribute,
+    .contributed = op_contributed,
+    .local_failed = op_local_failed,
     .host_fence = op_host_fence,
     .deliver = op_deliver,
     .reply = op_reply,
@@ -248,8 +279,10 @@ static const spx_fence_ops_t fence_ops = {
 
 int spx_srv_fence_setup(void)
 {
+    building_keys = building_dels = 0;
+    spx_srv.delta = spx_delta_create();
     spx_srv.fence = spx_fence_engine_create(&fence_ops, NULL);
-    return spx_srv.fence ? 0 : -1;
+    return spx_srv.fence && spx_srv.delta ? 0 : -1;
 }
 
 void spx_srv_fence_teardown(void)
@@ -257,6 +290,8 @@ void spx_srv_fence_teardown(void)
     spx_fence_engine_t *e = spx_srv.fence;
     spx_srv.fence = NULL;
     spx_fence_engine_destroy(e);
+    spx_delta_destroy(spx_srv.delta);
+    spx_srv.delta = NULL;
 }
 
 /* ---- FENCE ---- */

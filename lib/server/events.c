@@ -5,6 +5,8 @@
  * The EVENT payload is encoded once per event and copied for each client in
  * range. A client's event is also handed to the host's notify_event when its
  * range reaches beyond this node; the client's NOTIFY is answered after that.
+ * In multi-node mode the server relays such events itself over the tree
+ * (relay.c) and only PMIX_RANGE_RM events still go to the host.
  */
 #include "config.h"
 #include "server/internal.h"
@@ -109,8 +111,11 @@ int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     source.nspace[PMIX_MAX_NSLEN] = '\0';
     spx_srv_event_deliver(status, &source, range, info, ninfo, p);
+    /* multi-node: the server relays it; the host hears only of RM-range events */
+    bool relayed = spx_srv_relay_event(status, &source, range, info, ninfo);
     struct spx_srv_req *r;
     if (!spx_srv.host.notify_event || !range_leaves_node(range) ||
+        (spx_srv.mn && (relayed || range != PMIX_RANGE_RM)) ||
         !(r = spx_srv_req_create(p, SPX_MSG_NOTIFY, seq))) {
         spx_info_array_free(info, ninfo);
         spx_srv_reply_status(p, SPX_MSG_NOTIFY, seq, PMIX_SUCCESS);
@@ -142,7 +147,8 @@ static void do_server_notify(void *arg)
     struct srv_notify *n = arg;
     pmix_status_t rc = PMIX_ERR_INIT;
     if (spx_srv.active) {
-        spx_srv_event_deliver(n->status, &n->source, n->range, n->info, n->ninfo, NULL);
+        if (!spx_srv_relay_host_event(n->status, &n->source, n->range, n->info, n->ninfo))
+            spx_srv_event_deliver(n->status, &n->source, n->range, n->info, n->ninfo, NULL);
         rc = PMIX_SUCCESS;
     }
     if (n->cbfunc)

@@ -38,6 +38,8 @@ struct tracker {
     size_t narr, carr;
     void *timer;            /* ops handle or NULL */
     double timeout;         /* seconds asked by the participants (largest), 0 for none */
+    bool collect;           /* handed to the host as a collecting fence */
+    uint64_t *upto;         /* per local participant: what contribute returned (owned) */
 };
 
 struct host_token {
@@ -151,6 +153,7 @@ static void tracker_free(struct tracker *t)
     free(t->set);
     free(t->local);
     free(t->arr);
+    free(t->upto);
     free(t);
 }
 
@@ -172,9 +175,24 @@ static void tracker_finish(spx_fence_engine_t *e, struct tracker *t, pmix_status
     t->timer = NULL;
     spx_debug("fence %s#%llu: done, status %d, %zu participants", t->key,
               (unsigned long long)t->seq, status, t->narr);
+    if (status == PMIX_SUCCESS && t->collect && t->upto && e->ops->contributed)
+        for (size_t i = 0; i < t->nlocal; i++)
+            e->ops->contributed(&t->local[i], t->key, t->upto[i], e->arg);
     for (size_t i = 0; i < t->narr; i++)
         e->ops->reply(t->arr[i].requester, status, e->arg);
     tracker_free(t);
+}
+
+/* Fails a tracker that never reached the host: the other nodes are told first. */
+static void tracker_fail_local(spx_fence_engine_t *e, struct tracker *t, pmix_status_t status)
+{
+    if (t->state == TRK_GATHER && e->ops->local_failed) {
+        bool collect = false;
+        for (size_t i = 0; i < t->narr; i++)
+            collect |= t->arr[i].collect;
+        e->ops->local_failed(t->set, t->nset, t->key, collect, status, t->timeout, e->arg);
+    }
+    tracker_finish(e, t, status);
 }
 
 static struct tracker *tracker_find_id(spx_fence_engine_t *e, uint64_t id)
@@ -226,24 +244,25 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
     if (ncollect != 0 && ncollect != t->narr) {
         spx_warn("fence %s#%llu: %zu of %zu participants asked to collect data: bad parameter",
                  t->key, (unsigned long long)t->seq, ncollect, t->narr);
-        tracker_finish(e, t, PMIX_ERR_BAD_PARAM);
+        tracker_fail_local(e, t, PMIX_ERR_BAD_PARAM);
         return;
     }
     bool collect = ncollect != 0;
     struct host_token *tok = calloc(1, sizeof(*tok));
     if (!tok) {
-        tracker_finish(e, t, PMIX_ERR_NOMEM);
+        tracker_fail_local(e, t, PMIX_ERR_NOMEM);
         return;
     }
     if (collect) {
         spx_buf_t b;
         spx_buf_init(&b);
-        for (size_t i = 0; i < t->nlocal; i++)
-            e->ops->contribute(&t->local[i], t->key, &b, e->arg);
-        if (spx_buf_failed(&b)) {
+        t->upto = calloc(t->nlocal ? t->nlocal : 1, sizeof(*t->upto));
+        for (size_t i = 0; t->upto && i < t->nlocal; i++)
+            t->upto[i] = e->ops->contribute(&t->local[i], t->key, &b, e->arg);
+        if (spx_buf_failed(&b) || !t->upto) {
             spx_buf_fini(&b);
             free(tok);
-            tracker_finish(e, t, PMIX_ERR_NOMEM);
+            tracker_fail_local(e, t, PMIX_ERR_NOMEM);
             return;
         }
         tok->data = spx_buf_release(&b, &tok->ndata);
@@ -252,6 +271,7 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
     tok->next = e->tokens;
     e->tokens = tok;
     t->state = TRK_HOST;
+    t->collect = collect;
 
     pmix_info_t info[2];
     size_t ninfo = 0;
@@ -268,7 +288,7 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
         info[ninfo].value.data.integer = (int)t->timeout;
         ninfo++;
     }
-    pmix_status_t rc = e->ops->host_fence(t->set, t->nset, ninfo ? info : NULL, ninfo,
+    pmix_status_t rc = e->ops->host_fence(t->set, t->nset, t->key, ninfo ? info : NULL, ninfo,
                                           tok->data, tok->ndata, tok, e->arg);
     if (rc == PMIX_SUCCESS)
         return; /* the host answers through spx_fence_host_done */
@@ -335,12 +355,12 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
                                          .collect = collect};
     spx_debug("fence %s#%llu: %s:%u arrived (%zu/%zu)", t->key, (unsigned long long)t->seq,
               caller->nspace, (unsigned)caller->rank, t->narr, t->nlocal);
-    if (lost) {
-        tracker_finish(e, t, PMIX_ERR_PROC_ABORTED);
-        return;
-    }
     if (timeout > t->timeout)
         t->timeout = timeout;
+    if (lost) {
+        tracker_fail_local(e, t, PMIX_ERR_PROC_ABORTED);
+        return;
+    }
     if (timeout > 0 && !t->timer)
         t->timer = e->ops->timer_arm(timeout, t->id, e->arg);
     if (t->narr >= t->nlocal)
@@ -381,7 +401,7 @@ void spx_fence_timeout(spx_fence_engine_t *e, uint64_t id)
     t->timer = NULL; /* fired: must not be cancelled */
     spx_warn("fence %s#%llu: timed out with %zu of %zu local participants in", t->key,
              (unsigned long long)t->seq, t->narr, t->nlocal);
-    tracker_finish(e, t, PMIX_ERR_TIMEOUT);
+    tracker_fail_local(e, t, PMIX_ERR_TIMEOUT);
 }
 
 void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
@@ -398,11 +418,28 @@ void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
             continue;
         spx_warn("fence %s#%llu: participant %s:%u went away", t->key,
                  (unsigned long long)t->seq, proc->nspace, (unsigned)proc->rank);
-        /* Hook for multi-node fences: the other nodes' servers wait for this
-         * node's contribution too; the tree engine will need to be told here. */
-        tracker_finish(e, t, PMIX_ERR_PROC_ABORTED);
+        /* the other nodes wait for this node's contribution: local_failed tells them */
+        tracker_fail_local(e, t, PMIX_ERR_PROC_ABORTED);
         next = e->trackers; /* the list changed: rescan (finished trackers are gone) */
     }
+}
+
+size_t spx_fence_fail_if(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
+                         pmix_status_t status)
+{
+    size_t n = 0;
+    struct tracker *t = e->trackers, *next;
+    for (; t; t = next) {
+        next = t->next;
+        if (!pred(t->set, t->nset, pred_arg))
+            continue;
+        spx_warn("fence %s#%llu: failed (status %d)", t->key, (unsigned long long)t->seq,
+                 status);
+        tracker_fail_local(e, t, status);
+        n++;
+        next = e->trackers; /* the list changed: rescan (finished trackers are gone) */
+    }
+    return n;
 }
 
 size_t spx_fence_count(const spx_fence_engine_t *e)

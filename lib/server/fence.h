@@ -36,15 +36,26 @@ typedef struct spx_fence_ops {
     size_t (*local_members)(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bool *lost,
                             void *arg);
     /* Appends proc's contribution for a collecting fence to out. set_key: borrowed
-     * canonical name of the participant set (for delta bookkeeping). */
-    void (*contribute)(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out, void *arg);
+     * canonical name of the participant set (for delta bookkeeping). Returns the
+     * boundary handed back to ops->contributed if the fence succeeds. */
+    uint64_t (*contribute)(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,
+                           void *arg);
+    /* Optional (may be NULL): a collecting fence completed with PMIX_SUCCESS; called
+     * once per local participant with what contribute returned for it. */
+    void (*contributed)(const pmix_proc_t *proc, const char *set_key, uint64_t upto, void *arg);
+    /* Optional (may be NULL): the tracker failed with status before it was handed to
+     * host_fence (lost participant, collect disagreement, local timeout): the
+     * multi-node glue tells the other nodes. collect: any arrival asked to collect. */
+    void (*local_failed)(const pmix_proc_t *set, size_t nset, const char *set_key, bool collect,
+                         pmix_status_t status, double timeout, void *arg);
     /* Hands the node's contribution to the host. set/info/data: borrowed; data stays
      * valid until spx_fence_host_done(token) or the engine is destroyed. Returns
      * PMIX_SUCCESS (the host answers later through spx_fence_host_done(token)),
      * PMIX_OPERATION_SUCCEEDED or PMIX_ERR_NOT_SUPPORTED (complete with local data
      * only), or an error that fails the fence. */
-    pmix_status_t (*host_fence)(const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
-                                size_t ninfo, char *data, size_t ndata, void *token, void *arg);
+    pmix_status_t (*host_fence)(const pmix_proc_t *set, size_t nset, const char *set_key,
+                                const pmix_info_t *info, size_t ninfo, char *data, size_t ndata,
+                                void *token, void *arg);
     /* Applies the data of all nodes (borrowed). PMIX_SUCCESS or an error status
      * that becomes the fence's result. */
     pmix_status_t (*deliver)(const char *data, size_t ndata, void *arg);
@@ -81,6 +92,13 @@ void spx_fence_timeout(spx_fence_engine_t *e, uint64_t id);
 /* proc (a local process) went away: every tracker still gathering that
  * expects it fails with PMIX_ERR_PROC_ABORTED. */
 void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc);
+
+/* Fails, with status, every tracker (gathering or waiting for the host) for which
+ * pred(set, nset, pred_arg) is true; a later host answer for it is dropped.
+ * Trackers still gathering also go through ops->local_failed. Returns how many. */
+typedef bool (*spx_fence_pred_f)(const pmix_proc_t *set, size_t nset, void *pred_arg);
+size_t spx_fence_fail_if(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
+                         pmix_status_t status);
 
 /* Number of live trackers (for tests and statistics). */
 size_t spx_fence_count(const spx_fence_engine_t *e);

@@ -45,8 +45,7 @@ bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix
     return scope == PMIX_LOCAL || scope == PMIX_GLOBAL;
 }
 
-/* Borrowed pointer to the value requester may see, or NULL. */
-static const pmix_value_t *get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
+const pmix_value_t *spx_srv_get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
                                       const char *key)
 {
     pmix_scope_t scope;
@@ -66,7 +65,7 @@ static const pmix_value_t *get_lookup(const pmix_proc_t *requester, const pmix_p
     return NULL;
 }
 
-static void get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
+void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
                       const pmix_value_t *v)
 {
     spx_buf_t b;
@@ -98,7 +97,7 @@ static void held_finish(struct spx_srv_get *g, pmix_status_t st, const pmix_valu
     if (g->timer)
         spx_timer_cancel(g->timer);
     if (g->peer) {
-        get_reply(g->peer, g->seq, st, v);
+        spx_srv_get_reply(g->peer, g->seq, st, v);
         spx_srv_peer_unref(g->peer);
     } else if (g->dmx_cb) {
         g->dmx_cb(st, NULL, 0, g->dmx_arg);
@@ -148,20 +147,22 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
     spx_info_array_free(info, ninfo);
 
-    const pmix_value_t *v = get_lookup(&p->proc, &target, key);
+    const pmix_value_t *v = spx_srv_get_lookup(&p->proc, &target, key);
     if (v) {
-        get_reply(p, seq, PMIX_SUCCESS, v);
+        spx_srv_get_reply(p, seq, PMIX_SUCCESS, v);
         return 0;
     }
+    if (spx_srv.mn && target.rank != PMIX_RANK_WILDCARD && !spx_key_is_reserved(key) &&
+        !spx_srv_proc_is_local(target.nspace, target.rank) &&
+        spx_srv_dmx_get(p, seq, &p->proc, &target, key, optional, timeout))
+        return 0; /* asked of the target's node */
     if (optional || !target_may_commit(&target, key)) {
-        /* Hook for multi-node: a remote target's data could be asked of the host
-         * here (spx_srv.host.direct_modex); today only fences bring it. */
-        get_reply(p, seq, PMIX_ERR_NOT_FOUND, NULL);
+        spx_srv_get_reply(p, seq, PMIX_ERR_NOT_FOUND, NULL);
         return 0;
     }
     struct spx_srv_get *g = calloc(1, sizeof(*g));
     if (!g) {
-        get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
+        spx_srv_get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
         return 0;
     }
     g->peer = p;
@@ -173,7 +174,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     if (timeout > 0 && !(g->timer = spx_timer_start((double)timeout, held_timeout, g))) {
         spx_srv_peer_unref(p);
         free(g);
-        get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
+        spx_srv_get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
         return 0;
     }
     g->next = spx_srv.gets;
@@ -202,6 +203,8 @@ static void dmodex_answer(struct spx_srv_get *g)
 
 void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
 {
+    if (spx_srv.mn)
+        spx_srv_dmx_committed(nspace, rank);
     struct spx_srv_get *g = spx_srv.gets, *next;
     for (; g; g = next) {
         next = g->next;
@@ -212,7 +215,7 @@ void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
             next = spx_srv.gets; /* list changed */
             continue;
         }
-        const pmix_value_t *v = get_lookup(&g->requester, &g->target, g->key);
+        const pmix_value_t *v = spx_srv_get_lookup(&g->requester, &g->target, g->key);
         if (v) {
             held_finish(g, PMIX_SUCCESS, v);
             next = spx_srv.gets;
@@ -239,6 +242,8 @@ static void fail_matching(const char *nspace, pmix_rank_t rank, const struct spx
 void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank)
 {
     fail_matching(nspace, rank, NULL, false, PMIX_ERR_NOT_FOUND);
+    if (spx_srv.mn)
+        spx_srv_dmx_target_gone(nspace, rank);
 }
 
 void spx_srv_get_requester_gone(struct spx_srv_peer *p)
@@ -257,6 +262,12 @@ static void do_dmodex(void *arg)
 {
     struct spx_srv_get *g = arg;
     struct spx_srv_client *cl = spx_srv_client_find(g->target.nspace, g->target.rank);
+    if (spx_srv.active && spx_srv.mn &&
+        !spx_srv_proc_is_local(g->target.nspace, g->target.rank) &&
+        spx_srv_dmx_host(&g->target, g->dmx_cb, g->dmx_arg)) {
+        free(g); /* asked of the target's node */
+        return;
+    }
     if (!spx_srv.active || !spx_srv_proc_is_local(g->target.nspace, g->target.rank) ||
         (cl && (cl->finalized || (cl->connected_once && !cl->peer)) && !cl->committed)) {
         g->dmx_cb(PMIX_ERR_NOT_FOUND, NULL, 0, g->dmx_arg);

@@ -24,6 +24,7 @@
 #include "codec/frame.h"
 #include "net/conn.h"
 #include "net/unix_sock.h"
+#include "server/delta.h"
 #include "server/fence.h"
 #include "store/store.h"
 #include "util/compiler.h"
@@ -49,10 +50,6 @@ struct spx_srv_client {
     bool connected_once;            /* a peer completed HELLO for it */
     bool finalized;
     bool committed;                 /* committed at least once */
-    /* delta bookkeeping for collecting fences (only full contributions are sent
-     * today; these record what a delta would start from) */
-    uint64_t contrib_seq;
-    char *contrib_set;              /* owned */
 };
 
 struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
@@ -76,6 +73,11 @@ struct spx_srv_ns {
     size_t hello_len;
     struct spx_srv_client *clients;
     struct spx_srv_cleanup *cleanups;
+    /* node of each rank from PMIX_NODE_MAP + PMIX_PROC_MAP (multi-node mode) */
+    uint32_t *rank_node;            /* [rank] = node index, UINT32_MAX unknown (owned) */
+    size_t nrank_node;
+    uint32_t *nodes;                /* sorted unique nodes hosting ranks (owned) */
+    size_t nnodes;
 };
 
 enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_PEER_CLOSED };
@@ -118,6 +120,15 @@ struct spx_srv_req {
 };
 
 struct spx_srv_get;                 /* get.c */
+struct spx_srv_mn;                  /* tree_glue.c: multi-node state */
+struct spx_srv_mn_cfg;
+
+/* Counters of the last collective (answered to SPMIX_QUERY_* keys). */
+struct spx_srv_stats {
+    uint64_t colls;                 /* fences this server completed over the tree */
+    uint64_t last_keys, last_dels;  /* entries this node contributed to its last one */
+    uint64_t last_payload;          /* contribution bytes of the last one */
+};
 
 struct spx_srv {
     bool active;
@@ -136,6 +147,10 @@ struct spx_srv {
     struct spx_srv_peer *peers;
     spx_fence_engine_t *fence;
     struct spx_srv_get *gets;
+    spx_delta_t *delta;             /* delta bookkeeping of collecting fences */
+    struct spx_srv_mn *mn;          /* NULL in single-node mode */
+    struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the tree is made */
+    struct spx_srv_stats stats;
 };
 
 extern struct spx_srv spx_srv;
@@ -207,6 +222,82 @@ bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix
 void spx_srv_event_deliver(pmix_status_t status, const pmix_proc_t *source,
                            pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
                            const struct spx_srv_peer *except);
+
+/* Borrowed pointer to the value of (target, key) requester may see, or NULL. */
+const pmix_value_t *spx_srv_get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
+                                       const char *key);
+/* Sends a GET reply (value v when st is PMIX_SUCCESS). */
+void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
+                       const pmix_value_t *v);
+
+/* ---- nspace.c ---- */
+/* Node index of (ns, rank), UINT32_MAX when unknown. */
+uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank);
+
+/* ---- tree_glue.c: multi-node mode (everything is a no-op / false in single-node) ---- */
+/* Channels of spx_tree_send / spx_tree_bcast used by the server. */
+enum spx_srv_channel {
+    SPX_SRV_CH_DMX_REQ = 1,  /* u32 id, proc target, str key ("" = any), u8 optional,
+                              * u32 timeout */
+    SPX_SRV_CH_DMX_REP = 2,  /* u32 id, i32 status, records (proto/records.h) */
+    SPX_SRV_CH_EVENT = 3,    /* i32 status, proc source, u8 range, info[] */
+    SPX_SRV_CH_PROC_LOST = 4 /* proc: a process died without PMIx_Finalize */
+};
+/* Reads the SPMIX_TREE_* directives (caller's thread) into spx_srv.mn_cfg; PMIX_SUCCESS
+ * also when there are none (single node), PMIX_ERR_BAD_PARAM when incomplete. */
+pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo);
+/* On the progress thread: creates and starts the tree (0), or -1. No-op without cfg. */
+int spx_srv_mn_start(void);
+/* On the progress thread: prints the totals if SPMIX_STATS=1, destroys the tree (its
+ * pending collectives complete with PMIX_ERR_UNREACH first), frees the state. */
+void spx_srv_mn_stop(void);
+/* Nodes hosting the participants of set (sorted, own node included): *out malloc'd.
+ * 0, or -1 when a participant's node is unknown. */
+int spx_srv_mn_set_nodes(const pmix_proc_t *set, size_t nset, uint32_t **out, size_t *n);
+/* True when set names a process known to be lost, or one on a lost node. */
+bool spx_srv_mn_set_has_lost(const pmix_proc_t *set, size_t nset);
+bool spx_srv_mn_node_is_lost(uint32_t node);
+/* Records proc as lost; false when it already was (or no memory). */
+bool spx_srv_mn_mark_lost(const pmix_proc_t *proc);
+uint32_t spx_srv_mn_me(void);
+/* The fence engine's host_fence and local_failed in multi-node mode. */
+pmix_status_t spx_srv_mn_fence(const char *set_key, const pmix_proc_t *set, size_t nset,
+                               bool collect, double timeout, const char *data, size_t ndata,
+                               void *token);
+void spx_srv_mn_fence_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
+                             bool collect, pmix_status_t status, double timeout);
+/* Answers the SPMIX_QUERY_* key into *out (uint64); false for other keys. */
+bool spx_srv_mn_query(const char *key, pmix_info_t *out);
+bool spx_srv_mn_is_query_key(const char *key);
+/* Sends / broadcasts on a channel; 0 or -1. */
+int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b);
+int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b);
+
+/* ---- relay.c: events and failures across nodes ---- */
+/* A client of this node left without PMIx_Finalize (or a PROC_ABORTED notification
+ * named it): fail what needs it here and everywhere, tell every client of its job. */
+void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others);
+void spx_srv_relay_node_lost(uint32_t node);
+/* An event with range beyond this node: broadcast it (no-op in single-node mode or
+ * for node-local ranges). Returns true when it was relayed. */
+bool spx_srv_relay_event(pmix_status_t status, const pmix_proc_t *source,
+                         pmix_data_range_t range, const pmix_info_t *info, size_t ninfo);
+/* PMIx_Notify_event of the host in multi-node mode: true when handled here. */
+bool spx_srv_relay_host_event(pmix_status_t status, const pmix_proc_t *source,
+                              pmix_data_range_t range, const pmix_info_t *info, size_t ninfo);
+void spx_srv_relay_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
+
+/* ---- dmodex.c: direct modex over the tree ---- */
+/* A GET of a remote target missed locally: ask its node. True when taken over. */
+bool spx_srv_dmx_get(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
+                     const pmix_proc_t *target, const char *key, bool optional, long timeout);
+/* PMIx_server_dmodex_request for a remote process. True when taken over. */
+bool spx_srv_dmx_host(const pmix_proc_t *target, pmix_dmodex_response_fn_t cb, void *cbarg);
+void spx_srv_dmx_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
+void spx_srv_dmx_committed(const char *nspace, pmix_rank_t rank);
+void spx_srv_dmx_target_gone(const char *nspace, pmix_rank_t rank);
+void spx_srv_dmx_node_lost(uint32_t node);
+void spx_srv_dmx_fini(void);
 
 /* ---- cleanup.c ---- */
 /* Records the cleanup directives of a JOBCTL; PMIX_SUCCESS, or NOT_SUPPORTED when

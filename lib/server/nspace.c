@@ -241,7 +241,6 @@ static void ns_free(struct spx_srv_ns *ns)
         ns->clients = c->next;
         if (c->peer)
             c->peer->client = NULL;
-        free(c->contrib_set);
         free(c);
     }
     spx_srv_cleanup_free(ns);
@@ -250,7 +249,79 @@ static void ns_free(struct spx_srv_ns *ns)
     free(ns->info_ranks);
     free(ns->local);
     free(ns->hello);
+    free(ns->rank_node);
+    free(ns->nodes);
     free(ns);
+}
+
+uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank)
+{
+    if (!ns || rank >= ns->nrank_node)
+        return UINT32_MAX;
+    return ns->rank_node[rank];
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Node i is the i-th host of PMIX_NODE_MAP; its ranks are the i-th entry of
+ * PMIX_PROC_MAP. Missing or unreadable maps leave the namespace unmapped. */
+static void ns_map_nodes(struct spx_srv_ns *ns)
+{
+    const pmix_value_t *nm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
+                                            PMIX_NODE_MAP, NULL);
+    const pmix_value_t *pm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
+                                            PMIX_PROC_MAP, NULL);
+    if (!nm || !pm || nm->type != PMIX_STRING || pm->type != PMIX_STRING || !nm->data.string ||
+        !pm->data.string)
+        return;
+    char **hosts = NULL, **ppn = NULL;
+    if (spx_regex_parse(nm->data.string, &hosts) != PMIX_SUCCESS ||
+        spx_ppn_parse(pm->data.string, &ppn) != PMIX_SUCCESS) {
+        spx_warn("namespace %s: unreadable node or proc map", ns->name);
+        goto out;
+    }
+    size_t nn = spx_regex_count(ppn);
+    if (spx_regex_count(hosts) != nn)
+        spx_warn("namespace %s: %zu hosts but %zu rank lists in the maps", ns->name,
+                 spx_regex_count(hosts), nn);
+    size_t maxr = 0;
+    pmix_rank_t **lists = calloc(nn ? nn : 1, sizeof(*lists));
+    size_t *counts = calloc(nn ? nn : 1, sizeof(*counts));
+    ns->nodes = calloc(nn ? nn : 1, sizeof(*ns->nodes));
+    if (!lists || !counts || !ns->nodes)
+        goto out_lists;
+    for (size_t i = 0; i < nn; i++) {
+        if (spx_srv_parse_ranks(ppn[i], &lists[i], &counts[i]) != 0) {
+            spx_warn("namespace %s: unreadable ranks \"%s\" of node %zu", ns->name, ppn[i], i);
+            counts[i] = 0;
+        }
+        for (size_t k = 0; k < counts[i]; k++)
+            if (lists[i][k] + 1 > maxr)
+                maxr = lists[i][k] + 1;
+        if (counts[i])
+            ns->nodes[ns->nnodes++] = (uint32_t)i;
+    }
+    if (maxr && (ns->rank_node = malloc(maxr * sizeof(*ns->rank_node)))) {
+        ns->nrank_node = maxr;
+        for (size_t r = 0; r < maxr; r++)
+            ns->rank_node[r] = UINT32_MAX;
+        for (size_t i = 0; i < nn; i++)
+            for (size_t k = 0; k < counts[i]; k++)
+                ns->rank_node[lists[i][k]] = (uint32_t)i;
+    }
+    qsort(ns->nodes, ns->nnodes, sizeof(*ns->nodes), u32_cmp);
+out_lists:
+    for (size_t i = 0; lists && i < nn; i++)
+        free(lists[i]);
+    free(lists);
+    free(counts);
+out:
+    spx_regex_free(hosts);
+    spx_regex_free(ppn);
 }
 
 static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix_info_t *info,
@@ -267,6 +338,8 @@ static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix
     *rc = ns_parse(ns, info, ninfo);
     if (*rc == PMIX_SUCCESS)
         *rc = ns_encode_hello(ns);
+    if (*rc == PMIX_SUCCESS)
+        ns_map_nodes(ns);
     if (*rc != PMIX_SUCCESS) {
         ns_free(ns);
         return NULL;
@@ -488,8 +561,11 @@ static void do_deregister_client(void *arg)
             cl->peer->client = NULL;
             spx_srv_peer_close(cl->peer, "client deregistered by the host");
         }
+        if (spx_srv.mn && !cl->finalized && cl->connected_once)
+            spx_srv_relay_proc_lost(&c->proc, true);
         spx_store_remove_proc(spx_srv.store, ns->name, cl->rank);
-        free(cl->contrib_set);
+        if (spx_srv.delta)
+            spx_delta_forget(spx_srv.delta, &c->proc);
         free(cl);
         break;
     }

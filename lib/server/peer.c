@@ -64,6 +64,8 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
             if (!cl->finalized)
                 spx_warn("%s: connection lost before PMIx_Finalize", p->name);
             spx_srv_get_target_gone(p->proc.nspace, p->proc.rank);
+            if (spx_srv.mn && !cl->finalized)
+                spx_srv_relay_proc_lost(&p->proc, true);
             if (spx_srv.fence)
                 spx_fence_proc_lost(spx_srv.fence, &p->proc);
         }

@@ -4,7 +4,8 @@
  *
  * Init reads its directives on the caller's thread, acquires the progress
  * thread, makes the private directory, then creates the store, the fence
- * engine and the listener on the progress thread (they belong to it).
+ * engine, the tree engine (multi-node mode, tree_glue.c) and the listener on
+ * the progress thread (they belong to it).
  * Finalize undoes that in reverse order on the progress thread, then removes
  * the directory and releases the thread.
  */
@@ -71,6 +72,10 @@ static void start_on_thread(void *arg)
         return;
     if (spx_srv_fence_setup() != 0)
         return;
+    if (spx_srv_mn_start() != 0) {
+        st->rc = PMIX_ERR_INIT;
+        return;
+    }
     spx_srv.listener = spx_listener_create(spx_progress_base(), spx_srv.sock_path, spx_srv.uid,
                                            spx_srv_accept, NULL);
     if (!spx_srv.listener) {
@@ -86,6 +91,7 @@ static void stop_on_thread(void *arg)
 {
     (void)arg;
     spx_srv.active = false;
+    spx_srv_mn_stop(); /* its pending fences are answered while clients are connected */
     if (spx_srv.listener)
         spx_listener_destroy(spx_srv.listener);
     spx_srv.listener = NULL;
@@ -155,13 +161,20 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         spx_srv.host = *module;
     const char *tmpdir;
     read_directives(info, ninfo, &tmpdir);
+    pmix_status_t mrc = spx_srv_mn_parse(info, ninfo);
+    if (mrc != PMIX_SUCCESS) {
+        pthread_mutex_unlock(&init_lock);
+        return mrc;
+    }
     if (spx_progress_acquire() != 0) {
+        spx_srv_mn_stop(); /* frees the parsed directives */
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
     if (spx_private_dir_create(tmpdir, "srv", spx_srv.uid, spx_srv.gid, &spx_srv.dir) != 0) {
         spx_error("PMIx_server_init: cannot create a directory under %s: %s", tmpdir,
                   strerror(errno));
+        spx_srv_mn_stop();
         spx_progress_release();
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;

@@ -6,7 +6,8 @@
  * signature, and the reply is sent from the request's done function once the
  * host's callback was shifted onto the progress thread. A missing upcall is
  * answered PMIX_ERR_NOT_SUPPORTED, except FINALIZE (success), JOBCTL cleanup
- * registrations (kept by the server) and QUERY of what the server knows.
+ * registrations (kept by the server) and QUERY of what the server knows. A
+ * QUERY of only spmix's counter keys (SPMIX_QUERY_*) is always answered here.
  */
 #include "config.h"
 #include "server/internal.h"
@@ -177,6 +178,10 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 found++;
                 continue;
             }
+            if (spx_srv_mn_query(key, out)) { /* spmix counters */
+                found++;
+                continue;
+            }
             struct spx_srv_ns *ns = spx_srv_ns_find(nsname);
             const pmix_value_t *v =
                 ns ? spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, key, NULL) : NULL;
@@ -227,7 +232,11 @@ static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         spx_srv_reply_status(p, SPX_MSG_QUERY, seq, PMIX_ERR_NOMEM);
         return 0;
     }
-    if (!spx_srv.host.query) {
+    bool only_ours = qs->n > 0;
+    for (size_t i = 0; i < qs->n && only_ours; i++)
+        for (size_t k = 0; qs->q[i].keys && qs->q[i].keys[k] && only_ours; k++)
+            only_ours = spx_srv_mn_is_query_key(qs->q[i].keys[k]);
+    if (!spx_srv.host.query || only_ours) {
         query_local(r, qs);
         query_set_free(qs);
         return 0;

@@ -61,6 +61,10 @@ struct fake {
     pmix_status_t reply_st[32];
     int armed, cancelled;
     uint64_t timer_id;
+    int ncontributed;
+    pmix_rank_t contributed[8];
+    int nlocal_failed;
+    pmix_status_t local_failed_st;
 };
 
 static struct fake F;
@@ -79,17 +83,38 @@ static size_t f_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bo
     return n;
 }
 
-static void f_contribute(const pmix_proc_t *p, const char *key, spx_buf_t *out, void *arg)
+static uint64_t f_contribute(const pmix_proc_t *p, const char *key, spx_buf_t *out, void *arg)
 {
     (void)arg;
     ck_assert_ptr_nonnull(key);
     spx_buf_push_u32(out, p->rank);
+    return 100 + p->rank;
 }
 
-static pmix_status_t f_host(const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
-                            size_t ninfo, char *data, size_t ndata, void *token, void *arg)
+static void f_contributed(const pmix_proc_t *p, const char *key, uint64_t upto, void *arg)
+{
+    (void)arg;
+    ck_assert_ptr_nonnull(key);
+    ck_assert_uint_eq(upto, 100 + p->rank);
+    ck_assert_int_lt(F.ncontributed, 8);
+    F.contributed[F.ncontributed++] = p->rank;
+}
+
+static void f_local_failed(const pmix_proc_t *set, size_t nset, const char *key, bool collect,
+                           pmix_status_t st, double timeout, void *arg)
+{
+    (void)arg, (void)set, (void)nset, (void)collect, (void)timeout;
+    ck_assert_ptr_nonnull(key);
+    F.nlocal_failed++;
+    F.local_failed_st = st;
+}
+
+static pmix_status_t f_host(const pmix_proc_t *set, size_t nset, const char *key,
+                            const pmix_info_t *info, size_t ninfo, char *data, size_t ndata,
+                            void *token, void *arg)
 {
     (void)arg, (void)set, (void)nset;
+    ck_assert_ptr_nonnull(key);
     F.host_calls++;
     F.token = token;
     F.ndata = ndata;
@@ -138,8 +163,15 @@ static void f_cancel(void *h, void *arg)
     F.cancelled++;
 }
 
-static const spx_fence_ops_t fake_ops = {f_local, f_contribute, f_host, f_deliver,
-                                         f_reply,  f_arm,        f_cancel};
+static const spx_fence_ops_t fake_ops = {.local_members = f_local,
+                                         .contribute = f_contribute,
+                                         .contributed = f_contributed,
+                                         .local_failed = f_local_failed,
+                                         .host_fence = f_host,
+                                         .deliver = f_deliver,
+                                         .reply = f_reply,
+                                         .timer_arm = f_arm,
+                                         .timer_cancel = f_cancel};
 
 static pmix_proc_t P(const char *ns, pmix_rank_t r)
 {
@@ -364,6 +396,84 @@ START_TEST(fence_destroy_answers_waiters)
     E = spx_fence_engine_create(&fake_ops, NULL);
     assert_all_replied(0, 1, PMIX_ERR_NOT_AVAILABLE);
     ck_assert_int_eq(F.cancelled, 1);
+}
+END_TEST
+
+START_TEST(fence_contributed_only_on_collecting_success)
+{
+    for (int r = 0; r < 3; r++)
+        arrive((pmix_rank_t)r, WILD, 1, true, 0, r);
+    ck_assert_int_eq(F.ncontributed, 0); /* not before the answer */
+    spx_fence_host_done(E, F.token, PMIX_SUCCESS, "x", 1);
+    ck_assert_int_eq(F.ncontributed, 3);
+    /* a barrier moves nothing */
+    for (int r = 0; r < 3; r++)
+        arrive((pmix_rank_t)r, WILD, 1, false, 0, r);
+    spx_fence_host_done(E, F.token, PMIX_SUCCESS, NULL, 0);
+    ck_assert_int_eq(F.ncontributed, 3);
+    /* a failed collecting fence moves nothing either */
+    for (int r = 0; r < 3; r++)
+        arrive((pmix_rank_t)r, WILD, 1, true, 0, r);
+    spx_fence_host_done(E, F.token, PMIX_ERR_TIMEOUT, NULL, 0);
+    ck_assert_int_eq(F.ncontributed, 3);
+    assert_all_replied(6, 3, PMIX_ERR_TIMEOUT);
+}
+END_TEST
+
+START_TEST(fence_local_failure_told_to_others)
+{
+    /* collect disagreement */
+    arrive(0, WILD, 1, true, 0, 0);
+    arrive(1, WILD, 1, false, 0, 1);
+    arrive(2, WILD, 1, true, 0, 2);
+    ck_assert_int_eq(F.nlocal_failed, 1);
+    ck_assert_int_eq(F.local_failed_st, PMIX_ERR_BAD_PARAM);
+    /* timeout while gathering */
+    arrive(0, WILD, 1, false, 4, 0);
+    spx_fence_timeout(E, F.timer_id);
+    ck_assert_int_eq(F.nlocal_failed, 2);
+    ck_assert_int_eq(F.local_failed_st, PMIX_ERR_TIMEOUT);
+    /* lost participant while gathering */
+    arrive(0, WILD, 1, false, 0, 0);
+    pmix_proc_t gone = P(NS, 2);
+    spx_fence_proc_lost(E, &gone);
+    ck_assert_int_eq(F.nlocal_failed, 3);
+    ck_assert_int_eq(F.local_failed_st, PMIX_ERR_PROC_ABORTED);
+    /* timeout once handed to the host: the host side fails on its own */
+    for (int r = 0; r < 3; r++)
+        arrive((pmix_rank_t)r, WILD, 1, false, 4, r);
+    ck_assert_int_eq(F.host_calls, 1);
+    spx_fence_timeout(E, F.timer_id);
+    ck_assert_int_eq(F.nlocal_failed, 3);
+    ck_assert_uint_eq(spx_fence_count(E), 0);
+}
+END_TEST
+
+static bool pred_ns(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    for (size_t i = 0; i < nset; i++)
+        if (strcmp(set[i].nspace, arg) == 0)
+            return true;
+    return false;
+}
+
+START_TEST(fence_fail_if_any_state)
+{
+    pmix_proc_t sub[2] = {P(NS, 0), P(NS, 1)};
+    arrive(0, sub, 2, true, 0, 0);
+    arrive(1, sub, 2, true, 0, 1); /* handed to the host */
+    ck_assert_int_eq(F.host_calls, 1);
+    void *late = F.token;
+    arrive(2, WILD, 1, false, 0, 2); /* still gathering */
+    ck_assert_uint_eq(spx_fence_fail_if(E, pred_ns, (void *)"B", PMIX_ERR_UNREACH), 0);
+    ck_assert_uint_eq(spx_fence_fail_if(E, pred_ns, (void *)NS, PMIX_ERR_UNREACH), 2);
+    assert_all_replied(0, 3, PMIX_ERR_UNREACH);
+    ck_assert_int_eq(F.nlocal_failed, 1); /* only the gathering one tells the others */
+    spx_fence_host_done(E, late, PMIX_SUCCESS, "abc", 3);
+    ck_assert_int_eq(F.delivered, 0);
+    ck_assert_int_eq(F.ncontributed, 0);
+    ck_assert_int_eq(F.nreply, 3);
+    ck_assert_uint_eq(spx_fence_count(E), 0);
 }
 END_TEST
 
@@ -973,6 +1083,9 @@ static Suite *server_suite(void)
     tcase_add_test(tc, fence_repeated_by_one_proc);
     tcase_add_test(tc, fence_host_without_fence);
     tcase_add_test(tc, fence_destroy_answers_waiters);
+    tcase_add_test(tc, fence_contributed_only_on_collecting_success);
+    tcase_add_test(tc, fence_local_failure_told_to_others);
+    tcase_add_test(tc, fence_fail_if_any_state);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("server over its socket");

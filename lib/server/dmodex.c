@@ -1,0 +1,356 @@
+/* dmodex.c - direct modex over the tree (multi-node mode).
+ *
+ * Requesting side: a GET for a key of a remote process that the store does not
+ * hold (get.c), or PMIx_server_dmodex_request of the host for a remote process,
+ * becomes a "pending" request with an id, sent on SPX_SRV_CH_DMX_REQ to the
+ * node hosting the target (from the namespace's node map). The answer
+ * (SPX_SRV_CH_DMX_REP) carries the target's remotely visible record, which is
+ * stored like fence data; the GET is then answered from the store. A pending
+ * request ends exactly once: answer, its PMIX_TIMEOUT, the target's node lost
+ * (PMIX_ERR_UNREACH), the target lost (PMIX_ERR_NOT_FOUND) or finalize.
+ *
+ * Serving side: a request is answered at once when the target has committed
+ * the key with scope REMOTE or GLOBAL (or, for the host's whole-process request
+ * with key "", has committed at all), with NOT_FOUND when the target is not
+ * here, is gone, or PMIX_OPTIONAL was given; otherwise it is "held" until the
+ * target commits, its timeout expires or the target goes away.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/records.h"
+#include "types/types.h"
+#include "util/log.h"
+
+struct dmx_pending {
+    struct dmx_pending *next;
+    uint32_t id, node;
+    struct spx_srv_peer *peer;       /* referenced; NULL for the host's request */
+    uint32_t seq;
+    pmix_proc_t requester, target;
+    char key[PMIX_MAX_KEYLEN + 1];
+    spx_timer_t *timer;
+    pmix_dmodex_response_fn_t cb;
+    void *cbarg;
+};
+
+struct dmx_hold {
+    struct dmx_hold *next;
+    uint32_t from, id;
+    pmix_proc_t target;
+    char key[PMIX_MAX_KEYLEN + 1];  /* "" = any commit */
+    spx_timer_t *timer;
+};
+
+static struct dmx_pending *pending;
+static struct dmx_hold *holds;
+static uint32_t next_id = 1;
+
+/* ---- requesting side ---- */
+
+static void pending_unlink(struct dmx_pending *d)
+{
+    for (struct dmx_pending **pp = &pending; *pp; pp = &(*pp)->next)
+        if (*pp == d) {
+            *pp = d->next;
+            return;
+        }
+}
+
+/* Ends d: answers its GET from the store (or with st), or calls the host back. */
+static void pending_finish(struct dmx_pending *d, pmix_status_t st, const void *rec, size_t len)
+{
+    pending_unlink(d);
+    if (d->timer)
+        spx_timer_cancel(d->timer);
+    if (d->peer) {
+        const pmix_value_t *v = NULL;
+        if (st == PMIX_SUCCESS &&
+            !(v = spx_srv_get_lookup(&d->requester, &d->target, d->key)))
+            st = PMIX_ERR_NOT_FOUND;
+        spx_srv_get_reply(d->peer, d->seq, st, v);
+        spx_srv_peer_unref(d->peer);
+    } else if (d->cb) {
+        d->cb(st, st == PMIX_SUCCESS ? (char *)rec : NULL, st == PMIX_SUCCESS ? len : 0,
+              d->cbarg);
+    }
+    free(d);
+}
+
+static void pending_timeout(void *arg)
+{
+    struct dmx_pending *d = arg;
+    d->timer = NULL; /* fired */
+    spx_debug("dmodex %s of %s:%u from node %u timed out", d->key, d->target.nspace,
+              (unsigned)d->target.rank, d->node);
+    pending_finish(d, PMIX_ERR_TIMEOUT, NULL, 0);
+}
+
+/* Creates and sends a request; false when the target's node is unknown or lost. */
+static bool pending_start(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
+                          const pmix_proc_t *target, const char *key, bool optional,
+                          long timeout, pmix_dmodex_response_fn_t cb, void *cbarg)
+{
+    uint32_t node = spx_srv_ns_node_of(spx_srv_ns_find(target->nspace), target->rank);
+    if (node == UINT32_MAX || node == spx_srv_mn_me() || spx_srv_mn_node_is_lost(node))
+        return false;
+    struct dmx_pending *d = calloc(1, sizeof(*d));
+    if (!d)
+        return false;
+    d->id = next_id++;
+    d->node = node;
+    d->peer = p;
+    if (p)
+        spx_srv_peer_ref(p);
+    d->seq = seq;
+    if (requester)
+        d->requester = *requester;
+    spx_proc_load(&d->target, target->nspace, target->rank);
+    snprintf(d->key, sizeof(d->key), "%s", key);
+    d->cb = cb;
+    d->cbarg = cbarg;
+    d->next = pending;
+    pending = d;
+    if (timeout > 0 && !(d->timer = spx_timer_start((double)timeout, pending_timeout, d))) {
+        pending_finish(d, PMIX_ERR_NOMEM, NULL, 0);
+        return true;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, d->id);
+    spx_codec_push_proc(&b, &d->target);
+    spx_buf_push_str(&b, d->key);
+    spx_buf_push_u8(&b, optional);
+    spx_buf_push_u32(&b, timeout > 0 ? (uint32_t)timeout : 0);
+    int rc = spx_srv_mn_send(node, SPX_SRV_CH_DMX_REQ, &b);
+    spx_buf_fini(&b);
+    spx_debug("dmodex %s of %s:%u asked of node %u (id %u)", d->key, d->target.nspace,
+              (unsigned)d->target.rank, node, d->id);
+    if (rc != 0)
+        pending_finish(d, PMIX_ERR_UNREACH, NULL, 0);
+    return true;
+}
+
+bool spx_srv_dmx_get(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
+                     const pmix_proc_t *target, const char *key, bool optional, long timeout)
+{
+    return spx_srv.mn && pending_start(p, seq, requester, target, key, optional, timeout,
+                                       NULL, NULL);
+}
+
+bool spx_srv_dmx_host(const pmix_proc_t *target, pmix_dmodex_response_fn_t cb, void *cbarg)
+{
+    return spx_srv.mn && pending_start(NULL, 0, NULL, target, "", false, 0, cb, cbarg);
+}
+
+static bool not_local(const char *nspace, pmix_rank_t rank, void *arg)
+{
+    (void)arg;
+    return !spx_srv_proc_is_local(nspace, rank);
+}
+
+static void recv_reply(uint32_t from, spx_buf_t *b)
+{
+    uint32_t id = spx_buf_pull_u32(b);
+    pmix_status_t st = spx_buf_pull_i32(b);
+    if (spx_buf_failed(b)) {
+        spx_warn("tree: malformed dmodex answer from node %u dropped", from);
+        return;
+    }
+    const void *rec = b->data + b->pos;
+    size_t len = spx_buf_remaining(b);
+    if (st == PMIX_SUCCESS && spx_records_apply(b, spx_srv.store, not_local, NULL) != 0) {
+        spx_warn("tree: malformed dmodex data from node %u", from);
+        st = PMIX_ERR_UNPACK_FAILURE;
+    }
+    for (struct dmx_pending *d = pending; d; d = d->next)
+        if (d->id == id && d->node == from) {
+            pending_finish(d, st, rec, len);
+            return;
+        }
+    spx_debug("dmodex answer %u from node %u: request already ended", id, from);
+}
+
+/* ---- serving side ---- */
+
+static void send_answer(uint32_t to, uint32_t id, pmix_status_t st, const pmix_proc_t *target)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, id);
+    spx_buf_push_i32(&b, st);
+    if (st == PMIX_SUCCESS)
+        spx_records_push_proc(&b, spx_srv.store, target->nspace, target->rank, 0,
+                              SPX_SCOPES_REMOTE, true, NULL);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        spx_buf_init(&b);
+        spx_buf_push_u32(&b, id);
+        spx_buf_push_i32(&b, PMIX_ERR_NOMEM);
+    }
+    if (spx_srv_mn_send(to, SPX_SRV_CH_DMX_REP, &b) != 0)
+        spx_debug("dmodex answer %u to node %u not sent", id, to);
+    spx_buf_fini(&b);
+}
+
+/* PMIX_SUCCESS (the data is here), PMIX_ERR_NOT_FOUND (never will be) or
+ * PMIX_ERR_WOULD_BLOCK (wait for a commit). */
+static pmix_status_t hold_state(const pmix_proc_t *target, const char *key)
+{
+    if (!spx_srv_proc_is_local(target->nspace, target->rank))
+        return PMIX_ERR_NOT_FOUND;
+    struct spx_srv_client *cl = spx_srv_client_find(target->nspace, target->rank);
+    if (!*key) {
+        if (cl && cl->committed)
+            return PMIX_SUCCESS;
+    } else {
+        pmix_scope_t scope;
+        if (spx_store_peek(spx_srv.store, target->nspace, target->rank, key, &scope) &&
+            (scope == PMIX_REMOTE || scope == PMIX_GLOBAL))
+            return PMIX_SUCCESS;
+    }
+    if (cl && (cl->finalized || (cl->connected_once && !cl->peer)))
+        return PMIX_ERR_NOT_FOUND;
+    return PMIX_ERR_WOULD_BLOCK;
+}
+
+static void hold_finish(struct dmx_hold *h, pmix_status_t st, bool answer)
+{
+    for (struct dmx_hold **pp = &holds; *pp; pp = &(*pp)->next)
+        if (*pp == h) {
+            *pp = h->next;
+            break;
+        }
+    if (h->timer)
+        spx_timer_cancel(h->timer);
+    if (answer)
+        send_answer(h->from, h->id, st, &h->target);
+    free(h);
+}
+
+static void hold_timeout(void *arg)
+{
+    struct dmx_hold *h = arg;
+    h->timer = NULL;
+    hold_finish(h, PMIX_ERR_TIMEOUT, true);
+}
+
+static void recv_request(uint32_t from, spx_buf_t *b)
+{
+    uint32_t id = spx_buf_pull_u32(b);
+    pmix_proc_t target;
+    char key[PMIX_MAX_KEYLEN + 1];
+    if (spx_codec_pull_proc(b, &target) != 0) {
+        spx_warn("tree: malformed dmodex request from node %u dropped", from);
+        return;
+    }
+    spx_buf_pull_str_into(b, key, sizeof(key));
+    bool optional = spx_buf_pull_u8(b) != 0;
+    uint32_t timeout = spx_buf_pull_u32(b);
+    if (spx_buf_finish(b) != 0) {
+        spx_warn("tree: malformed dmodex request from node %u dropped", from);
+        return;
+    }
+    target.nspace[PMIX_MAX_NSLEN] = '\0';
+    pmix_status_t st = hold_state(&target, key);
+    if (st == PMIX_ERR_WOULD_BLOCK && optional)
+        st = PMIX_ERR_NOT_FOUND;
+    if (st != PMIX_ERR_WOULD_BLOCK) {
+        send_answer(from, id, st, &target);
+        return;
+    }
+    struct dmx_hold *h = calloc(1, sizeof(*h));
+    if (!h) {
+        send_answer(from, id, PMIX_ERR_NOMEM, &target);
+        return;
+    }
+    h->from = from;
+    h->id = id;
+    h->target = target;
+    memcpy(h->key, key, sizeof(h->key));
+    if (timeout > 0 && !(h->timer = spx_timer_start((double)timeout, hold_timeout, h))) {
+        free(h);
+        send_answer(from, id, PMIX_ERR_NOMEM, &target);
+        return;
+    }
+    h->next = holds;
+    holds = h;
+    spx_debug("dmodex %s of %s:%u for node %u held until it is committed", key, target.nspace,
+              (unsigned)target.rank, from);
+}
+
+void spx_srv_dmx_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
+{
+    if (channel == SPX_SRV_CH_DMX_REQ)
+        recv_request(from, b);
+    else
+        recv_reply(from, b);
+}
+
+/* Re-checks every hold of (nspace, rank). */
+static void holds_recheck(const char *nspace, pmix_rank_t rank)
+{
+    struct dmx_hold *h = holds, *next;
+    for (; h; h = next) {
+        next = h->next;
+        if (h->target.rank != rank || !spx_nspace_eq(h->target.nspace, nspace))
+            continue;
+        pmix_status_t st = hold_state(&h->target, h->key);
+        if (st == PMIX_ERR_WOULD_BLOCK)
+            continue;
+        hold_finish(h, st, true);
+        next = holds; /* list changed */
+    }
+}
+
+void spx_srv_dmx_committed(const char *nspace, pmix_rank_t rank)
+{
+    holds_recheck(nspace, rank);
+}
+
+void spx_srv_dmx_target_gone(const char *nspace, pmix_rank_t rank)
+{
+    holds_recheck(nspace, rank);
+    struct dmx_pending *d = pending, *next;
+    for (; d; d = next) {
+        next = d->next;
+        if (d->target.rank != rank || !spx_nspace_eq(d->target.nspace, nspace))
+            continue;
+        pending_finish(d, PMIX_ERR_NOT_FOUND, NULL, 0);
+        next = pending;
+    }
+}
+
+void spx_srv_dmx_node_lost(uint32_t node)
+{
+    struct dmx_pending *d = pending, *next;
+    for (; d; d = next) {
+        next = d->next;
+        if (d->node != node)
+            continue;
+        pending_finish(d, PMIX_ERR_UNREACH, NULL, 0);
+        next = pending;
+    }
+    struct dmx_hold *h = holds, *hn;
+    for (; h; h = hn) {
+        hn = h->next;
+        if (h->from != node)
+            continue;
+        hold_finish(h, PMIX_ERR_UNREACH, false);
+        hn = holds;
+    }
+}
+
+void spx_srv_dmx_fini(void)
+{
+    while (pending)
+        pending_finish(pending, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
+    while (holds)
+        hold_finish(holds, PMIX_ERR_NOT_AVAILABLE, false);
+    next_id = 1;
+}

@@ -1,0 +1,195 @@
+/* relay.c - events and failures across nodes (multi-node mode only).
+ *
+ * Events: a NOTIFY of a client, or PMIx_Notify_event of the host, whose range
+ * reaches past this node (NAMESPACE, SESSION, GLOBAL, CUSTOM) is delivered
+ * here and broadcast on SPX_SRV_CH_EVENT; every other server delivers it to
+ * its own clients in range (events.c decides who is in range).
+ *
+ * Failures: a client that leaves without PMIx_Finalize is "lost". Its server
+ * fails every fence tracker naming it (a tracker still gathering also starts
+ * its tree collective with the error, so every node fails it), answers
+ * dmodex waits for it, broadcasts SPX_SRV_CH_PROC_LOST, and raises
+ * PMIX_ERR_PROC_ABORTED (with PMIX_EVENT_AFFECTED_PROC) to the clients of its
+ * job; every receiving server does the same locally. A lost process is
+ * remembered, so later fences naming it fail at once and a second report (the
+ * host's own PROC_ABORTED notification) raises no second event. A lost node
+ * fails everything waiting on it with PMIX_ERR_UNREACH and raises
+ * PMIX_ERR_UNREACH naming the job's processes that were on it.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "types/types.h"
+#include "util/log.h"
+
+static bool range_crosses(pmix_data_range_t range)
+{
+    return range == PMIX_RANGE_NAMESPACE || range == PMIX_RANGE_SESSION ||
+           range == PMIX_RANGE_GLOBAL || range == PMIX_RANGE_CUSTOM;
+}
+
+bool spx_srv_relay_event(pmix_status_t status, const pmix_proc_t *source,
+                         pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
+{
+    if (!spx_srv.mn || !spx_srv.active || !range_crosses(range))
+        return false;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, status);
+    spx_codec_push_proc(&b, source);
+    spx_buf_push_u8(&b, (uint8_t)range);
+    spx_codec_push_info_array(&b, info, ninfo);
+    int rc = spx_srv_mn_bcast(SPX_SRV_CH_EVENT, &b);
+    spx_buf_fini(&b);
+    if (rc != 0)
+        spx_warn("event %d from %s:%u: could not relay it to the other nodes", status,
+                 source->nspace, (unsigned)source->rank);
+    return rc == 0;
+}
+
+static bool pred_has_proc(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    return spx_fence_proc_in_set(arg, set, nset);
+}
+
+static void raise_aborted(const pmix_proc_t *proc)
+{
+    pmix_info_t info;
+    memset(&info, 0, sizeof(info));
+    spx_key_load(info.key, PMIX_EVENT_AFFECTED_PROC);
+    pmix_proc_t affected = *proc;
+    info.value.type = PMIX_PROC;
+    info.value.data.proc = &affected; /* borrowed: deliver only encodes it */
+    spx_srv_event_deliver(PMIX_ERR_PROC_ABORTED, proc, PMIX_RANGE_NAMESPACE, &info, 1, NULL);
+}
+
+void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others)
+{
+    if (!spx_srv.mn || !spx_srv.active || !spx_srv_mn_mark_lost(proc))
+        return;
+    pmix_proc_t p;
+    spx_proc_load(&p, proc->nspace, proc->rank);
+    spx_warn("process %s:%u lost: failing what waits for it", p.nspace, (unsigned)p.rank);
+    if (tell_others) {
+        spx_buf_t b;
+        spx_buf_init(&b);
+        spx_codec_push_proc(&b, &p);
+        if (spx_srv_mn_bcast(SPX_SRV_CH_PROC_LOST, &b) != 0)
+            spx_warn("process %s:%u lost: could not tell the other nodes", p.nspace,
+                     (unsigned)p.rank);
+        spx_buf_fini(&b);
+    }
+    if (spx_srv.fence)
+        spx_fence_fail_if(spx_srv.fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
+    spx_srv_dmx_target_gone(p.nspace, p.rank);
+    raise_aborted(&p);
+}
+
+bool spx_srv_relay_host_event(pmix_status_t status, const pmix_proc_t *source,
+                              pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
+{
+    if (!spx_srv.mn || !spx_srv.active)
+        return false;
+    if (status == PMIX_ERR_PROC_ABORTED) {
+        const pmix_info_t *a = spx_info_find(info, ninfo, PMIX_EVENT_AFFECTED_PROC);
+        const pmix_proc_t *who = a && a->value.type == PMIX_PROC && a->value.data.proc
+                                     ? a->value.data.proc
+                                     : source;
+        if (who && who->rank < PMIX_RANK_VALID) {
+            /* the same report as a lost connection: one event per process */
+            spx_srv_relay_proc_lost(who, true);
+            return true;
+        }
+    }
+    spx_srv_event_deliver(status, source, range, info, ninfo, NULL);
+    spx_srv_relay_event(status, source, range, info, ninfo);
+    return true;
+}
+
+/* ---- lost nodes ---- */
+
+static bool pred_on_node(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    uint32_t node = *(const uint32_t *)arg, *nodes;
+    size_t n;
+    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) != 0)
+        return false;
+    bool hit = false;
+    for (size_t i = 0; i < n && !hit; i++)
+        hit = nodes[i] == node;
+    free(nodes);
+    return hit;
+}
+
+void spx_srv_relay_node_lost(uint32_t node)
+{
+    if (!spx_srv.mn || !spx_srv.active)
+        return;
+    if (spx_srv.fence)
+        spx_fence_fail_if(spx_srv.fence, pred_on_node, &node, PMIX_ERR_UNREACH);
+    spx_srv_dmx_node_lost(node);
+    for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next) {
+        size_t n = 0;
+        for (size_t r = 0; r < ns->nrank_node; r++)
+            n += ns->rank_node[r] == node;
+        if (n == 0)
+            continue;
+        pmix_proc_t *procs = calloc(n, sizeof(*procs));
+        if (!procs)
+            continue;
+        n = 0;
+        for (size_t r = 0; r < ns->nrank_node; r++)
+            if (ns->rank_node[r] == node) {
+                spx_proc_load(&procs[n++], ns->name, (pmix_rank_t)r);
+                spx_srv_mn_mark_lost(&procs[n - 1]);
+            }
+        pmix_data_array_t arr = {.type = PMIX_PROC, .size = n, .array = procs};
+        pmix_info_t info;
+        memset(&info, 0, sizeof(info));
+        spx_key_load(info.key, PMIX_EVENT_AFFECTED_PROCS);
+        info.value.type = PMIX_DATA_ARRAY;
+        info.value.data.darray = &arr; /* borrowed: deliver only encodes it */
+        pmix_proc_t source;
+        spx_proc_load(&source, ns->name, PMIX_RANK_WILDCARD);
+        spx_srv_event_deliver(PMIX_ERR_UNREACH, &source, PMIX_RANGE_NAMESPACE, &info, 1, NULL);
+        free(procs);
+    }
+}
+
+/* ---- messages ---- */
+
+void spx_srv_relay_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
+{
+    if (channel == SPX_SRV_CH_PROC_LOST) {
+        pmix_proc_t p;
+        if (spx_codec_pull_proc(b, &p) != 0 || spx_buf_finish(b) != 0) {
+            spx_warn("tree: malformed lost-process message from node %u dropped", from);
+            return;
+        }
+        p.nspace[PMIX_MAX_NSLEN] = '\0';
+        spx_srv_relay_proc_lost(&p, false);
+        return;
+    }
+    pmix_status_t status = spx_buf_pull_i32(b);
+    pmix_proc_t source;
+    if (spx_codec_pull_proc(b, &source) != 0) {
+        spx_warn("tree: malformed event from node %u dropped", from);
+        return;
+    }
+    pmix_data_range_t range = spx_buf_pull_u8(b);
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (spx_buf_failed(b) || spx_codec_pull_info_array(b, &info, &ninfo) != 0 ||
+        spx_buf_finish(b) != 0) {
+        spx_info_array_free(info, ninfo);
+        spx_warn("tree: malformed event from node %u dropped", from);
+        return;
+    }
+    source.nspace[PMIX_MAX_NSLEN] = '\0';
+    spx_srv_event_deliver(status, &source, range, info, ninfo, NULL);
+    spx_info_array_free(info, ninfo);
+}

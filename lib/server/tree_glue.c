@@ -1,0 +1,504 @@
+/* tree_glue.c - multi-node mode of the server: the tree engine (tree/tree.h)
+ * joined to this server.
+ *
+ * PMIx_server_init hands the SPMIX_TREE_* directives to spx_srv_mn_parse (on
+ * the caller's thread); spx_srv_mn_start then creates and starts the engine on
+ * the progress thread. From there on:
+ *   - a local fence tracker that completes becomes spx_tree_coll_start over
+ *     the nodes hosting its participants (spx_srv_mn_fence); the engine's
+ *     answer goes back to the fence engine through spx_fence_host_done;
+ *   - a tracker that failed locally still starts its collective, with the
+ *     error, so every node fails it (spx_srv_mn_fence_failed);
+ *   - messages are dispatched by channel to dmodex.c and relay.c;
+ *   - a lost node is handed to relay.c.
+ * The SPMIX_QUERY_* counters and the SPMIX_STATS=1 summary come from here.
+ *
+ * Until lib/tree is linked into the library the spx_tree_* symbols are weak:
+ * asking for multi-node mode without them fails PMIx_server_init cleanly.
+ */
+#include "config.h"
+#include "server/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <spmix.h>
+
+#include "progress/progress.h"
+#include "tree/tree.h"
+#include "types/types.h"
+#include "util/log.h"
+
+#pragma weak spx_tree_create
+#pragma weak spx_tree_start
+#pragma weak spx_tree_destroy
+#pragma weak spx_tree_coll_start
+#pragma weak spx_tree_send
+#pragma weak spx_tree_bcast
+#pragma weak spx_tree_get_stats
+
+#define MN_MAX_NODES 65536
+#define MN_MAX_ADDRS_LEN (1u << 22)
+#define MN_MAX_SECRET 4096
+
+struct spx_srv_mn_cfg {
+    uint32_t node_index, nnodes, width;
+    double connect_timeout;
+    char **addrs;            /* nnodes strings (owned) */
+    void *secret;            /* owned */
+    size_t secret_len;
+};
+
+struct spx_srv_mn {
+    spx_tree_t *tree;
+    uint32_t me, nnodes;
+    bool *node_lost;         /* [nnodes] */
+    pmix_proc_t *lost;       /* processes known to be lost (owned) */
+    size_t nlost, clost;
+};
+
+static void cfg_free(struct spx_srv_mn_cfg *c)
+{
+    if (!c)
+        return;
+    for (uint32_t i = 0; c->addrs && i < c->nnodes; i++)
+        free(c->addrs[i]);
+    free(c->addrs);
+    free(c->secret);
+    free(c);
+}
+
+pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo)
+{
+    const pmix_info_t *idx = spx_info_find(info, ninfo, SPMIX_TREE_NODE_INDEX);
+    const pmix_info_t *addrs = spx_info_find(info, ninfo, SPMIX_TREE_ADDRS);
+    const pmix_info_t *sec = spx_info_find(info, ninfo, SPMIX_TREE_SECRET);
+    spx_srv.mn_cfg = NULL;
+    if (!idx && !addrs && !sec)
+        return PMIX_SUCCESS;
+    if (!idx || !addrs || !sec) {
+        spx_error("PMIx_server_init: %s, %s and %s must be given together",
+                  SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS, SPMIX_TREE_SECRET);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    struct spx_srv_mn_cfg *c = calloc(1, sizeof(*c));
+    if (!c)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    const pmix_info_t *i;
+    uint32_t u;
+    if (spx_value_to_u32(&idx->value, &c->node_index) != PMIX_SUCCESS) {
+        spx_error("PMIx_server_init: %s is not an integer", SPMIX_TREE_NODE_INDEX);
+        goto fail;
+    }
+    if (addrs->value.type != PMIX_STRING || !addrs->value.data.string ||
+        strlen(addrs->value.data.string) > MN_MAX_ADDRS_LEN) {
+        spx_error("PMIx_server_init: %s must be a string", SPMIX_TREE_ADDRS);
+        goto fail;
+    }
+    if (sec->value.type != PMIX_BYTE_OBJECT || sec->value.data.bo.size < 16 ||
+        sec->value.data.bo.size > MN_MAX_SECRET || !sec->value.data.bo.bytes) {
+        spx_error("PMIx_server_init: %s must be a byte object of 16..%d bytes",
+                  SPMIX_TREE_SECRET, MN_MAX_SECRET);
+        goto fail;
+    }
+    /* split "ip:port,ip:port,..." */
+    const char *s = addrs->value.data.string;
+    size_t n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == ',';
+    if (n > MN_MAX_NODES || !(c->addrs = calloc(n, sizeof(*c->addrs)))) {
+        rc = n > MN_MAX_NODES ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOMEM;
+        goto fail;
+    }
+    for (const char *p = s;; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0) {
+            spx_error("PMIx_server_init: empty entry in %s \"%s\"", SPMIX_TREE_ADDRS, s);
+            goto fail;
+        }
+        if (!(c->addrs[c->nnodes] = strndup(p, len))) {
+            rc = PMIX_ERR_NOMEM;
+            goto fail;
+        }
+        c->nnodes++;
+        p += len;
+        if (!*p)
+            break;
+    }
+    if (c->node_index >= c->nnodes) {
+        spx_error("PMIx_server_init: node index %u but %u addresses", c->node_index, c->nnodes);
+        goto fail;
+    }
+    if (!(c->secret = malloc(sec->value.data.bo.size))) {
+        rc = PMIX_ERR_NOMEM;
+        goto fail;
+    }
+    memcpy(c->secret, sec->value.data.bo.bytes, sec->value.data.bo.size);
+    c->secret_len = sec->value.data.bo.size;
+    if ((i = spx_info_find(info, ninfo, SPMIX_TREE_WIDTH)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
+        c->width = u;
+    c->connect_timeout = 30;
+    if ((i = spx_info_find(info, ninfo, SPMIX_TREE_TIMEOUT)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS && u > 0)
+        c->connect_timeout = u;
+    spx_srv.mn_cfg = c;
+    return PMIX_SUCCESS;
+fail:
+    cfg_free(c);
+    return rc;
+}
+
+/* ---- engine callbacks ---- */
+
+static void mn_recv(uint32_t from, uint8_t channel, const void *data, size_t len, void *arg)
+{
+    (void)arg;
+    if (!spx_srv.mn || !spx_srv.active)
+        return;
+    void *copy = malloc(len ? len : 1);
+    if (!copy) {
+        spx_error("tree: out of memory for a message of %zu bytes from node %u: dropped", len,
+                  from);
+        return;
+    }
+    memcpy(copy, data, len);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_adopt(&b, copy, len);
+    switch (channel) {
+    case SPX_SRV_CH_DMX_REQ:
+    case SPX_SRV_CH_DMX_REP:
+        spx_srv_dmx_recv(from, channel, &b);
+        break;
+    case SPX_SRV_CH_EVENT:
+    case SPX_SRV_CH_PROC_LOST:
+        spx_srv_relay_recv(from, channel, &b);
+        break;
+    default:
+        spx_warn("tree: message on unknown channel %u from node %u dropped", channel, from);
+    }
+    spx_buf_fini(&b);
+}
+
+static void mn_node_lost(uint32_t node, const char *reason, void *arg)
+{
+    (void)arg;
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m || node >= m->nnodes || m->node_lost[node])
+        return;
+    spx_warn("tree: node %u lost (%s)", node, reason ? reason : "no reason given");
+    m->node_lost[node] = true;
+    spx_srv_relay_node_lost(node);
+}
+
+static const spx_tree_ops_t mn_ops = {.recv = mn_recv, .node_lost = mn_node_lost};
+
+int spx_srv_mn_start(void)
+{
+    struct spx_srv_mn_cfg *c = spx_srv.mn_cfg;
+    if (!c)
+        return 0;
+    spx_srv.mn_cfg = NULL;
+    int rc = -1;
+    if (!spx_tree_create) {
+        spx_error("server: multi-node mode asked for, but the tree engine is not built in");
+        goto out;
+    }
+    struct spx_srv_mn *m = calloc(1, sizeof(*m));
+    if (!m || !(m->node_lost = calloc(c->nnodes, sizeof(*m->node_lost)))) {
+        free(m);
+        goto out;
+    }
+    m->me = c->node_index;
+    m->nnodes = c->nnodes;
+    spx_tree_config_t tc = {.node_index = c->node_index,
+                            .nnodes = c->nnodes,
+                            .width = c->width,
+                            .addrs = (const char *const *)c->addrs,
+                            .secret = c->secret,
+                            .secret_len = c->secret_len,
+                            .connect_timeout = c->connect_timeout};
+    if (!(m->tree = spx_tree_create(spx_progress_base(), &tc, &mn_ops, NULL))) {
+        free(m->node_lost);
+        free(m);
+        goto out;
+    }
+    spx_srv.mn = m;
+    if (spx_tree_start(m->tree) != 0) {
+        spx_error("server: the tree engine of node %u did not start", c->node_index);
+        spx_srv_mn_stop();
+        goto out;
+    }
+    spx_info("server: node %u of %u in the tree (%s)", c->node_index, c->nnodes,
+             c->addrs[c->node_index]);
+    rc = 0;
+out:
+    cfg_free(c);
+    return rc;
+}
+
+void spx_srv_mn_stop(void)
+{
+    cfg_free(spx_srv.mn_cfg);
+    spx_srv.mn_cfg = NULL;
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m)
+        return;
+    spx_tree_stats_t st;
+    memset(&st, 0, sizeof(st));
+    spx_tree_get_stats(m->tree, &st);
+    const char *env = getenv("SPMIX_STATS");
+    if (env && strcmp(env, "1") == 0)
+        fprintf(stderr, "spmix stats node %u: colls %llu msgs %llu bytes %llu\n", m->me,
+                (unsigned long long)st.colls_done, (unsigned long long)st.msgs_sent,
+                (unsigned long long)st.bytes_sent);
+    /* pending collectives complete (UNREACH) while the fence engine still exists */
+    spx_tree_destroy(m->tree);
+    m->tree = NULL;
+    spx_srv_dmx_fini();
+    spx_srv.mn = NULL;
+    free(m->node_lost);
+    free(m->lost);
+    free(m);
+}
+
+uint32_t spx_srv_mn_me(void)
+{
+    return spx_srv.mn ? spx_srv.mn->me : 0;
+}
+
+bool spx_srv_mn_node_is_lost(uint32_t node)
+{
+    struct spx_srv_mn *m = spx_srv.mn;
+    return m && node < m->nnodes && m->node_lost[node];
+}
+
+int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b)
+{
+    if (!spx_srv.mn || spx_buf_failed(b) || spx_srv_mn_node_is_lost(node))
+        return -1;
+    return spx_tree_send(spx_srv.mn->tree, node, channel, b->data, b->len);
+}
+
+int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b)
+{
+    if (!spx_srv.mn || spx_buf_failed(b))
+        return -1;
+    if (spx_srv.mn->nnodes < 2)
+        return 0;
+    return spx_tree_bcast(spx_srv.mn->tree, channel, b->data, b->len);
+}
+
+/* ---- lost processes ---- */
+
+bool spx_srv_mn_mark_lost(const pmix_proc_t *proc)
+{
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m)
+        return false;
+    for (size_t i = 0; i < m->nlost; i++)
+        if (spx_proc_eq(&m->lost[i], proc))
+            return false;
+    if (m->nlost == m->clost) {
+        size_t nc = m->clost ? 2 * m->clost : 8;
+        pmix_proc_t *np = realloc(m->lost, nc * sizeof(*np));
+        if (!np)
+            return false;
+        m->lost = np;
+        m->clost = nc;
+    }
+    spx_proc_load(&m->lost[m->nlost++], proc->nspace, proc->rank);
+    return true;
+}
+
+bool spx_srv_mn_set_has_lost(const pmix_proc_t *set, size_t nset)
+{
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m)
+        return false;
+    for (size_t i = 0; i < m->nlost; i++)
+        if (spx_fence_proc_in_set(&m->lost[i], set, nset))
+            return true;
+    uint32_t *nodes;
+    size_t n;
+    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) != 0)
+        return false;
+    bool lost = false;
+    for (size_t i = 0; i < n && !lost; i++)
+        lost = m->node_lost[nodes[i]];
+    free(nodes);
+    return lost;
+}
+
+/* ---- fences ---- */
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int spx_srv_mn_set_nodes(const pmix_proc_t *set, size_t nset, uint32_t **out, size_t *n)
+{
+    struct spx_srv_mn *m = spx_srv.mn;
+    *out = NULL;
+    *n = 0;
+    if (!m)
+        return -1;
+    size_t cap = 1;
+    for (size_t i = 0; i < nset; i++) {
+        const struct spx_srv_ns *ns = spx_srv_ns_find(set[i].nspace);
+        cap += set[i].rank == PMIX_RANK_WILDCARD ? (ns ? ns->nnodes : 0) : 1;
+    }
+    uint32_t *v = malloc(cap * sizeof(*v));
+    if (!v)
+        return -1;
+    size_t k = 0;
+    v[k++] = m->me;
+    for (size_t i = 0; i < nset; i++) {
+        const struct spx_srv_ns *ns = spx_srv_ns_find(set[i].nspace);
+        if (set[i].rank == PMIX_RANK_WILDCARD) {
+            if (!ns || ns->nnodes == 0)
+                goto unknown;
+            for (size_t j = 0; j < ns->nnodes; j++)
+                v[k++] = ns->nodes[j];
+            continue;
+        }
+        uint32_t node = spx_srv_ns_node_of(ns, set[i].rank);
+        if (node == UINT32_MAX) {
+            if (spx_srv_proc_is_local(set[i].nspace, set[i].rank)) {
+                v[k++] = m->me;
+                continue;
+            }
+            goto unknown;
+        }
+        v[k++] = node;
+    }
+    qsort(v, k, sizeof(*v), u32_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (v[i] < m->nnodes && (u == 0 || v[u - 1] != v[i]))
+            v[u++] = v[i];
+    *out = v;
+    *n = u;
+    return 0;
+unknown:
+    free(v);
+    return -1;
+}
+
+struct mn_coll {
+    void *token;             /* fence engine token, NULL for a failed tracker */
+    char set_key[64];        /* for log lines (truncated) */
+};
+
+static void mn_coll_done(pmix_status_t status, const void *data, size_t len, void *arg)
+{
+    struct mn_coll *c = arg;
+    if (c->token && spx_srv.mn) {
+        spx_tree_stats_t st;
+        spx_tree_get_stats(spx_srv.mn->tree, &st);
+        spx_srv.stats.colls++;
+        spx_debug("fence %s over the tree: status %d, received %zu bytes, sent %llu msgs "
+                  "%llu bytes, contributed %llu payload bytes, %llu keys, %llu deletions",
+                  c->set_key, status, len, (unsigned long long)st.last_coll_msgs_sent,
+                  (unsigned long long)st.last_coll_bytes_sent,
+                  (unsigned long long)st.last_coll_payload_bytes,
+                  (unsigned long long)spx_srv.stats.last_keys,
+                  (unsigned long long)spx_srv.stats.last_dels);
+    }
+    if (c->token && spx_srv.fence)
+        spx_fence_host_done(spx_srv.fence, c->token, status, data, len);
+    free(c);
+}
+
+static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, bool collect,
+                   pmix_status_t status, double timeout, const char *data, size_t ndata,
+                   void *token)
+{
+    uint32_t *nodes;
+    size_t nn;
+    if (spx_srv_mn_set_nodes(set, nset, &nodes, &nn) != 0) {
+        spx_error("fence %s: a participant's node is unknown (no node/proc map?)", set_key);
+        return -1;
+    }
+    struct mn_coll *c = calloc(1, sizeof(*c));
+    if (!c) {
+        free(nodes);
+        return -1;
+    }
+    c->token = token;
+    snprintf(c->set_key, sizeof(c->set_key), "%s", set_key);
+    int rc = spx_tree_coll_start(spx_srv.mn->tree, set_key, nodes, nn,
+                                 collect ? SPX_TREE_F_COLLECT : 0, status, data, ndata, timeout,
+                                 mn_coll_done, c);
+    free(nodes);
+    if (rc != 0)
+        free(c);
+    return rc;
+}
+
+pmix_status_t spx_srv_mn_fence(const char *set_key, const pmix_proc_t *set, size_t nset,
+                               bool collect, double timeout, const char *data, size_t ndata,
+                               void *token)
+{
+    if (mn_coll(set_key, set, nset, collect, PMIX_SUCCESS, timeout, data, ndata, token) != 0)
+        return PMIX_ERR_UNREACH;
+    return PMIX_SUCCESS;
+}
+
+void spx_srv_mn_fence_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
+                             bool collect, pmix_status_t status, double timeout)
+{
+    if (mn_coll(set_key, set, nset, collect, status, timeout, NULL, 0, NULL) != 0)
+        spx_warn("fence %s: could not tell the other nodes it failed (status %d)", set_key,
+                 status);
+}
+
+/* ---- counters ---- */
+
+static const char *const query_keys[] = {
+    SPMIX_QUERY_TREE_MSGS_SENT, SPMIX_QUERY_TREE_BYTES_SENT, SPMIX_QUERY_LAST_COLL_MSGS,
+    SPMIX_QUERY_LAST_COLL_BYTES, SPMIX_QUERY_LAST_COLL_PAYLOAD, SPMIX_QUERY_LAST_COLL_KEYS,
+    SPMIX_QUERY_LAST_COLL_DELS, NULL};
+
+bool spx_srv_mn_is_query_key(const char *key)
+{
+    for (size_t i = 0; query_keys[i]; i++)
+        if (spx_key_eq(key, query_keys[i]))
+            return true;
+    return false;
+}
+
+bool spx_srv_mn_query(const char *key, pmix_info_t *out)
+{
+    if (!spx_srv_mn_is_query_key(key))
+        return false;
+    spx_tree_stats_t st;
+    memset(&st, 0, sizeof(st));
+    if (spx_srv.mn)
+        spx_tree_get_stats(spx_srv.mn->tree, &st);
+    uint64_t v;
+    if (spx_key_eq(key, SPMIX_QUERY_TREE_MSGS_SENT))
+        v = st.msgs_sent;
+    else if (spx_key_eq(key, SPMIX_QUERY_TREE_BYTES_SENT))
+        v = st.bytes_sent;
+    else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_MSGS))
+        v = st.last_coll_msgs_sent;
+    else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_BYTES))
+        v = st.last_coll_bytes_sent;
+    else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_PAYLOAD))
+        v = spx_srv.mn ? st.last_coll_payload_bytes : spx_srv.stats.last_payload;
+    else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_KEYS))
+        v = spx_srv.stats.last_keys;
+    else
+        v = spx_srv.stats.last_dels;
+    memset(out, 0, sizeof(*out));
+    spx_key_load(out->key, key);
+    out->value.type = PMIX_UINT64;
+    out->value.data.uint64 = v;
+    return true;
+}
