@@ -1,0 +1,525 @@
+#!/bin/bash
+# cluster.sh - a virtual multi-node Slurm 22.05 cluster on this one machine.
+#
+# Each node vnK is a network namespace (veth on a private bridge, no default
+# route) plus its own UTS and mount namespace, running one slurmd.  munged and
+# slurmctld run in the root network namespace on the bridge address.  Every
+# file lives in one state directory ($SPMIX_VC_DIR, default /run/spmix-vc);
+# every process we start is recorded there (pid + start time) so that `down`
+# stops exactly those, then whatever still runs inside our namespaces.
+#
+#   cluster.sh up [-n NODES] [--plugin-dir DIR] [--cpus N] [--debug LEVEL]
+#                 [--extra-conf FILE]
+#   cluster.sh down | status | reconfigure | env | logs
+#
+# Tests then do:  . "$(cluster.sh env)"  and use srun/sbatch as usual.
+set -eu
+
+PROG=cluster.sh
+STATE=${SPMIX_VC_DIR:-/run/spmix-vc}
+NET=${SPMIX_VC_NET:-10.77.0}            # a /24; .1 = bridge, .(10+K) = vnK
+CTLD_PORT=${SPMIX_VC_CTLD_PORT:-16817}
+SLURMD_PORT=${SPMIX_VC_SLURMD_PORT:-16818}
+TIMEOUT=${SPMIX_VC_TIMEOUT:-30}         # seconds to wait for the nodes
+VC_USER=${SPMIX_VC_USER:-spmixuser}
+PFX=spmixvc                             # prefix of our namespaces and links
+BRIDGE=$PFX-br0
+CTL_NAME=vc-ctl
+PARTITION=vc
+PKGS="slurmctld slurmd slurm-client libslurm-dev munge libpmix-dev openmpi-bin
+libopenmpi-dev python3-mpi4py iproute2"
+
+die() { echo "$PROG: error: $*" >&2; exit 1; }
+say() { echo "$PROG: $*"; }
+
+[ "$(id -u)" = 0 ] || die "must run as root"
+
+# --- processes: pid + start time ------------------------------------------
+
+# proc_field PID N: field N (>= 3) of /proc/PID/stat, or fails if PID is gone.
+proc_field() {
+    local s f=$2
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    s=${s##*) }                 # drop "pid (comm) ", comm may hold spaces
+    # shellcheck disable=SC2086
+    set -- $s
+    shift $((f - 3))
+    echo "$1"
+}
+
+# proc_alive PID STARTTIME: true if PID is that very process and not a zombie.
+proc_alive() {
+    local st state
+    st=$(proc_field "$1" 22) || return 1
+    [ "$st" = "$2" ] || return 1
+    state=$(proc_field "$1" 3) || return 1
+    [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# start_proc NAME LOG CMD...: start CMD detached (own session, no inherited
+# lock fd) and record "NAME PID STARTTIME" in $STATE/procs.
+start_proc() {
+    local name=$1 log=$2 pid st
+    shift 2
+    setsid "$@" </dev/null >>"$log" 2>&1 9<&- &
+    pid=$!
+    st=$(proc_field "$pid" 22) || die "$name exited at once (see $log)"
+    echo "$name $pid $st" >>"$STATE/procs"
+}
+
+# signal the recorded processes whose name matches the glob $1
+signal_recorded() {
+    local glob=$1 sig=$2 name pid st
+    [ -f "$STATE/procs" ] || return 0
+    while read -r name pid st; do
+        # shellcheck disable=SC2254
+        case $name in $glob) proc_alive "$pid" "$st" && kill "-$sig" "$pid" 2>/dev/null || true ;; esac
+    done <"$STATE/procs"
+}
+
+# wait until no recorded process matching $1 is alive; $2 = tenths of seconds
+wait_recorded() {
+    local glob=$1 n=$2 name pid st left
+    [ -f "$STATE/procs" ] || return 0
+    while :; do
+        left=0
+        while read -r name pid st; do
+            # shellcheck disable=SC2254
+            case $name in $glob) proc_alive "$pid" "$st" && left=1 ;; esac
+        done <"$STATE/procs"
+        [ $left = 0 ] && return 0
+        [ "$n" -le 0 ] && return 1
+        n=$((n - 1)); sleep 0.1
+    done
+}
+
+# session_members GLOB: "pid starttime" of the other processes in the sessions
+# led by the recorded live daemons matching GLOB (e.g. slurmctld's slurmscriptd)
+session_members() {
+    local glob=$1 name pid st p sid
+    [ -f "$STATE/procs" ] || return 0
+    while read -r name pid st; do
+        # shellcheck disable=SC2254
+        case $name in $glob) ;; *) continue ;; esac
+        proc_alive "$pid" "$st" || continue
+        ps -e -o pid=,sess= | while read -r p sid; do
+            [ "$sid" = "$pid" ] && [ "$p" != "$pid" ] && echo "$p $(proc_field "$p" 22 || echo gone)"
+        done
+    done <"$STATE/procs"
+    return 0
+}
+
+# stop_recorded GLOB: TERM (then KILL) the recorded daemons matching GLOB and
+# the rest of their sessions; fails if something survives
+stop_recorded() {
+    local glob=$1 members pid st n=30 left
+    members=$(session_members "$glob")
+    signal_recorded "$glob" TERM
+    if ! wait_recorded "$glob" 50; then
+        signal_recorded "$glob" KILL
+        wait_recorded "$glob" 20 || return 1
+    fi
+    while :; do
+        left=0
+        while read -r pid st; do
+            [ -n "$pid" ] && proc_alive "$pid" "$st" || continue
+            left=1
+            if [ $n = 30 ]; then kill -TERM "$pid" 2>/dev/null || true
+            elif [ $n -le 0 ]; then kill -KILL "$pid" 2>/dev/null || true; fi
+        done <<EOF2
+$members
+EOF2
+        [ $left = 0 ] && return 0
+        [ $n -le -30 ] && return 1
+        n=$((n - 1)); sleep 0.1
+    done
+}
+
+# --- namespaces ------------------------------------------------------------
+
+our_netns() {   # our existing namespaces: recorded ones plus any with our prefix
+    local ns
+    {
+        [ -f "$STATE/netns" ] && cat "$STATE/netns"
+        ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$PFX-vn[0-9]+\$" || true
+    } | sort -u | while read -r ns; do
+        [ -n "$ns" ] && [ -e "/run/netns/$ns" ] && echo "$ns"
+    done
+    return 0
+}
+
+our_links() {   # our links in the root namespace (bridge, host ends of veths)
+    ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print $2}' | grep -E "^$PFX-" || true
+}
+
+# pids inside namespace $1 (checked against the namespace inode, so a pid
+# reused between listing and signalling is never hit)
+netns_pids() {
+    local ns=$1 ino pid
+    ino=$(stat -L -c %i "/run/netns/$ns" 2>/dev/null) || return 0
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do
+        [ "$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null)" = "$ino" ] && echo "$pid"
+    done
+    return 0
+}
+
+kill_netns_procs() {   # TERM, then KILL, everything left in our namespaces
+    local nss ns pid left n=20
+    nss=$(our_netns)
+    [ -n "$nss" ] || return 0
+    for ns in $nss; do for pid in $(netns_pids "$ns"); do kill -TERM "$pid" 2>/dev/null || true; done; done
+    while :; do
+        left=""
+        for ns in $nss; do left="$left$(netns_pids "$ns")"; done
+        [ -z "$left" ] && return 0
+        if [ $n -le 0 ]; then
+            for ns in $nss; do for pid in $(netns_pids "$ns"); do kill -KILL "$pid" 2>/dev/null || true; done; done
+        fi
+        [ $n -le -50 ] && { echo "$PROG: warning: processes still in namespaces: $left" >&2; return 1; }
+        n=$((n - 1)); sleep 0.1
+    done
+}
+
+# --- down ------------------------------------------------------------------
+
+do_down() {
+    local ns l rc=0
+    # nodes first (their jobs die with the namespaces), then the controller,
+    # munged last so the others can still authenticate while stopping
+    stop_recorded 'slurmd-*' || rc=1
+    kill_netns_procs || rc=1
+    stop_recorded slurmctld || rc=1
+    stop_recorded munged || rc=1
+
+    for ns in $(our_netns); do ip netns del "$ns" 2>/dev/null || true; done
+    for l in $(our_links); do ip link del "$l" 2>/dev/null || true; done
+    # ip netns add made /run/netns a mount point; undo that if we caused it
+    if [ -f "$STATE/netns-dir-created" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ]; then
+        umount /run/netns 2>/dev/null || true
+        rmdir /run/netns 2>/dev/null || true
+    fi
+    if [ -n "$(our_netns)$(our_links)" ]; then
+        echo "$PROG: warning: namespaces or links left:" "$(our_netns)" "$(our_links)" >&2; rc=1
+    fi
+    if [ $rc = 0 ]; then
+        case $STATE in /?*) rm -rf -- "$STATE" ;; esac
+    else
+        echo "$PROG: warning: kept $STATE (something did not stop)" >&2
+    fi
+    return $rc
+}
+
+# --- up --------------------------------------------------------------------
+
+install_packages() {
+    local p missing="" made_policy=0
+    for p in $PKGS; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    say "installing$missing"
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\n# added by spmix test/slurm/cluster.sh: no daemons from packages\nexit 101\n' >/usr/sbin/policy-rc.d
+        chmod 755 /usr/sbin/policy-rc.d
+        made_policy=1
+    fi
+    # shellcheck disable=SC2086
+    if ! (export DEBIAN_FRONTEND=noninteractive
+          apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null); then
+        [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d
+        die "apt-get install failed for:$missing"
+    fi
+    [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d
+    return 0
+}
+
+ensure_user() {
+    if ! id "$VC_USER" >/dev/null 2>&1; then
+        useradd --create-home --shell /bin/bash --user-group "$VC_USER" || die "cannot create user $VC_USER"
+    fi
+    local home
+    home=$(getent passwd "$VC_USER" | cut -d: -f6)
+    [ -d "$home" ] || { mkdir -p "$home"; chown "$VC_USER:" "$home"; }
+    chmod 755 "$home"
+}
+
+debian_plugin_dir() {
+    local d
+    for d in /usr/lib/*/slurm-wlm /usr/lib/slurm-wlm /usr/lib/slurm; do
+        [ -f "$d/mpi_none.so" ] && { echo "$d"; return 0; }
+    done
+    die "Slurm plugin directory (with mpi_none.so) not found"
+}
+
+write_conf() {
+    local n=$1 plugindir=$2 cpus=$3 debug=$4 extra=$5 last
+    last=$((10 + n))
+    cat >"$STATE/slurm.conf" <<EOF
+# generated by spmix test/slurm/cluster.sh - virtual cluster of $n nodes
+ClusterName=spmixvc
+SlurmctldHost=$CTL_NAME($NET.1)
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$STATE/munge/munge.socket
+PluginDir=$plugindir
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SlurmdParameters=config_overrides
+PropagateResourceLimits=NONE
+MailProg=/bin/true
+InactiveLimit=0
+KillWait=5
+MinJobAge=30
+MessageTimeout=10
+SlurmdTimeout=60
+StateSaveLocation=$STATE/ctld
+SlurmctldPidFile=$STATE/ctld/slurmctld.pid
+SlurmctldLogFile=$STATE/log/slurmctld.log
+SlurmctldDebug=$debug
+SlurmdSpoolDir=$STATE/nodes/%n/spool
+TmpFS=$STATE/nodes/%n/tmp
+SlurmdPidFile=$STATE/nodes/%n/slurmd.pid
+SlurmdLogFile=$STATE/log/slurmd-%n.log
+SlurmdDebug=$debug
+NodeName=vn[1-$n] NodeHostname=vn[1-$n] NodeAddr=$NET.[11-$last] CPUs=$cpus Sockets=1 CoresPerSocket=$cpus ThreadsPerCore=1 State=UNKNOWN
+PartitionName=$PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+EOF
+    if [ -n "$extra" ]; then
+        { echo "# from $extra"; cat "$extra"; } >>"$STATE/slurm.conf"
+    fi
+    chmod 644 "$STATE/slurm.conf"
+}
+
+write_env() {
+    local n=$1 plugindir=$2 home
+    home=$(getent passwd "$VC_USER" | cut -d: -f6)
+    cat >"$STATE/env.sh" <<EOF
+# source me: environment of the spmix virtual Slurm cluster
+export SLURM_CONF=$STATE/slurm.conf
+export SPMIX_VC_DIR=$STATE
+export SPMIX_VC_NODES=$n
+export SPMIX_VC_NODELIST='vn[1-$n]'
+export SPMIX_VC_PARTITION=$PARTITION
+export SPMIX_VC_PLUGIN_DIR='$plugindir'
+export SPMIX_VC_USER=$VC_USER
+export SPMIX_VC_USER_HOME=$home
+export SPMIX_VC_MUNGE_SOCKET=$STATE/munge/munge.socket
+EOF
+    chmod 644 "$STATE/env.sh"
+}
+
+# print the tail of every log, for a failure report
+show_logs() {
+    local f
+    for f in "$STATE"/log/*; do
+        [ -s "$f" ] || continue
+        echo "----- $f (last ${1:-25} lines)"
+        tail -n "${1:-25}" "$f"
+    done >&2
+}
+
+# check_daemons: fail (with logs) if a recorded daemon died
+check_daemons() {
+    local name pid st
+    while read -r name pid st; do
+        proc_alive "$pid" "$st" || { echo "$PROG: error: $name (pid $pid) is not running" >&2; return 1; }
+    done <"$STATE/procs"
+}
+
+# wait_nodes N ACCEPT-REGEX: until sinfo shows every node in an accepted state
+wait_nodes() {
+    local n=$1 ok=$2 t=$((TIMEOUT * 10)) out
+    while :; do
+        check_daemons || return 1
+        out=$(sinfo -h -N -o '%N %t' 2>/dev/null || true)
+        if [ "$(printf '%s\n' "$out" | grep -cE "^vn[0-9]+ ($ok)\$")" = "$n" ]; then
+            return 0
+        fi
+        if [ $t -le 0 ]; then
+            echo "$PROG: error: nodes not ready after ${TIMEOUT}s; sinfo says:" >&2
+            printf '%s\n' "${out:-(no answer from slurmctld)}" >&2
+            return 1
+        fi
+        t=$((t - 1)); sleep 0.1
+    done
+}
+
+do_up() {
+    local n=3 plugindir="" cpus=2 debug=info extra="" k ns ip dpd
+    while [ $# -gt 0 ]; do
+        case $1 in
+            -n|--nodes) n=${2:?}; shift 2 ;;
+            --plugin-dir) plugindir=${2:?}; shift 2 ;;
+            --cpus) cpus=${2:?}; shift 2 ;;
+            --debug) debug=${2:?}; shift 2 ;;
+            --extra-conf) extra=${2:?}; shift 2 ;;
+            *) die "up: unknown option '$1'" ;;
+        esac
+    done
+    case $n in ''|*[!0-9]*) die "-n wants a number" ;; esac
+    [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "-n must be 1..200"
+    case $cpus in ''|*[!0-9]*|0) die "--cpus wants a positive number" ;; esac
+    [ -z "$extra" ] || [ -r "$extra" ] || die "--extra-conf: cannot read $extra"
+
+    # refuse to start twice; clear what a dead earlier run left behind
+    if [ -f "$STATE/procs" ] && check_daemons 2>/dev/null; then
+        die "cluster already up (state in $STATE); run '$PROG down' first"
+    fi
+    if [ -e "$STATE" ] || [ -n "$(our_netns)$(our_links)" ]; then
+        say "cleaning up an earlier run"
+        do_down || die "could not clean up the earlier run"
+    fi
+    # our subnet must be ours alone
+    if ip -4 addr show | grep -q "inet $NET\." || ip -4 route show | grep -q "^$NET\."; then
+        die "subnet $NET.0/24 already in use on this host (set SPMIX_VC_NET)"
+    fi
+
+    install_packages
+    ensure_user
+    dpd=$(debian_plugin_dir)
+    if [ -n "$plugindir" ]; then
+        mkdir -p "$plugindir"
+        plugindir=$(cd "$plugindir" && pwd)
+        plugindir="$plugindir:$dpd"
+    else
+        plugindir=$dpd
+    fi
+
+    # from here on, a failure tears down what was built (unless asked not to)
+    trap 'rc=$?; if [ $rc != 0 ]; then show_logs; if [ "${SPMIX_VC_KEEP_ON_FAIL:-0}" = 1 ]; then echo "$PROG: kept the half-built cluster (SPMIX_VC_KEEP_ON_FAIL=1)" >&2; else echo "$PROG: tearing down" >&2; do_down || true; fi; fi' EXIT
+
+    mkdir -p "$STATE"
+    chmod 755 "$STATE"
+    mkdir -p "$STATE/log" "$STATE/ctld" "$STATE/munge"
+    chmod 700 "$STATE/ctld"
+    chmod 755 "$STATE/log" "$STATE/munge"
+    : >"$STATE/procs"
+    [ -d /run/netns ] || touch "$STATE/netns-dir-created"
+
+    # munge: own key, socket, pid, seed, log
+    mungekey --create --keyfile="$STATE/munge/munge.key" 2>/dev/null ||
+        dd if=/dev/urandom of="$STATE/munge/munge.key" bs=1024 count=1 status=none
+    chmod 400 "$STATE/munge/munge.key"
+    start_proc munged "$STATE/log/munged.out" munged --foreground \
+        --socket="$STATE/munge/munge.socket" --key-file="$STATE/munge/munge.key" \
+        --pid-file="$STATE/munge/munged.pid" --seed-file="$STATE/munge/munged.seed" \
+        --log-file="$STATE/log/munged.log"
+
+    # network: bridge in the root namespace, one namespace + veth per node
+    ip link add "$BRIDGE" type bridge
+    ip addr add "$NET.1/24" dev "$BRIDGE"
+    ip link set "$BRIDGE" up
+    {
+        echo "127.0.0.1 localhost"
+        echo "$NET.1 $CTL_NAME"
+        for k in $(seq 1 "$n"); do echo "$NET.$((10 + k)) vn$k"; done
+    } >"$STATE/hosts"
+    chmod 644 "$STATE/hosts"
+    for k in $(seq 1 "$n"); do
+        ns=$PFX-vn$k ip=$NET.$((10 + k))
+        echo "$ns" >>"$STATE/netns"
+        ip netns add "$ns"
+        ip link add "$ns-h" type veth peer name "$ns-n"
+        ip link set "$ns-h" master "$BRIDGE" up
+        ip link set "$ns-n" netns "$ns"
+        ip -n "$ns" link set "$ns-n" name eth0
+        ip -n "$ns" addr add "$ip/24" dev eth0
+        ip -n "$ns" link set eth0 up
+        ip -n "$ns" link set lo up
+        mkdir -p "$STATE/nodes/vn$k/spool" "$STATE/nodes/vn$k/tmp"
+        chmod 1777 "$STATE/nodes/vn$k/tmp"
+    done
+
+    write_conf "$n" "$plugindir" "$cpus" "$debug" "$extra"
+    write_env "$n" "$plugindir"
+    export SLURM_CONF=$STATE/slurm.conf
+
+    # munged must answer before the Slurm daemons start
+    k=50
+    until [ -S "$STATE/munge/munge.socket" ] && munge -n -S "$STATE/munge/munge.socket" </dev/null |
+            unmunge -S "$STATE/munge/munge.socket" >/dev/null 2>&1; do
+        check_daemons || exit 1
+        [ $k -le 0 ] && die "munged does not answer on $STATE/munge/munge.socket"
+        k=$((k - 1)); sleep 0.1
+    done
+
+    # slurmctld: own UTS namespace so its host name is the SlurmctldHost name
+    start_proc slurmctld "$STATE/log/slurmctld.out" unshare --uts /bin/sh -c \
+        "hostname $CTL_NAME && exec slurmctld -D -c -f '$SLURM_CONF'"
+    for k in $(seq 1 "$n"); do
+        start_proc "slurmd-vn$k" "$STATE/log/slurmd-vn$k.out" \
+            unshare --mount --uts --propagation private nsenter --net="/run/netns/$PFX-vn$k" /bin/sh -c \
+            "mount --bind '$STATE/hosts' /etc/hosts && hostname vn$k && exec slurmd -D -f '$SLURM_CONF' -N vn$k"
+    done
+
+    wait_nodes "$n" idle || exit 1
+    trap - EXIT
+    say "up: $n nodes (vn[1-$n]) idle; PluginDir=$plugindir"
+    say "environment: . $STATE/env.sh"
+}
+
+# --- status / reconfigure --------------------------------------------------
+
+do_status() {
+    local name pid st rc=0
+    if [ ! -f "$STATE/procs" ]; then
+        echo "cluster: down (no $STATE/procs)"
+        [ -z "$(our_netns)" ] || { echo "leftover namespaces: $(our_netns)"; return 1; }
+        return 3
+    fi
+    echo "cluster: state in $STATE; environment: . $STATE/env.sh"
+    while read -r name pid st; do
+        if proc_alive "$pid" "$st"; then echo "  $name pid $pid running"
+        else echo "  $name pid $pid NOT running"; rc=1; fi
+    done <"$STATE/procs"
+    SLURM_CONF=$STATE/slurm.conf sinfo -N -o '%N %t %c %P' 2>&1 || rc=1
+    return $rc
+}
+
+do_reconfigure() {
+    [ -f "$STATE/procs" ] || die "cluster is not up"
+    export SLURM_CONF=$STATE/slurm.conf
+    check_daemons || { show_logs; die "a daemon is down; run down and up again"; }
+    scontrol reconfigure || { show_logs; die "scontrol reconfigure failed"; }
+    sleep 0.5
+    wait_nodes "$(grep -c . "$STATE/netns")" 'idle|alloc|mix|comp' || { show_logs; exit 1; }
+    say "reconfigured"
+}
+
+usage() {
+    cat <<EOF
+usage: $PROG up [-n NODES] [--plugin-dir DIR] [--cpus N] [--debug LEVEL] [--extra-conf FILE]
+       $PROG down | status | reconfigure | env | logs
+state directory: $STATE (SPMIX_VC_DIR); see test/slurm/README.md
+EOF
+}
+
+# one cluster operation at a time: lock this script file (no lock file left)
+exec 9<"$0"
+flock -w 120 9 || die "another $PROG is running"
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+    up) do_up "$@" ;;
+    down) do_down ;;
+    status) do_status ;;
+    reconfigure) do_reconfigure ;;
+    env) [ -f "$STATE/env.sh" ] || die "cluster is not up"; echo "$STATE/env.sh" ;;
+    logs) show_logs "${1:-40}" 2>&1 ;;
+    -h|--help|help) usage ;;
+    *) usage >&2; exit 2 ;;
+esac
