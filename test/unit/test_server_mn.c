@@ -1,0 +1,882 @@
+/* test_server_mn.c - the server in multi-node mode, with a fake tree engine.
+ *
+ * This test defines the spx_tree_* functions itself: the fake records every
+ * collective, message and broadcast the server asks for, and the test plays
+ * node 1 by completing collectives and injecting messages on the progress
+ * thread (where the real engine would call back). A real server (node 0 of 2)
+ * runs in the test process; the test talks to it as its clients over the unix
+ * socket. Covered: fence over the tree with delta exchange and deletions (and
+ * the counters the query keys report), direct modex both ways, event relay,
+ * a client lost before PMIx_Finalize, a lost node.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix_server.h>
+#include <spmix.h>
+
+#include "codec/buf.h"
+#include "codec/frame.h"
+#include "codec/value.h"
+#include "net/conn.h"
+#include "net/unix_sock.h"
+#include "progress/progress.h"
+#include "proto/msg.h"
+#include "proto/records.h"
+#include "server/server.h"
+#include "store/store.h"
+#include "tree/tree.h"
+
+#define NS "mns"
+
+/* ====================== the fake tree engine ====================== */
+
+struct fake_coll {
+    char set_id[128];
+    uint32_t nodes[4];
+    size_t nnodes;
+    uint32_t flags;
+    pmix_status_t status;
+    spx_buf_t data;
+    double timeout;
+    spx_tree_done_f done;
+    void *arg;
+};
+
+struct fake_msg {
+    uint32_t dst;  /* UINT32_MAX for a broadcast */
+    uint8_t channel;
+    spx_buf_t data;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    spx_tree_ops_t ops;
+    void *ops_arg;
+    int created, started, destroyed;
+    struct fake_coll colls[16];
+    int ncolls;
+    struct fake_msg msgs[32];
+    int nmsgs;
+} T = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int fake_tree_obj;
+
+long spx_tree_topo_parent(uint32_t pos, uint32_t n, uint32_t w)
+{
+    (void)n;
+    return pos == 0 ? -1 : (long)((pos - 1) / w);
+}
+
+uint32_t spx_tree_topo_children(uint32_t pos, uint32_t n, uint32_t w, uint32_t *out)
+{
+    uint32_t k = 0;
+    for (uint32_t c = pos * w + 1; c < n && k < w; c++)
+        out[k++] = c;
+    return k;
+}
+
+uint32_t spx_tree_topo_depth(uint32_t n, uint32_t w)
+{
+    uint32_t d = 0;
+    for (uint64_t span = 1; span < n; span = span * w + 1)
+        d++;
+    return d;
+}
+
+spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cfg,
+                            const spx_tree_ops_t *ops, void *ops_arg)
+{
+    ck_assert_ptr_nonnull(base);
+    ck_assert_uint_eq(cfg->node_index, 0);
+    ck_assert_uint_eq(cfg->nnodes, 2);
+    ck_assert_str_eq(cfg->addrs[1], "127.0.0.1:2");
+    ck_assert_uint_eq(cfg->secret_len, 16);
+    T.ops = *ops;
+    T.ops_arg = ops_arg;
+    T.created++;
+    return (spx_tree_t *)&fake_tree_obj;
+}
+
+uint16_t spx_tree_port(const spx_tree_t *t)
+{
+    (void)t;
+    return 1;
+}
+
+int spx_tree_set_addrs(spx_tree_t *t, const char *const *addrs)
+{
+    (void)t, (void)addrs;
+    return 0;
+}
+
+int spx_tree_start(spx_tree_t *t)
+{
+    (void)t;
+    T.started++;
+    return 0;
+}
+
+void spx_tree_destroy(spx_tree_t *t)
+{
+    (void)t;
+    pthread_mutex_lock(&T.lock);
+    T.destroyed++;
+    for (int i = 0; i < T.ncolls; i++)
+        if (T.colls[i].done) { /* pending collectives complete with UNREACH */
+            spx_tree_done_f d = T.colls[i].done;
+            T.colls[i].done = NULL;
+            pthread_mutex_unlock(&T.lock);
+            d(PMIX_ERR_UNREACH, NULL, 0, T.colls[i].arg);
+            pthread_mutex_lock(&T.lock);
+        }
+    pthread_mutex_unlock(&T.lock);
+}
+
+uint32_t spx_tree_node_index(const spx_tree_t *t)
+{
+    (void)t;
+    return 0;
+}
+
+uint32_t spx_tree_nnodes(const spx_tree_t *t)
+{
+    (void)t;
+    return 2;
+}
+
+int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes, size_t nnodes,
+                        uint32_t flags, pmix_status_t status, const void *data, size_t len,
+                        double timeout, spx_tree_done_f done, void *arg)
+{
+    (void)t;
+    pthread_mutex_lock(&T.lock);
+    ck_assert_int_lt(T.ncolls, 16);
+    struct fake_coll *c = &T.colls[T.ncolls];
+    snprintf(c->set_id, sizeof(c->set_id), "%s", set_id);
+    ck_assert_uint_le(nnodes, 4);
+    memcpy(c->nodes, nodes, nnodes * sizeof(*nodes));
+    c->nnodes = nnodes;
+    c->flags = flags;
+    c->status = status;
+    spx_buf_init(&c->data);
+    spx_buf_push_raw(&c->data, data, len);
+    c->timeout = timeout;
+    c->done = done;
+    c->arg = arg;
+    T.ncolls++;
+    pthread_mutex_unlock(&T.lock);
+    return 0;
+}
+
+static int record_msg(uint32_t dst, uint8_t channel, const void *data, size_t len)
+{
+    pthread_mutex_lock(&T.lock);
+    ck_assert_int_lt(T.nmsgs, 32);
+    struct fake_msg *m = &T.msgs[T.nmsgs++];
+    m->dst = dst;
+    m->channel = channel;
+    spx_buf_init(&m->data);
+    spx_buf_push_raw(&m->data, data, len);
+    pthread_mutex_unlock(&T.lock);
+    return 0;
+}
+
+int spx_tree_send(spx_tree_t *t, uint32_t dst, uint8_t channel, const void *data, size_t len)
+{
+    (void)t;
+    ck_assert_uint_eq(dst, 1);
+    return record_msg(dst, channel, data, len);
+}
+
+int spx_tree_bcast(spx_tree_t *t, uint8_t channel, const void *data, size_t len)
+{
+    (void)t;
+    return record_msg(UINT32_MAX, channel, data, len);
+}
+
+void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out)
+{
+    (void)t;
+    memset(out, 0, sizeof(*out));
+    out->msgs_sent = 11;
+    out->bytes_sent = 1234;
+    out->last_coll_msgs_sent = 1;
+}
+
+static void fake_reset(void)
+{
+    pthread_mutex_lock(&T.lock);
+    for (int i = 0; i < T.ncolls; i++)
+        spx_buf_fini(&T.colls[i].data);
+    for (int i = 0; i < T.nmsgs; i++)
+        spx_buf_fini(&T.msgs[i].data);
+    T.ncolls = T.nmsgs = 0;
+    T.created = T.started = T.destroyed = 0;
+    pthread_mutex_unlock(&T.lock);
+}
+
+/* Waits until the fake saw n collectives / m messages (5 s at most). */
+static void wait_colls(int n)
+{
+    for (int i = 0; i < 500; i++) {
+        pthread_mutex_lock(&T.lock);
+        int k = T.ncolls;
+        pthread_mutex_unlock(&T.lock);
+        if (k >= n)
+            return;
+        usleep(10000);
+    }
+    ck_abort_msg("no collective %d started", n);
+}
+
+static void wait_msgs(int n)
+{
+    for (int i = 0; i < 500; i++) {
+        pthread_mutex_lock(&T.lock);
+        int k = T.nmsgs;
+        pthread_mutex_unlock(&T.lock);
+        if (k >= n)
+            return;
+        usleep(10000);
+    }
+    ck_abort_msg("no message %d sent", n);
+}
+
+/* ---- running things on the progress thread, as the engine would ---- */
+
+struct loop_call {
+    void (*fn)(void *);
+    void *arg;
+    spx_wait_t w;
+};
+
+static void loop_tramp(void *arg)
+{
+    struct loop_call *c = arg;
+    c->fn(c->arg);
+    spx_wait_signal(&c->w, PMIX_SUCCESS);
+}
+
+static void on_loop(void (*fn)(void *), void *arg)
+{
+    struct loop_call c = {.fn = fn, .arg = arg};
+    spx_wait_init(&c.w);
+    ck_assert_int_eq(spx_progress_shift(loop_tramp, &c), 0);
+    spx_wait_block(&c.w);
+    spx_wait_fini(&c.w);
+}
+
+struct complete {
+    int idx;
+    pmix_status_t st;
+    spx_buf_t *extra; /* node 1's contribution */
+};
+
+static void do_complete(void *arg)
+{
+    struct complete *c = arg;
+    struct fake_coll *fc = &T.colls[c->idx];
+    spx_buf_t all;
+    spx_buf_init(&all);
+    spx_buf_push_raw(&all, fc->data.data, fc->data.len);
+    if (c->extra)
+        spx_buf_push_raw(&all, c->extra->data, c->extra->len);
+    spx_tree_done_f d = fc->done;
+    fc->done = NULL;
+    ck_assert_ptr_nonnull(d);
+    d(c->st, all.data, all.len, fc->arg);
+    spx_buf_fini(&all);
+}
+
+static void complete(int idx, pmix_status_t st, spx_buf_t *extra)
+{
+    struct complete c = {idx, st, extra};
+    on_loop(do_complete, &c);
+}
+
+struct inject {
+    uint8_t channel;
+    spx_buf_t *b;
+    int node_lost;
+};
+
+static void do_inject(void *arg)
+{
+    struct inject *in = arg;
+    if (in->node_lost >= 0)
+        T.ops.node_lost((uint32_t)in->node_lost, "test", T.ops_arg);
+    else
+        T.ops.recv(1, in->channel, in->b->data, in->b->len, T.ops_arg);
+}
+
+static void inject(uint8_t channel, spx_buf_t *b)
+{
+    struct inject in = {channel, b, -1};
+    on_loop(do_inject, &in);
+}
+
+/* ====================== server and clients ====================== */
+
+static char tmpdir[64];
+static char sock_path[512];
+static pmix_server_module_t module;
+
+static pmix_proc_t P(pmix_rank_t r)
+{
+    pmix_proc_t p;
+    memset(&p, 0, sizeof(p));
+    snprintf(p.nspace, sizeof(p.nspace), "%s", NS);
+    p.rank = r;
+    return p;
+}
+
+static void setup(void)
+{
+    fake_reset();
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/spx-test-mn.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    pmix_info_t init[4];
+    memset(init, 0, sizeof(init));
+    uint32_t idx = 0;
+    pmix_byte_object_t secret = {.bytes = "0123456789abcdef", .size = 16};
+    PMIx_Info_load(&init[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+    PMIx_Info_load(&init[1], SPMIX_TREE_NODE_INDEX, &idx, PMIX_UINT32);
+    PMIx_Info_load(&init[2], SPMIX_TREE_ADDRS, "127.0.0.1:1,127.0.0.1:2", PMIX_STRING);
+    PMIx_Info_load(&init[3], SPMIX_TREE_SECRET, &secret, PMIX_BYTE_OBJECT);
+    ck_assert_int_eq(PMIx_server_init(&module, init, 4), PMIX_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        PMIx_Value_destruct(&init[i].value);
+    ck_assert_int_eq(T.created, 1);
+    ck_assert_int_eq(T.started, 1);
+
+    pmix_info_t job[4];
+    memset(job, 0, sizeof(job));
+    uint32_t size = 4;
+    PMIx_Info_load(&job[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIx_Info_load(&job[1], PMIX_LOCAL_PEERS, "0,1", PMIX_STRING);
+    PMIx_Info_load(&job[2], PMIX_NODE_MAP, "spmix:nodeA,nodeB", PMIX_STRING);
+    PMIx_Info_load(&job[3], PMIX_PROC_MAP, "spmix:0,1;2,3", PMIX_STRING);
+    pmix_nspace_t nsname = NS;
+    ck_assert_int_eq(PMIx_server_register_nspace(nsname, 2, job, 4, NULL, NULL), PMIX_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        PMIx_Value_destruct(&job[i].value);
+    for (pmix_rank_t r = 0; r < 2; r++) {
+        pmix_proc_t p = P(r);
+        ck_assert_int_eq(PMIx_server_register_client(&p, geteuid(), getegid(), NULL, NULL, NULL),
+                         PMIX_SUCCESS);
+    }
+    pmix_proc_t p0 = P(0);
+    char **env = NULL;
+    ck_assert_int_eq(PMIx_server_setup_fork(&p0, &env), PMIX_SUCCESS);
+    sock_path[0] = '\0';
+    for (size_t i = 0; env && env[i]; i++) {
+        const char *pre = SPX_ENV_SERVER_URI "=" SPX_URI_PREFIX;
+        if (strncmp(env[i], pre, strlen(pre)) == 0)
+            snprintf(sock_path, sizeof(sock_path), "%s", env[i] + strlen(pre));
+        free(env[i]);
+    }
+    free(env);
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(PMIx_server_finalize(), PMIX_SUCCESS);
+    ck_assert_int_eq(T.destroyed, 1);
+    rmdir(tmpdir);
+    fake_reset();
+}
+
+static uint32_t next_seq = 1;
+
+static uint32_t send_req(int fd, uint8_t type, spx_buf_t *b)
+{
+    uint32_t seq = next_seq++;
+    ck_assert_int_eq(spx_frame_send_blocking(fd, type, 0, seq, b), 0);
+    spx_buf_fini(b);
+    return seq;
+}
+
+/* Next frame of type (a reply to seq, or an EVENT push when seq == 0). */
+static int recv_frame(int fd, uint8_t type, uint32_t seq, spx_buf_t *out)
+{
+    for (;;) {
+        spx_frame_hdr_t h;
+        if (spx_frame_recv_blocking(fd, &h, out, 5000) != 0)
+            return -1;
+        if (h.type == type && (seq == 0 || ((h.flags & SPX_FRAME_F_REPLY) && h.seq == seq)))
+            return 0;
+        spx_buf_fini(out);
+    }
+}
+
+static int client(pmix_rank_t rank)
+{
+    int fd = spx_unix_connect(sock_path);
+    ck_assert_int_ge(fd, 0);
+    spx_buf_t b, r;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, SPX_PROTO_VERSION);
+    spx_buf_push_u8(&b, SPX_PEER_CLIENT);
+    spx_buf_push_str(&b, NS);
+    spx_buf_push_u32(&b, rank);
+    spx_buf_push_u32(&b, (uint32_t)getpid());
+    uint32_t seq = send_req(fd, SPX_MSG_HELLO, &b);
+    ck_assert_int_eq(recv_frame(fd, SPX_MSG_HELLO, seq, &r), 0);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    spx_buf_fini(&r);
+    return fd;
+}
+
+/* COMMIT of rank: put key=v with scope, or a deletion when scope is a PMIX_DEL_*. */
+static void commit(int fd, pmix_rank_t rank, const char *key, int v, pmix_scope_t scope)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_value_t val = {.type = PMIX_INT};
+    val.data.integer = v;
+    if (spx_scope_is_delete(scope))
+        spx_store_delete(s, NS, rank, key, scope);
+    else
+        spx_store_put(s, NS, rank, key, &val, scope);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_records_push_proc(&b, s, NS, rank, 0, SPX_SCOPES_COMMIT, true, NULL);
+    spx_store_destroy(s);
+    send_req(fd, SPX_MSG_COMMIT, &b);
+}
+
+static uint32_t fence_send(int fd, bool collect)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_codec_push_proc_array(&b, NULL, 0);
+    pmix_info_t info;
+    memset(&info, 0, sizeof(info));
+    bool t = true;
+    PMIx_Info_load(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    spx_codec_push_info_array(&b, collect ? &info : NULL, collect ? 1 : 0);
+    return send_req(fd, SPX_MSG_FENCE, &b);
+}
+
+static pmix_status_t status_reply(int fd, uint8_t type, uint32_t seq)
+{
+    spx_buf_t r;
+    ck_assert_int_eq(recv_frame(fd, type, seq, &r), 0);
+    pmix_status_t st = spx_buf_pull_i32(&r);
+    spx_buf_fini(&r);
+    return st;
+}
+
+static uint32_t get_send(int fd, pmix_rank_t rank, const char *key, bool optional)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    pmix_proc_t t = P(rank);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, key);
+    pmix_info_t info;
+    memset(&info, 0, sizeof(info));
+    bool on = true;
+    PMIx_Info_load(&info, PMIX_OPTIONAL, &on, PMIX_BOOL);
+    spx_codec_push_info_array(&b, optional ? &info : NULL, optional ? 1 : 0);
+    return send_req(fd, SPX_MSG_GET, &b);
+}
+
+/* GET reply: status, and the int value in *v when found. */
+static pmix_status_t get_reply(int fd, uint32_t seq, int *v)
+{
+    spx_buf_t r;
+    ck_assert_int_eq(recv_frame(fd, SPX_MSG_GET, seq, &r), 0);
+    pmix_status_t st = spx_buf_pull_i32(&r);
+    if (st == PMIX_SUCCESS) {
+        pmix_value_t val;
+        ck_assert_int_eq(spx_codec_pull_value(&r, &val), 0);
+        *v = val.data.integer;
+        PMIx_Value_destruct(&val);
+    }
+    spx_buf_fini(&r);
+    return st;
+}
+
+static uint64_t query(int fd, const char *key)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_str(&b, key);
+    spx_codec_push_info_array(&b, NULL, 0);
+    uint32_t seq = send_req(fd, SPX_MSG_QUERY, &b);
+    spx_buf_t r;
+    ck_assert_int_eq(recv_frame(fd, SPX_MSG_QUERY, seq, &r), 0);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    pmix_info_t *info = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(spx_codec_pull_info_array(&r, &info, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(info[0].value.type, PMIX_UINT64);
+    uint64_t v = info[0].value.data.uint64;
+    PMIX_INFO_FREE(info, n);
+    spx_buf_fini(&r);
+    return v;
+}
+
+/* Node 1's contribution: rank 2's keys (value v) or deletions (v < 0). */
+static void node1_record(spx_buf_t *b, const char *key, int v)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_value_t val = {.type = PMIX_INT};
+    val.data.integer = v;
+    if (v < 0)
+        spx_store_delete(s, NS, 2, key, PMIX_DEL_GLOBAL);
+    else
+        spx_store_put(s, NS, 2, key, &val, PMIX_GLOBAL);
+    spx_buf_init(b);
+    spx_records_push_proc(b, s, NS, 2, 0, SPX_SCOPES_REMOTE, true, NULL);
+    spx_store_destroy(s);
+}
+
+/* Entries of a contribution: key entries and deletion entries (applied to a scratch store). */
+static void count_entries(const spx_buf_t *data, size_t *keys, size_t *dels)
+{
+    *keys = *dels = 0;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_raw(&b, data->data, data->len);
+    while (spx_buf_remaining(&b) > 0) {
+        char ns[PMIX_MAX_NSLEN + 1];
+        spx_buf_pull_str_into(&b, ns, sizeof(ns));
+        spx_buf_pull_u32(&b);
+        uint32_t n = spx_buf_pull_u32(&b);
+        for (uint32_t i = 0; i < n; i++) {
+            pmix_scope_t sc = spx_buf_pull_u8(&b);
+            char key[PMIX_MAX_KEYLEN + 1];
+            spx_buf_pull_str_into(&b, key, sizeof(key));
+            if (spx_scope_is_delete(sc)) {
+                (*dels)++;
+            } else {
+                pmix_value_t v;
+                ck_assert_int_eq(spx_codec_pull_value(&b, &v), 0);
+                PMIx_Value_destruct(&v);
+                (*keys)++;
+            }
+        }
+        ck_assert(!spx_buf_failed(&b));
+    }
+    spx_buf_fini(&b);
+}
+
+/* ====================== tests ====================== */
+
+START_TEST(mn_fence_delta_and_deletions)
+{
+    int c0 = client(0), c1 = client(1);
+    commit(c0, 0, "g", 1, PMIX_GLOBAL);
+    commit(c1, 1, "h", 2, PMIX_REMOTE);
+    commit(c0, 0, "l", 3, PMIX_LOCAL);
+    uint32_t s0 = fence_send(c0, true), s1 = fence_send(c1, true);
+    wait_colls(1);
+    ck_assert_str_eq(T.colls[0].set_id, NS ":*;");
+    ck_assert_uint_eq(T.colls[0].nnodes, 2);
+    ck_assert_uint_eq(T.colls[0].nodes[0], 0);
+    ck_assert_uint_eq(T.colls[0].nodes[1], 1);
+    ck_assert_uint_eq(T.colls[0].flags, SPX_TREE_F_COLLECT);
+    ck_assert_int_eq(T.colls[0].status, PMIX_SUCCESS);
+    size_t keys, dels;
+    count_entries(&T.colls[0].data, &keys, &dels);
+    ck_assert_uint_eq(keys, 2); /* g and h: the LOCAL key stays here */
+    ck_assert_uint_eq(dels, 0);
+    spx_buf_t n1;
+    node1_record(&n1, "rk", 7);
+    complete(0, PMIX_SUCCESS, &n1);
+    spx_buf_fini(&n1);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_FENCE, s0), PMIX_SUCCESS);
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_SUCCESS);
+    ck_assert_uint_eq(query(c0, SPMIX_QUERY_LAST_COLL_KEYS), 2);
+    ck_assert_uint_eq(query(c0, SPMIX_QUERY_LAST_COLL_DELS), 0);
+    ck_assert_uint_eq(query(c0, SPMIX_QUERY_TREE_MSGS_SENT), 11);
+    ck_assert_uint_eq(query(c0, SPMIX_QUERY_TREE_BYTES_SENT), 1234);
+    int v = 0;
+    ck_assert_int_eq(get_reply(c1, get_send(c1, 2, "rk", false), &v), PMIX_SUCCESS);
+    ck_assert_int_eq(v, 7);
+
+    /* nothing new: an empty contribution */
+    s0 = fence_send(c0, true);
+    s1 = fence_send(c1, true);
+    wait_colls(2);
+    ck_assert_uint_eq(T.colls[1].data.len, 0);
+    complete(1, PMIX_SUCCESS, NULL);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_FENCE, s0), PMIX_SUCCESS);
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_SUCCESS);
+    ck_assert_uint_eq(query(c1, SPMIX_QUERY_LAST_COLL_KEYS), 0);
+    /* data of the earlier fence is still there */
+    ck_assert_int_eq(get_reply(c1, get_send(c1, 2, "rk", false), &v), PMIX_SUCCESS);
+
+    /* a deletion: local peers stop seeing it at commit, the fence carries it */
+    commit(c0, 0, "g", 0, PMIX_DEL_GLOBAL);
+    ck_assert_int_eq(get_reply(c1, get_send(c1, 0, "g", true), &v), PMIX_ERR_NOT_FOUND);
+    s0 = fence_send(c0, true);
+    s1 = fence_send(c1, true);
+    wait_colls(3);
+    count_entries(&T.colls[2].data, &keys, &dels);
+    ck_assert_uint_eq(keys, 0);
+    ck_assert_uint_eq(dels, 1);
+    node1_record(&n1, "rk", -1); /* node 1's process deleted rk */
+    complete(2, PMIX_SUCCESS, &n1);
+    spx_buf_fini(&n1);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_FENCE, s0), PMIX_SUCCESS);
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_SUCCESS);
+    ck_assert_uint_eq(query(c0, SPMIX_QUERY_LAST_COLL_DELS), 1);
+    ck_assert_uint_eq(query(c0, SPMIX_QUERY_LAST_COLL_KEYS), 0);
+    /* rk is gone here: the GET asks node 1, which has nothing either */
+    uint32_t gs = get_send(c0, 2, "rk", true);
+    wait_msgs(1);
+    ck_assert_int_eq(T.msgs[0].channel, 1);
+    spx_buf_t req;
+    spx_buf_init(&req);
+    spx_buf_push_raw(&req, T.msgs[0].data.data, T.msgs[0].data.len);
+    uint32_t id = spx_buf_pull_u32(&req);
+    spx_buf_fini(&req);
+    spx_buf_t rep;
+    spx_buf_init(&rep);
+    spx_buf_push_u32(&rep, id);
+    spx_buf_push_i32(&rep, PMIX_ERR_NOT_FOUND);
+    inject(2, &rep);
+    spx_buf_fini(&rep);
+    ck_assert_int_eq(get_reply(c0, gs, &v), PMIX_ERR_NOT_FOUND);
+
+    /* a barrier exchanges nothing and says so */
+    s0 = fence_send(c0, false);
+    s1 = fence_send(c1, false);
+    wait_colls(4);
+    ck_assert_uint_eq(T.colls[3].flags, 0);
+    ck_assert_uint_eq(T.colls[3].data.len, 0);
+    complete(3, PMIX_SUCCESS, NULL);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_FENCE, s0), PMIX_SUCCESS);
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_SUCCESS);
+    close(c0);
+    close(c1);
+}
+END_TEST
+
+static uint32_t msg_u32_at(int i)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_raw(&b, T.msgs[i].data.data, T.msgs[i].data.len);
+    uint32_t v = spx_buf_pull_u32(&b);
+    spx_buf_fini(&b);
+    return v;
+}
+
+static void inject_request(uint32_t id, pmix_rank_t rank, const char *key, bool optional)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, id);
+    pmix_proc_t t = P(rank);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, key);
+    spx_buf_push_u8(&b, optional);
+    spx_buf_push_u32(&b, 0);
+    inject(1, &b);
+    spx_buf_fini(&b);
+}
+
+/* Status of the answer message i, and the int value of key for rank 0 in it (-1 if none). */
+static pmix_status_t answer_at(int i, uint32_t id, const char *key, int *v)
+{
+    ck_assert_int_eq(T.msgs[i].channel, 2);
+    ck_assert_uint_eq(T.msgs[i].dst, 1);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_raw(&b, T.msgs[i].data.data, T.msgs[i].data.len);
+    ck_assert_uint_eq(spx_buf_pull_u32(&b), id);
+    pmix_status_t st = spx_buf_pull_i32(&b);
+    spx_store_t *s = spx_store_create();
+    ck_assert_int_eq(spx_records_apply(&b, s, NULL, NULL), 0);
+    const pmix_value_t *pv = spx_store_peek(s, NS, 0, key, NULL);
+    *v = pv ? pv->data.integer : -1;
+    spx_store_destroy(s);
+    spx_buf_fini(&b);
+    return st;
+}
+
+START_TEST(mn_direct_modex)
+{
+    int c0 = client(0);
+    /* asking: rank 3 lives on node 1 */
+    uint32_t gs = get_send(c0, 3, "x", false);
+    wait_msgs(1);
+    ck_assert_uint_eq(T.msgs[0].dst, 1);
+    ck_assert_int_eq(T.msgs[0].channel, 1);
+    uint32_t id = msg_u32_at(0);
+    spx_store_t *s = spx_store_create();
+    pmix_value_t val = {.type = PMIX_INT};
+    val.data.integer = 9;
+    spx_store_put(s, NS, 3, "x", &val, PMIX_REMOTE);
+    spx_buf_t rep;
+    spx_buf_init(&rep);
+    spx_buf_push_u32(&rep, id);
+    spx_buf_push_i32(&rep, PMIX_SUCCESS);
+    spx_records_push_proc(&rep, s, NS, 3, 0, SPX_SCOPES_REMOTE, true, NULL);
+    spx_store_destroy(s);
+    inject(2, &rep);
+    spx_buf_fini(&rep);
+    int v = 0;
+    ck_assert_int_eq(get_reply(c0, gs, &v), PMIX_SUCCESS);
+    ck_assert_int_eq(v, 9);
+    /* now stored: a second GET needs no message */
+    ck_assert_int_eq(get_reply(c0, get_send(c0, 3, "x", false), &v), PMIX_SUCCESS);
+    ck_assert_int_eq(T.nmsgs, 1);
+
+    /* serving: held until rank 0 commits the key */
+    inject_request(77, 0, "y", false);
+    usleep(50000);
+    ck_assert_int_eq(T.nmsgs, 1);
+    commit(c0, 0, "y", 5, PMIX_REMOTE);
+    wait_msgs(2);
+    ck_assert_int_eq(answer_at(1, 77, "y", &v), PMIX_SUCCESS);
+    ck_assert_int_eq(v, 5);
+    /* OPTIONAL and absent: at once; a LOCAL key is not visible remotely */
+    inject_request(78, 0, "zz", true);
+    wait_msgs(3);
+    ck_assert_int_eq(answer_at(2, 78, "zz", &v), PMIX_ERR_NOT_FOUND);
+    commit(c0, 0, "lo", 1, PMIX_LOCAL);
+    inject_request(79, 0, "lo", true);
+    wait_msgs(4);
+    ck_assert_int_eq(answer_at(3, 79, "lo", &v), PMIX_ERR_NOT_FOUND);
+    /* a held request is answered NOT_FOUND when the process goes away */
+    inject_request(80, 0, "never", false);
+    usleep(50000);
+    ck_assert_int_eq(T.nmsgs, 4);
+    close(c0);
+    wait_msgs(5);
+    int k = -1;
+    for (int i = 4; i < T.nmsgs; i++)
+        if (T.msgs[i].channel == 2)
+            k = i;
+    ck_assert_int_ge(k, 0);
+    ck_assert_int_eq(answer_at(k, 80, "never", &v), PMIX_ERR_NOT_FOUND);
+}
+END_TEST
+
+static pmix_status_t next_event(int fd, pmix_proc_t *source)
+{
+    spx_buf_t r;
+    ck_assert_int_eq(recv_frame(fd, SPX_MSG_EVENT, 0, &r), 0);
+    pmix_status_t st = spx_buf_pull_i32(&r);
+    ck_assert_int_eq(spx_codec_pull_proc(&r, source), 0);
+    spx_buf_fini(&r);
+    return st;
+}
+
+START_TEST(mn_lost_client)
+{
+    int c0 = client(0), c1 = client(1);
+    uint32_t s1 = fence_send(c1, true);
+    usleep(50000);
+    ck_assert_int_eq(T.ncolls, 0);
+    close(c0); /* no PMIx_Finalize */
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_ERR_PROC_ABORTED);
+    wait_colls(1);
+    ck_assert_int_eq(T.colls[0].status, PMIX_ERR_PROC_ABORTED); /* every node fails it */
+    wait_msgs(1);
+    bool told = false;
+    for (int i = 0; i < T.nmsgs; i++)
+        told |= T.msgs[i].channel == 4 && T.msgs[i].dst == UINT32_MAX;
+    ck_assert(told);
+    pmix_proc_t src;
+    ck_assert_int_eq(next_event(c1, &src), PMIX_ERR_PROC_ABORTED);
+    ck_assert_uint_eq(src.rank, 0);
+    /* a later fence naming it fails at once */
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, fence_send(c1, false)),
+                     PMIX_ERR_PROC_ABORTED);
+    /* a remote process lost: event once, even if reported twice */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    pmix_proc_t r2 = P(2);
+    spx_codec_push_proc(&b, &r2);
+    inject(4, &b);
+    inject(4, &b);
+    spx_buf_fini(&b);
+    ck_assert_int_eq(next_event(c1, &src), PMIX_ERR_PROC_ABORTED);
+    ck_assert_uint_eq(src.rank, 2);
+    close(c1);
+}
+END_TEST
+
+START_TEST(mn_events_and_lost_node)
+{
+    int c0 = client(0), c1 = client(1);
+    /* a NAMESPACE event of a client is broadcast */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, -4321);
+    pmix_proc_t me = P(0);
+    spx_codec_push_proc(&b, &me);
+    spx_buf_push_u8(&b, PMIX_RANGE_NAMESPACE);
+    spx_codec_push_info_array(&b, NULL, 0);
+    uint32_t ns = send_req(c0, SPX_MSG_NOTIFY, &b);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_NOTIFY, ns), PMIX_SUCCESS);
+    pmix_proc_t src;
+    ck_assert_int_eq(next_event(c1, &src), -4321);
+    ck_assert_int_eq(T.nmsgs, 1);
+    ck_assert_int_eq(T.msgs[0].channel, 3);
+    ck_assert_uint_eq(T.msgs[0].dst, UINT32_MAX);
+    /* an event relayed by node 1 reaches both clients */
+    spx_buf_t ev;
+    spx_buf_init(&ev);
+    spx_buf_push_raw(&ev, T.msgs[0].data.data, T.msgs[0].data.len);
+    inject(3, &ev);
+    spx_buf_fini(&ev);
+    ck_assert_int_eq(next_event(c0, &src), -4321);
+    ck_assert_int_eq(next_event(c1, &src), -4321);
+
+    /* node 1 lost while a fence over it is in flight */
+    uint32_t s0 = fence_send(c0, true), s1 = fence_send(c1, true);
+    wait_colls(1);
+    struct inject in = {0, NULL, 1};
+    on_loop(do_inject, &in);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_FENCE, s0), PMIX_ERR_UNREACH);
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_ERR_UNREACH);
+    ck_assert_int_eq(next_event(c0, &src), PMIX_ERR_UNREACH);
+    /* and a GET of one of its processes does not hang */
+    int v;
+    ck_assert_int_eq(get_reply(c0, get_send(c0, 3, "x", false), &v), PMIX_ERR_NOT_FOUND);
+    close(c0);
+    close(c1);
+}
+END_TEST
+
+static Suite *mn_suite(void)
+{
+    Suite *s = suite_create("server_mn");
+    TCase *tc = tcase_create("multinode");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, mn_fence_delta_and_deletions);
+    tcase_add_test(tc, mn_direct_modex);
+    tcase_add_test(tc, mn_lost_client);
+    tcase_add_test(tc, mn_events_and_lost_node);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(mn_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
