@@ -23,6 +23,7 @@
 #ifndef SPX_TREE_TREE_H
 #define SPX_TREE_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <pmix_common.h>
@@ -116,5 +117,9 @@ typedef struct spx_tree_stats {
     uint64_t last_coll_payload_bytes; /* contribution bytes this node put into it */
 } spx_tree_stats_t;
 void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out);
+/* Added: connections closed because they failed the handshake (or sent
+ * anything else before it); whether node is known to be lost. */
+uint64_t spx_tree_auth_rejects(const spx_tree_t *t);
+bool spx_tree_node_is_lost(const spx_tree_t *t, uint32_t node);
 
 #endif

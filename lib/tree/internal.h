@@ -1,0 +1,122 @@
+/* internal.h - the engine state shared by tree.c (public functions, routing,
+ * broadcast, node loss) and transport.c (listening, connecting, the
+ * authentication handshake, per-node send queues).
+ *
+ * A "link" is one TCP connection (spx_conn) to a peer engine, incoming or
+ * outgoing. A node may have up to two ready links (when both ends connected
+ * at once); all traffic *to* a node goes on one of them (peer->send_link,
+ * the first to become ready) so per-pair ordering holds; frames arrive on
+ * either. Frames for a node without a ready link wait in peer->pending.
+ * Links are never freed inside a callback: closed ones move to t->graveyard
+ * and are freed from the engine's deferred event.
+ */
+#ifndef SPX_TREE_INTERNAL_H
+#define SPX_TREE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <event2/event.h>
+
+#include "codec/buf.h"
+#include "codec/frame.h"
+#include "net/conn.h"
+#include "tree/coll.h"
+#include "tree/proto.h"
+#include "tree/tree.h"
+
+#define SPX_TREE_MAX_NODES (1u << 20)
+#define SPX_TREE_MAX_WIDTH 1024u
+#define SPX_TREE_MAX_UNAUTH 64          /* connections still authenticating */
+#define SPX_TREE_AUTH_TIMEOUT 10.0      /* seconds to finish the handshake */
+#define SPX_TREE_RETRY_INTERVAL 0.05    /* seconds between connect attempts */
+#define SPX_TREE_MAX_PENDING (64u << 20) /* bytes queued for a node not yet connected */
+
+enum spx_tree_link_state {
+    LINK_CONNECTING, /* outgoing: TCP connect in progress */
+    LINK_HELLO_SENT, /* outgoing: waiting for the acceptor's CHALLENGE */
+    LINK_WAIT_HELLO, /* incoming: waiting for HELLO */
+    LINK_WAIT_PROOF, /* incoming: CHALLENGE sent, waiting for PROOF */
+    LINK_READY,
+    LINK_CLOSED,
+};
+
+typedef struct spx_tree_link {
+    struct spx_tree_link *next; /* in t->links or t->graveyard */
+    spx_tree_t *t;
+    spx_conn_t *conn;   /* NULL while connecting; not used once closed */
+    int fd;             /* outgoing, while connecting */
+    struct event *ev;   /* connect completion */
+    struct event *auth_ev;
+    bool outgoing;
+    int state;
+    uint32_t peer;      /* known from the start (outgoing) or from HELLO (incoming) */
+    uint8_t nonce_c[SPX_TREE_NONCE_LEN], nonce_a[SPX_TREE_NONCE_LEN];
+} spx_tree_link_t;
+
+typedef struct spx_tree_pend {
+    struct spx_tree_pend *next;
+    uint8_t type;
+    void *data; /* owned */
+    size_t len;
+} spx_tree_pend_t;
+
+typedef struct spx_tree_peer {
+    spx_tree_t *t;                /* back pointers for the retry timer */
+    uint32_t idx;
+    spx_tree_link_t *send_link;  /* ready link all frames to this node go on */
+    spx_tree_link_t *connecting; /* our outgoing attempt, until ready or failed */
+    spx_tree_pend_t *pending, *pending_tail;
+    size_t pending_bytes;
+    double deadline;             /* monotonic seconds: stop retrying connects */
+    struct event *retry_ev;
+    bool lost;
+} spx_tree_peer_t;
+
+struct spx_tree {
+    struct event_base *base;
+    uint32_t self, n, width;
+    char **addrs; /* owned */
+    uint8_t *secret;
+    size_t secret_len;
+    double connect_timeout;
+    spx_tree_ops_t ops;
+    void *ops_arg;
+    int listen_fd;
+    struct event *listen_ev;
+    uint16_t port;
+    spx_tree_peer_t *peers; /* n entries */
+    spx_tree_link_t *links, *graveyard;
+    int n_unauth;
+    spx_coll_engine_t *coll;
+    struct event *defer_ev;
+    bool destroying;
+    spx_tree_stats_t stats;
+    uint64_t auth_rejects;
+};
+
+/* transport.c */
+/* Sets up the peers' retry timers and starts listening; 0 or -1 (logged). */
+int spx_tree_transport_init(spx_tree_t *t);
+double spx_tree_now(void);
+/* Queues one frame to node (payload bytes copied). Returns the bytes it puts on
+ * the wire, or -1 (lost, unknown, or queue over SPX_TREE_MAX_PENDING). Starts
+ * a connection if there is none. */
+long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void *payload,
+                         size_t len);
+/* Starts connecting to node if no link exists or is under way. */
+void spx_tree_ensure_link(spx_tree_t *t, uint32_t node);
+/* Closes every link to node and drops its queue (node lost). */
+void spx_tree_drop_node(spx_tree_t *t, uint32_t node);
+/* Closes everything (destroy). */
+void spx_tree_transport_fini(spx_tree_t *t);
+void spx_tree_reap(spx_tree_t *t);
+/* Schedules the deferred event (coll completions, link reaping). */
+void spx_tree_kick(spx_tree_t *t);
+
+/* tree.c */
+/* A non-AUTH frame from an authenticated peer; -1 if malformed (the link is closed). */
+int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *payload);
+/* informer: the node that told us (-1: we saw it ourselves). */
+void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer);
+
+#endif

@@ -1,0 +1,51 @@
+/* proto.h - the wire protocol between the tree engines of one step.
+ *
+ * Every message is one frame (codec/frame.h header: magic, version, type,
+ * flags = 0, seq = 0, length) on a TCP connection between two nodes. The
+ * frame types below are used only on tree connections (never on client
+ * sockets). Payloads are built with codec/buf.h (little endian; "str" = u32
+ * length + bytes, "bytes" = u32 length + bytes). The sender's node index is
+ * never taken from a payload: it is the authenticated peer of the connection.
+ *
+ * AUTH (before anything else, both directions; any other type before the
+ * handshake is done closes the connection):
+ *   u8 step, then
+ *   step 1 HELLO     connector -> acceptor: u32 connector, u32 acceptor, raw[32] nonce_c
+ *   step 2 CHALLENGE acceptor -> connector: raw[32] nonce_a,
+ *                    raw[32] HMAC(secret, "spmix-tree-acceptor" | nonce_c | nonce_a |
+ *                                 u32 connector | u32 acceptor)
+ *   step 3 PROOF     connector -> acceptor:
+ *                    raw[32] HMAC(secret, "spmix-tree-connector" | nonce_c | nonce_a |
+ *                                 u32 connector | u32 acceptor)
+ *   Nonces come from getrandom(). The connector sends nothing else before it
+ *   has checked step 2; the acceptor accepts nothing else before step 3.
+ * UP:        str set_id, u32 seq, i32 status, u32 flags, u8 up_flags, bytes data
+ * DOWN:      str set_id, u32 seq, i32 status, bytes data
+ * MSG:       u8 channel, bytes data                     (point to point)
+ * BCAST:     u32 origin, u8 channel, bytes data         (flooded along the full tree)
+ * NODE_LOST: u32 node, str reason                       (flooded along the full tree)
+ */
+#ifndef SPX_TREE_PROTO_H
+#define SPX_TREE_PROTO_H
+
+enum spx_tree_frame_type {
+    SPX_TREE_FRAME_AUTH = 0xA0,
+    SPX_TREE_FRAME_UP = 0xA1,
+    SPX_TREE_FRAME_DOWN = 0xA2,
+    SPX_TREE_FRAME_MSG = 0xA3,
+    SPX_TREE_FRAME_BCAST = 0xA4,
+    SPX_TREE_FRAME_NODE_LOST = 0xA5,
+};
+
+enum spx_tree_auth_step {
+    SPX_TREE_AUTH_HELLO = 1,
+    SPX_TREE_AUTH_CHALLENGE = 2,
+    SPX_TREE_AUTH_PROOF = 3,
+};
+
+#define SPX_TREE_NONCE_LEN 32
+#define SPX_TREE_MAX_REASON 1024u /* longest NODE_LOST reason accepted */
+#define SPX_TREE_AUTH_LABEL_ACCEPTOR "spmix-tree-acceptor"
+#define SPX_TREE_AUTH_LABEL_CONNECTOR "spmix-tree-connector"
+
+#endif

@@ -1,0 +1,664 @@
+/* transport.c - TCP links between tree engines: listening, lazy connects
+ * with retries, the mutual HMAC challenge/response, per-node send queues.
+ *
+ * Outgoing: spx_tree_send_frame queues a frame for a node without a ready
+ * link and starts a non-blocking connect (retried every
+ * SPX_TREE_RETRY_INTERVAL until the node's deadline, since peers start in
+ * any order). Once TCP is up the link sends HELLO, checks the CHALLENGE's
+ * HMAC, sends PROOF and becomes ready: the queue is flushed onto it.
+ * Incoming: accept, wait for HELLO, answer CHALLENGE, check PROOF. Before
+ * that only AUTH frames are accepted; a bad HMAC, a foreign frame or a
+ * timeout closes the connection with a log line and counts an auth reject.
+ * A ready link that closes means the node is lost (tree.c broadcasts it);
+ * an outgoing attempt that fails is retried until the deadline, then the
+ * node is declared lost too.
+ */
+#include "config.h"
+#include "tree/internal.h"
+#include "util/log.h"
+#include "util/sha256.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static void link_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *p, void *arg);
+static void link_on_close(spx_conn_t *c, const char *reason, void *arg);
+
+double spx_tree_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct timeval tv_of(double s)
+{
+    struct timeval tv = { (time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6) };
+    return tv;
+}
+
+void spx_tree_kick(spx_tree_t *t)
+{
+    struct timeval zero = { 0, 0 };
+    event_add(t->defer_ev, &zero);
+}
+
+/* "host:port" -> sockaddr (numeric hosts, or names through the resolver). */
+static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl)
+{
+    const char *colon = addr ? strrchr(addr, ':') : NULL;
+    if (!colon || colon == addr || (size_t)(colon - addr) >= 256)
+        return -1;
+    char host[256];
+    memcpy(host, addr, (size_t)(colon - addr));
+    host[colon - addr] = 0;
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+    if (getaddrinfo(host, colon + 1, &hints, &res) != 0)
+        return -1;
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *sl = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+static void set_nodelay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* ---------------------------------------------------------------- links */
+
+static void link_bury(spx_tree_link_t *l)
+{
+    spx_tree_t *t = l->t;
+    for (spx_tree_link_t **p = &t->links; *p; p = &(*p)->next)
+        if (*p == l) {
+            *p = l->next;
+            break;
+        }
+    l->next = t->graveyard;
+    t->graveyard = l;
+    l->state = LINK_CLOSED;
+    l->conn = NULL;
+    if (l->ev)
+        event_del(l->ev);
+    if (l->auth_ev)
+        event_del(l->auth_ev);
+    if (l->fd >= 0) {
+        close(l->fd);
+        l->fd = -1;
+    }
+    spx_tree_kick(t);
+}
+
+void spx_tree_reap(spx_tree_t *t)
+{
+    while (t->graveyard) {
+        spx_tree_link_t *l = t->graveyard;
+        t->graveyard = l->next;
+        if (l->ev)
+            event_free(l->ev);
+        if (l->auth_ev)
+            event_free(l->auth_ev);
+        free(l);
+    }
+}
+
+static void auth_timeout_cb(evutil_socket_t fd, short w, void *arg)
+{
+    spx_tree_link_t *l = arg;
+    (void)fd, (void)w;
+    if (l->state == LINK_READY || l->state == LINK_CLOSED || !l->conn)
+        return;
+    l->t->auth_rejects++;
+    spx_conn_close(l->conn, "tree: authentication not completed in time", 1);
+}
+
+static spx_tree_link_t *link_new(spx_tree_t *t, bool outgoing, uint32_t peer)
+{
+    spx_tree_link_t *l = calloc(1, sizeof(*l));
+    if (!l)
+        return NULL;
+    l->t = t;
+    l->fd = -1;
+    l->outgoing = outgoing;
+    l->peer = peer;
+    l->auth_ev = evtimer_new(t->base, auth_timeout_cb, l);
+    if (!l->auth_ev) {
+        free(l);
+        return NULL;
+    }
+    l->next = t->links;
+    t->links = l;
+    return l;
+}
+
+static long conn_send(spx_tree_t *t, spx_conn_t *c, uint8_t type, const void *data, size_t len)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    if (len)
+        spx_buf_push_raw(&b, data, len);
+    if (spx_buf_failed(&b) || spx_conn_send(c, type, 0, 0, &b) < 0) {
+        spx_buf_fini(&b);
+        return -1;
+    }
+    spx_buf_fini(&b);
+    t->stats.msgs_sent++;
+    t->stats.bytes_sent += SPX_FRAME_HDR_LEN + len;
+    return (long)(SPX_FRAME_HDR_LEN + len);
+}
+
+static void auth_mac(const spx_tree_t *t, const char *label, const spx_tree_link_t *l,
+                     uint32_t connector, uint32_t acceptor, uint8_t out[SPX_SHA256_LEN])
+{
+    uint8_t idx[8];
+    for (int i = 0; i < 4; i++) {
+        idx[i] = (uint8_t)(connector >> (8 * i));
+        idx[4 + i] = (uint8_t)(acceptor >> (8 * i));
+    }
+    spx_hmac_sha256_t h;
+    spx_hmac_sha256_init(&h, t->secret, t->secret_len);
+    spx_hmac_sha256_update(&h, label, strlen(label));
+    spx_hmac_sha256_update(&h, l->nonce_c, SPX_TREE_NONCE_LEN);
+    spx_hmac_sha256_update(&h, l->nonce_a, SPX_TREE_NONCE_LEN);
+    spx_hmac_sha256_update(&h, idx, sizeof(idx));
+    spx_hmac_sha256_final(&h, out);
+}
+
+static int fill_nonce(uint8_t *p)
+{
+    size_t got = 0;
+    while (got < SPX_TREE_NONCE_LEN) {
+        ssize_t r = getrandom(p + got, SPX_TREE_NONCE_LEN - got, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* Sends a built AUTH payload; 0 or -1. */
+static int send_auth(spx_tree_link_t *l, spx_buf_t *b)
+{
+    int rc = -1;
+    if (!spx_buf_failed(b))
+        rc = conn_send(l->t, l->conn, SPX_TREE_FRAME_AUTH, b->data, b->len) < 0 ? -1 : 0;
+    spx_buf_fini(b);
+    return rc;
+}
+
+static void flush_pending(spx_tree_peer_t *p)
+{
+    while (p->pending && p->send_link) {
+        spx_tree_pend_t *x = p->pending;
+        p->pending = x->next;
+        if (!p->pending)
+            p->pending_tail = NULL;
+        p->pending_bytes -= x->len;
+        /* counted when queued */
+        spx_buf_t b;
+        spx_buf_init(&b);
+        if (x->len)
+            spx_buf_push_raw(&b, x->data, x->len);
+        spx_conn_send(p->send_link->conn, x->type, 0, 0, &b);
+        spx_buf_fini(&b);
+        free(x->data);
+        free(x);
+    }
+}
+
+static void free_pending(spx_tree_peer_t *p)
+{
+    while (p->pending) {
+        spx_tree_pend_t *x = p->pending;
+        p->pending = x->next;
+        free(x->data);
+        free(x);
+    }
+    p->pending_tail = NULL;
+    p->pending_bytes = 0;
+}
+
+static void link_ready(spx_tree_link_t *l)
+{
+    spx_tree_t *t = l->t;
+    spx_tree_peer_t *p = &t->peers[l->peer];
+    l->state = LINK_READY;
+    event_del(l->auth_ev);
+    if (!l->outgoing)
+        t->n_unauth--;
+    if (p->connecting == l)
+        p->connecting = NULL;
+    if (p->lost) {
+        spx_conn_close(l->conn, "tree: node already declared lost", 1);
+        return;
+    }
+    spx_debug("tree: node %u: link to node %u ready (%s)", t->self, l->peer,
+              l->outgoing ? "outgoing" : "incoming");
+    if (!p->send_link) {
+        p->send_link = l;
+        flush_pending(p);
+    }
+}
+
+/* ---- the handshake ---- */
+
+static void reject(spx_tree_link_t *l, const char *why)
+{
+    l->t->auth_rejects++;
+    spx_warn("tree: node %u: %s: %s; closing", l->t->self, spx_conn_label(l->conn), why);
+    spx_conn_close(l->conn, why, 1);
+}
+
+static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
+{
+    spx_tree_t *t = l->t;
+    uint8_t step = spx_buf_pull_u8(p);
+    uint8_t mac[SPX_SHA256_LEN], want[SPX_SHA256_LEN];
+    if (l->state == LINK_WAIT_HELLO && step == SPX_TREE_AUTH_HELLO) {
+        uint32_t from = spx_buf_pull_u32(p), to = spx_buf_pull_u32(p);
+        spx_buf_pull_raw(p, l->nonce_c, SPX_TREE_NONCE_LEN);
+        if (spx_buf_finish(p) < 0)
+            return reject(l, "malformed authentication hello");
+        if (to != t->self || from >= t->n || from == t->self)
+            return reject(l, "authentication hello for a wrong node");
+        if (fill_nonce(l->nonce_a) < 0)
+            return reject(l, "getrandom failed");
+        l->peer = from;
+        auth_mac(t, SPX_TREE_AUTH_LABEL_ACCEPTOR, l, from, t->self, mac);
+        spx_buf_t b;
+        spx_buf_init(&b);
+        spx_buf_push_u8(&b, SPX_TREE_AUTH_CHALLENGE);
+        spx_buf_push_raw(&b, l->nonce_a, SPX_TREE_NONCE_LEN);
+        spx_buf_push_raw(&b, mac, sizeof(mac));
+        l->state = LINK_WAIT_PROOF;
+        if (send_auth(l, &b) < 0)
+            spx_conn_close(l->conn, "tree: cannot send challenge", 1);
+        return;
+    }
+    if (l->state == LINK_HELLO_SENT && step == SPX_TREE_AUTH_CHALLENGE) {
+        spx_buf_pull_raw(p, l->nonce_a, SPX_TREE_NONCE_LEN);
+        spx_buf_pull_raw(p, mac, sizeof(mac));
+        if (spx_buf_finish(p) < 0)
+            return reject(l, "malformed authentication challenge");
+        auth_mac(t, SPX_TREE_AUTH_LABEL_ACCEPTOR, l, t->self, l->peer, want);
+        if (spx_ct_memcmp(mac, want, sizeof(mac)) != 0)
+            return reject(l, "peer failed authentication (wrong secret?)");
+        auth_mac(t, SPX_TREE_AUTH_LABEL_CONNECTOR, l, t->self, l->peer, mac);
+        spx_buf_t b;
+        spx_buf_init(&b);
+        spx_buf_push_u8(&b, SPX_TREE_AUTH_PROOF);
+        spx_buf_push_raw(&b, mac, sizeof(mac));
+        if (send_auth(l, &b) < 0)
+            return spx_conn_close(l->conn, "tree: cannot send proof", 1);
+        link_ready(l);
+        return;
+    }
+    if (l->state == LINK_WAIT_PROOF && step == SPX_TREE_AUTH_PROOF) {
+        spx_buf_pull_raw(p, mac, sizeof(mac));
+        if (spx_buf_finish(p) < 0)
+            return reject(l, "malformed authentication proof");
+        auth_mac(t, SPX_TREE_AUTH_LABEL_CONNECTOR, l, l->peer, t->self, want);
+        if (spx_ct_memcmp(mac, want, sizeof(mac)) != 0)
+            return reject(l, "peer failed authentication (wrong secret?)");
+        link_ready(l);
+        return;
+    }
+    reject(l, "unexpected authentication step");
+}
+
+static void link_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *p, void *arg)
+{
+    spx_tree_link_t *l = arg;
+    spx_tree_t *t = l->t;
+    (void)c;
+    t->stats.msgs_recv++;
+    t->stats.bytes_recv += SPX_FRAME_HDR_LEN + h->length;
+    if (l->state != LINK_READY) {
+        if (h->type != SPX_TREE_FRAME_AUTH)
+            return reject(l, "frame before authentication");
+        return auth_frame(l, p);
+    }
+    if (h->type == SPX_TREE_FRAME_AUTH) {
+        spx_conn_close(l->conn, "tree: authentication frame on an authenticated link", 1);
+        return;
+    }
+    if (spx_tree_dispatch(t, l->peer, h->type, p) < 0 && l->state == LINK_READY) {
+        spx_warn("tree: node %u: malformed frame (type 0x%x) from node %u; closing", t->self,
+                 h->type, l->peer);
+        spx_conn_close(l->conn, "tree: malformed frame", 1);
+    }
+}
+
+static void retry_cb(evutil_socket_t fd, short w, void *arg);
+
+/* An outgoing attempt failed: retry until the deadline, then the node is lost. */
+static void attempt_failed(spx_tree_t *t, uint32_t node, const char *reason)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    p->connecting = NULL;
+    if (t->destroying || p->lost || p->send_link)
+        return;
+    if (spx_tree_now() < p->deadline) {
+        struct timeval tv = tv_of(SPX_TREE_RETRY_INTERVAL);
+        event_add(p->retry_ev, &tv);
+        return;
+    }
+    char why[300];
+    snprintf(why, sizeof(why), "cannot connect to node %u (%s): %s", node,
+             t->addrs[node] ? t->addrs[node] : "?", reason);
+    spx_tree_declare_lost(t, node, why, -1);
+}
+
+static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
+{
+    spx_tree_link_t *l = arg;
+    spx_tree_t *t = l->t;
+    (void)c;
+    int state = l->state;
+    uint32_t node = l->peer;
+    if (!l->outgoing && state != LINK_READY)
+        t->n_unauth--;
+    link_bury(l);
+    if (t->destroying)
+        return;
+    spx_tree_peer_t *p = state == LINK_READY || l->outgoing ? &t->peers[node] : NULL;
+    if (p && p->send_link == l)
+        p->send_link = NULL;
+    if (state == LINK_READY) {
+        char why[300];
+        snprintf(why, sizeof(why), "connection to node %u lost: %s", node, reason);
+        spx_tree_declare_lost(t, node, why, -1);
+    } else if (l->outgoing && p->connecting == l) {
+        attempt_failed(t, node, reason);
+    } else {
+        spx_debug("tree: node %u: unauthenticated connection closed: %s", t->self, reason);
+    }
+}
+
+/* ---- outgoing connects ---- */
+
+static void connected_cb(evutil_socket_t fd, short w, void *arg)
+{
+    spx_tree_link_t *l = arg;
+    spx_tree_t *t = l->t;
+    (void)w;
+    int err = 0;
+    socklen_t el = sizeof(err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+        err = errno;
+    if (err) {
+        uint32_t node = l->peer;
+        link_bury(l);
+        attempt_failed(t, node, strerror(err));
+        return;
+    }
+    char label[300];
+    snprintf(label, sizeof(label), "tree node %u (%s)", l->peer, t->addrs[l->peer]);
+    l->fd = -1; /* the connection owns it now */
+    l->conn = spx_conn_create(t->base, fd, label, link_on_frame, link_on_close, l);
+    if (!l->conn) {
+        uint32_t node = l->peer;
+        link_bury(l);
+        attempt_failed(t, node, "cannot create connection");
+        return;
+    }
+    l->state = LINK_HELLO_SENT;
+    struct timeval tv = tv_of(SPX_TREE_AUTH_TIMEOUT);
+    event_add(l->auth_ev, &tv);
+    if (fill_nonce(l->nonce_c) < 0) {
+        spx_conn_close(l->conn, "tree: getrandom failed", 1);
+        return;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, SPX_TREE_AUTH_HELLO);
+    spx_buf_push_u32(&b, t->self);
+    spx_buf_push_u32(&b, l->peer);
+    spx_buf_push_raw(&b, l->nonce_c, SPX_TREE_NONCE_LEN);
+    if (send_auth(l, &b) < 0)
+        spx_conn_close(l->conn, "tree: cannot send hello", 1);
+}
+
+static void connect_now(spx_tree_t *t, uint32_t node)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (parse_addr(t->addrs[node], &ss, &sl) < 0) {
+        char why[300];
+        snprintf(why, sizeof(why), "bad address for node %u: %s", node,
+                 t->addrs[node] ? t->addrs[node] : "(none)");
+        spx_tree_declare_lost(t, node, why, -1);
+        return;
+    }
+    spx_tree_link_t *l = link_new(t, true, node);
+    if (!l) {
+        attempt_failed(t, node, "out of memory");
+        return;
+    }
+    p->connecting = l;
+    l->state = LINK_CONNECTING;
+    l->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (l->fd < 0) {
+        int e = errno;
+        link_bury(l);
+        attempt_failed(t, node, strerror(e));
+        return;
+    }
+    set_nodelay(l->fd);
+    if (connect(l->fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+        int e = errno;
+        link_bury(l);
+        attempt_failed(t, node, strerror(e));
+        return;
+    }
+    l->ev = event_new(t->base, l->fd, EV_WRITE, connected_cb, l);
+    if (!l->ev || event_add(l->ev, NULL) < 0) {
+        link_bury(l);
+        attempt_failed(t, node, "cannot watch the socket");
+    }
+}
+
+static void retry_cb(evutil_socket_t fd, short w, void *arg)
+{
+    spx_tree_peer_t *p = arg;
+    (void)fd, (void)w;
+    if (!p->lost && !p->send_link && !p->connecting && !p->t->destroying)
+        connect_now(p->t, p->idx);
+}
+
+void spx_tree_ensure_link(spx_tree_t *t, uint32_t node)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    if (node == t->self || p->lost || p->send_link || p->connecting ||
+        evtimer_pending(p->retry_ev, NULL))
+        return;
+    p->deadline = spx_tree_now() + t->connect_timeout;
+    connect_now(t, node);
+}
+
+long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void *payload,
+                         size_t len)
+{
+    if (node >= t->n || node == t->self || t->destroying)
+        return -1;
+    spx_tree_peer_t *p = &t->peers[node];
+    if (p->lost)
+        return -1;
+    if (p->send_link)
+        return conn_send(t, p->send_link->conn, type, payload, len);
+    if (len > SPX_TREE_MAX_PENDING - p->pending_bytes) {
+        spx_warn("tree: node %u: more than %u bytes queued for unconnected node %u", t->self,
+                 SPX_TREE_MAX_PENDING, node);
+        return -1;
+    }
+    spx_tree_pend_t *x = calloc(1, sizeof(*x));
+    if (!x || (len && !(x->data = malloc(len)))) {
+        free(x);
+        return -1;
+    }
+    if (len)
+        memcpy(x->data, payload, len);
+    x->len = len;
+    x->type = type;
+    if (p->pending_tail)
+        p->pending_tail->next = x;
+    else
+        p->pending = x;
+    p->pending_tail = x;
+    p->pending_bytes += len;
+    t->stats.msgs_sent++;
+    t->stats.bytes_sent += SPX_FRAME_HDR_LEN + len;
+    spx_tree_ensure_link(t, node);
+    return (long)(SPX_FRAME_HDR_LEN + len);
+}
+
+void spx_tree_drop_node(spx_tree_t *t, uint32_t node)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    free_pending(p);
+    event_del(p->retry_ev);
+    p->send_link = NULL;
+    p->connecting = NULL;
+    for (;;) {
+        spx_tree_link_t *l;
+        for (l = t->links; l; l = l->next)
+            if (l->peer == node && (l->outgoing || l->state == LINK_READY ||
+                                    l->state == LINK_WAIT_PROOF))
+                break;
+        if (!l)
+            return;
+        if (l->conn)
+            spx_conn_close(l->conn, "tree: node lost", 0);
+        else
+            link_bury(l);
+    }
+}
+
+/* ---- listening ---- */
+
+static void accept_cb(evutil_socket_t lfd, short w, void *arg)
+{
+    spx_tree_t *t = arg;
+    (void)w;
+    for (int i = 0; i < 16; i++) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        char host[INET6_ADDRSTRLEN] = "?", label[128];
+        uint16_t port = 0;
+        if (ss.ss_family == AF_INET) {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+            port = ntohs(a->sin_port);
+        } else if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+            port = ntohs(a->sin6_port);
+        }
+        snprintf(label, sizeof(label), "tree peer %s:%u", host, port);
+        if (t->n_unauth >= SPX_TREE_MAX_UNAUTH) {
+            spx_warn("tree: node %u: too many unauthenticated connections; refusing %s", t->self,
+                     label);
+            close(fd);
+            continue;
+        }
+        set_nodelay(fd);
+        spx_tree_link_t *l = link_new(t, false, UINT32_MAX);
+        if (!l) {
+            close(fd);
+            continue;
+        }
+        l->state = LINK_WAIT_HELLO;
+        t->n_unauth++;
+        l->conn = spx_conn_create(t->base, fd, label, link_on_frame, link_on_close, l);
+        if (!l->conn) {
+            t->n_unauth--;
+            link_bury(l);
+            continue;
+        }
+        struct timeval tv = tv_of(SPX_TREE_AUTH_TIMEOUT);
+        event_add(l->auth_ev, &tv);
+    }
+}
+
+int spx_tree_transport_init(spx_tree_t *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        t->peers[i].t = t;
+        t->peers[i].idx = i;
+        t->peers[i].retry_ev = evtimer_new(t->base, retry_cb, &t->peers[i]);
+        if (!t->peers[i].retry_ev)
+            return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (parse_addr(t->addrs[t->self], &ss, &sl) < 0) {
+        spx_error("tree: node %u: bad listen address '%s'", t->self,
+                  t->addrs[t->self] ? t->addrs[t->self] : "(none)");
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+        bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 128) < 0) {
+        spx_error("tree: node %u: cannot listen on %s: %s", t->self, t->addrs[t->self],
+                  strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    sl = sizeof(ss);
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    t->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                             : ((struct sockaddr_in *)&ss)->sin_port);
+    t->listen_fd = fd;
+    t->listen_ev = event_new(t->base, fd, EV_READ | EV_PERSIST, accept_cb, t);
+    if (!t->listen_ev || event_add(t->listen_ev, NULL) < 0) {
+        spx_error("tree: node %u: cannot watch the listening socket", t->self);
+        return -1;
+    }
+    return 0;
+}
+
+void spx_tree_transport_fini(spx_tree_t *t)
+{
+    t->destroying = true;
+    while (t->links) {
+        spx_tree_link_t *l = t->links;
+        if (l->conn)
+            spx_conn_close(l->conn, "tree: engine shut down", 0);
+        else
+            link_bury(l);
+    }
+    for (uint32_t i = 0; t->peers && i < t->n; i++) {
+        free_pending(&t->peers[i]);
+        if (t->peers[i].retry_ev)
+            event_free(t->peers[i].retry_ev);
+    }
+    if (t->listen_ev)
+        event_free(t->listen_ev);
+    if (t->listen_fd >= 0)
+        close(t->listen_fd);
+    t->listen_ev = NULL;
+    t->listen_fd = -1;
+    spx_tree_reap(t);
+}

@@ -1,0 +1,425 @@
+/* tree.c - the public face of the tree engine: creation, the collective
+ * hooks (coll.c driven over transport.c), point-to-point and broadcast
+ * messages, and node loss.
+ *
+ * Data flow: frames from authenticated peers arrive in spx_tree_dispatch,
+ * which decodes them (every length bounded) and hands UP/DOWN to the
+ * collective engine, MSG/BCAST to ops->recv, NODE_LOST to
+ * spx_tree_declare_lost. BCAST and NODE_LOST are flooded along the full tree:
+ * each node forwards to its tree neighbours except the direction the frame
+ * came from (subtrees are contiguous position ranges, so the direction of any
+ * node is known). A lost neighbour is "transparent": the frame goes to that
+ * node's other neighbours instead, so a dead interior node does not cut the
+ * tree in two. Node loss: links dropped, the news flooded, the collectives
+ * involving the node failed, ops->node_lost called once.
+ */
+#include "config.h"
+#include "tree/internal.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------- collective hooks */
+
+typedef struct coll_timer {
+    spx_tree_t *t;
+    spx_coll_t *c;
+    struct event *ev;
+} coll_timer_t;
+
+static long io_send(void *arg, uint32_t to, const spx_coll_msg_t *m)
+{
+    spx_tree_t *t = arg;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_str(&b, m->set_id);
+    spx_buf_push_u32(&b, m->seq);
+    spx_buf_push_i32(&b, m->status);
+    if (m->kind == SPX_COLL_UP) {
+        spx_buf_push_u32(&b, m->flags);
+        spx_buf_push_u8(&b, m->up_flags);
+    }
+    spx_buf_push_bytes(&b, m->data, m->len);
+    long n = -1;
+    if (!spx_buf_failed(&b))
+        n = spx_tree_send_frame(t, to,
+                                m->kind == SPX_COLL_UP ? SPX_TREE_FRAME_UP : SPX_TREE_FRAME_DOWN,
+                                b.data, b.len);
+    spx_buf_fini(&b);
+    return n;
+}
+
+static void coll_timer_cb(evutil_socket_t fd, short w, void *arg)
+{
+    coll_timer_t *ct = arg;
+    spx_tree_t *t = ct->t;
+    spx_coll_t *c = ct->c;
+    (void)fd, (void)w;
+    event_free(ct->ev);
+    free(ct);
+    spx_coll_timeout(t->coll, c);
+}
+
+static void *io_timer_arm(void *arg, double seconds, spx_coll_t *c)
+{
+    spx_tree_t *t = arg;
+    coll_timer_t *ct = calloc(1, sizeof(*ct));
+    if (!ct)
+        return NULL;
+    ct->t = t;
+    ct->c = c;
+    ct->ev = evtimer_new(t->base, coll_timer_cb, ct);
+    struct timeval tv = { (time_t)seconds, (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6) };
+    if (!ct->ev || evtimer_add(ct->ev, &tv) < 0) {
+        if (ct->ev)
+            event_free(ct->ev);
+        free(ct);
+        spx_warn("tree: node %u: cannot arm a collective timer", t->self);
+        return NULL;
+    }
+    return ct;
+}
+
+static void io_timer_disarm(void *arg, void *timer)
+{
+    coll_timer_t *ct = timer;
+    (void)arg;
+    event_free(ct->ev);
+    free(ct);
+}
+
+static void io_defer(void *arg) { spx_tree_kick(arg); }
+
+static const spx_coll_io_t tree_coll_io = { io_send, io_timer_arm, io_timer_disarm, io_defer };
+
+static void defer_cb(evutil_socket_t fd, short w, void *arg)
+{
+    spx_tree_t *t = arg;
+    (void)fd, (void)w;
+    spx_coll_run_deferred(t->coll);
+    spx_tree_reap(t);
+}
+
+/* ------------------------------------------------------------- flooding */
+
+/* Tree neighbours of position x in the full tree; out has width + 1 slots. */
+static uint32_t neighbours(const spx_tree_t *t, uint32_t x, uint32_t *out)
+{
+    uint32_t k = 0;
+    long p = spx_tree_topo_parent(x, t->n, t->width);
+    if (p >= 0)
+        out[k++] = (uint32_t)p;
+    return k + spx_tree_topo_children(x, t->n, t->width, out + k);
+}
+
+/* Sends to x, a tree neighbour of via; through x's other neighbours if x is lost. */
+static void flood_to(spx_tree_t *t, uint32_t x, uint32_t via, uint8_t type, const void *d,
+                     size_t len)
+{
+    if (!t->peers[x].lost) {
+        spx_tree_send_frame(t, x, type, d, len);
+        return;
+    }
+    uint32_t *nb = malloc((t->width + 1) * sizeof(uint32_t));
+    if (!nb)
+        return;
+    uint32_t k = neighbours(t, x, nb);
+    for (uint32_t i = 0; i < k; i++)
+        if (nb[i] != via && nb[i] != t->self)
+            flood_to(t, nb[i], x, type, d, len);
+    free(nb);
+}
+
+/* Does the part of the tree behind my neighbour x contain node s? */
+static int behind(const spx_tree_t *t, uint32_t x, uint32_t s)
+{
+    if ((long)x == spx_tree_topo_parent(t->self, t->n, t->width)) {
+        uint32_t mine = spx_tree_topo_subtree_size(t->self, t->n, t->width);
+        return s < t->self || s >= t->self + mine;
+    }
+    return s >= x && s < x + spx_tree_topo_subtree_size(x, t->n, t->width);
+}
+
+/* Forwards a frame to every direction except the one `from` lies in (-1: all). */
+static void flood(spx_tree_t *t, uint8_t type, const void *d, size_t len, long from)
+{
+    uint32_t *nb = malloc((t->width + 1) * sizeof(uint32_t));
+    if (!nb)
+        return;
+    uint32_t k = neighbours(t, t->self, nb);
+    for (uint32_t i = 0; i < k; i++)
+        if (from < 0 || !behind(t, nb[i], (uint32_t)from))
+            flood_to(t, nb[i], t->self, type, d, len);
+    free(nb);
+}
+
+/* ------------------------------------------------------------ node loss */
+
+void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer)
+{
+    if (node >= t->n || t->destroying)
+        return;
+    if (node == t->self) {
+        spx_warn("tree: node %u: told that I am lost (%s); ignored", t->self, reason);
+        return;
+    }
+    spx_tree_peer_t *p = &t->peers[node];
+    if (p->lost)
+        return;
+    p->lost = true;
+    spx_warn("tree: node %u: node %u lost: %s", t->self, node, reason);
+    spx_tree_drop_node(t, node);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, node);
+    spx_buf_push_str(&b, reason);
+    if (!spx_buf_failed(&b))
+        flood(t, SPX_TREE_FRAME_NODE_LOST, b.data, b.len, informer);
+    spx_buf_fini(&b);
+    spx_coll_node_lost(t->coll, node);
+    if (t->ops.node_lost)
+        t->ops.node_lost(node, reason, t->ops_arg);
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+static int dispatch_coll(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
+{
+    spx_coll_msg_t m = { .kind = type == SPX_TREE_FRAME_UP ? SPX_COLL_UP : SPX_COLL_DOWN };
+    char *set_id = spx_buf_pull_str(p);
+    m.seq = spx_buf_pull_u32(p);
+    m.status = spx_buf_pull_i32(p);
+    if (type == SPX_TREE_FRAME_UP) {
+        m.flags = spx_buf_pull_u32(p);
+        m.up_flags = spx_buf_pull_u8(p);
+    }
+    void *data = spx_buf_pull_bytes(p, &m.len);
+    if (spx_buf_finish(p) < 0 || !set_id || strlen(set_id) > SPX_COLL_MAX_SET_ID) {
+        free(set_id);
+        free(data);
+        return -1;
+    }
+    m.set_id = set_id;
+    m.data = data;
+    spx_coll_recv(t->coll, from, &m);
+    free(set_id);
+    free(data);
+    return 0;
+}
+
+int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
+{
+    switch (type) {
+    case SPX_TREE_FRAME_UP:
+    case SPX_TREE_FRAME_DOWN:
+        return dispatch_coll(t, from, type, p);
+    case SPX_TREE_FRAME_MSG: {
+        uint8_t ch = spx_buf_pull_u8(p);
+        size_t len;
+        void *data = spx_buf_pull_bytes(p, &len);
+        if (spx_buf_finish(p) < 0) {
+            free(data);
+            return -1;
+        }
+        if (t->ops.recv)
+            t->ops.recv(from, ch, data, len, t->ops_arg);
+        free(data);
+        return 0;
+    }
+    case SPX_TREE_FRAME_BCAST: {
+        uint32_t origin = spx_buf_pull_u32(p);
+        uint8_t ch = spx_buf_pull_u8(p);
+        size_t len;
+        void *data = spx_buf_pull_bytes(p, &len);
+        if (spx_buf_finish(p) < 0 || origin >= t->n || origin == t->self) {
+            free(data);
+            return -1;
+        }
+        flood(t, SPX_TREE_FRAME_BCAST, p->data, p->len, (long)from);
+        if (t->ops.recv)
+            t->ops.recv(origin, ch, data, len, t->ops_arg);
+        free(data);
+        return 0;
+    }
+    case SPX_TREE_FRAME_NODE_LOST: {
+        uint32_t node = spx_buf_pull_u32(p);
+        char *reason = spx_buf_pull_str(p);
+        if (spx_buf_finish(p) < 0 || !reason || strlen(reason) > SPX_TREE_MAX_REASON ||
+            node >= t->n) {
+            free(reason);
+            return -1;
+        }
+        spx_tree_declare_lost(t, node, reason, (long)from);
+        free(reason);
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* --------------------------------------------------------------- public */
+
+static char **copy_addrs(const char *const *addrs, uint32_t n)
+{
+    char **a = calloc(n, sizeof(char *));
+    if (!a)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!addrs[i] || strlen(addrs[i]) > 1024 || !(a[i] = strdup(addrs[i]))) {
+            for (uint32_t j = 0; j < i; j++)
+                free(a[j]);
+            free(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static void free_addrs(char **a, uint32_t n)
+{
+    for (uint32_t i = 0; a && i < n; i++)
+        free(a[i]);
+    free(a);
+}
+
+spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cfg,
+                            const spx_tree_ops_t *ops, void *ops_arg)
+{
+    if (!base || !cfg || cfg->nnodes == 0 || cfg->nnodes > SPX_TREE_MAX_NODES ||
+        cfg->node_index >= cfg->nnodes || cfg->width > SPX_TREE_MAX_WIDTH || !cfg->addrs ||
+        !cfg->secret || cfg->secret_len < 16 || cfg->secret_len > 4096) {
+        spx_error("tree: invalid configuration");
+        return NULL;
+    }
+    spx_tree_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->base = base;
+    t->self = cfg->node_index;
+    t->n = cfg->nnodes;
+    t->width = cfg->width ? cfg->width : SPX_TREE_DEFAULT_WIDTH;
+    t->connect_timeout = cfg->connect_timeout > 0 ? cfg->connect_timeout : 30.0;
+    t->listen_fd = -1;
+    if (ops)
+        t->ops = *ops;
+    t->ops_arg = ops_arg;
+    t->addrs = copy_addrs(cfg->addrs, t->n);
+    t->secret = malloc(cfg->secret_len);
+    t->peers = calloc(t->n, sizeof(spx_tree_peer_t));
+    t->defer_ev = evtimer_new(base, defer_cb, t);
+    if (!t->addrs || !t->secret || !t->peers || !t->defer_ev)
+        goto fail;
+    memcpy(t->secret, cfg->secret, cfg->secret_len);
+    t->secret_len = cfg->secret_len;
+    t->coll = spx_coll_engine_create(t->self, t->n, t->width, &tree_coll_io, t);
+    if (!t->coll || spx_tree_transport_init(t) < 0)
+        goto fail;
+    spx_debug("tree: node %u of %u listening on port %u (width %u)", t->self, t->n, t->port,
+              t->width);
+    return t;
+fail:
+    spx_error("tree: node %u: cannot create the engine", cfg->node_index);
+    spx_tree_destroy(t);
+    return NULL;
+}
+
+uint16_t spx_tree_port(const spx_tree_t *t) { return t->port; }
+uint32_t spx_tree_node_index(const spx_tree_t *t) { return t->self; }
+uint32_t spx_tree_nnodes(const spx_tree_t *t) { return t->n; }
+
+int spx_tree_set_addrs(spx_tree_t *t, const char *const *addrs)
+{
+    char **a = addrs ? copy_addrs(addrs, t->n) : NULL;
+    if (!a)
+        return -1;
+    free_addrs(t->addrs, t->n);
+    t->addrs = a;
+    return 0;
+}
+
+int spx_tree_start(spx_tree_t *t)
+{
+    long parent = spx_tree_topo_parent(t->self, t->n, t->width);
+    if (parent >= 0)
+        spx_tree_ensure_link(t, (uint32_t)parent);
+    return 0;
+}
+
+void spx_tree_destroy(spx_tree_t *t)
+{
+    if (!t)
+        return;
+    spx_coll_engine_destroy(t->coll); /* completes what is pending with UNREACH */
+    t->coll = NULL;
+    if (t->peers)
+        spx_tree_transport_fini(t);
+    if (t->defer_ev)
+        event_free(t->defer_ev);
+    free_addrs(t->addrs, t->n);
+    if (t->secret)
+        memset(t->secret, 0, t->secret_len);
+    free(t->secret);
+    free(t->peers);
+    free(t);
+}
+
+int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes, size_t nnodes,
+                        uint32_t flags, pmix_status_t status, const void *data, size_t len,
+                        double timeout, spx_tree_done_f done, void *arg)
+{
+    return spx_coll_start(t->coll, set_id, nodes, nnodes, flags, status, data, len, timeout,
+                          done, arg);
+}
+
+int spx_tree_send(spx_tree_t *t, uint32_t dst_node, uint8_t channel, const void *data, size_t len)
+{
+    if (dst_node >= t->n || dst_node == t->self || t->peers[dst_node].lost ||
+        len > SPX_FRAME_MAX_PAYLOAD - 16 || (len && !data))
+        return -1;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, channel);
+    spx_buf_push_bytes(&b, data, len);
+    long n = spx_buf_failed(&b) ? -1 : spx_tree_send_frame(t, dst_node, SPX_TREE_FRAME_MSG,
+                                                            b.data, b.len);
+    spx_buf_fini(&b);
+    return n < 0 ? -1 : 0;
+}
+
+int spx_tree_bcast(spx_tree_t *t, uint8_t channel, const void *data, size_t len)
+{
+    if (len > SPX_FRAME_MAX_PAYLOAD - 16 || (len && !data))
+        return -1;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, t->self);
+    spx_buf_push_u8(&b, channel);
+    spx_buf_push_bytes(&b, data, len);
+    int rc = -1;
+    if (!spx_buf_failed(&b)) {
+        flood(t, SPX_TREE_FRAME_BCAST, b.data, b.len, -1);
+        rc = 0;
+    }
+    spx_buf_fini(&b);
+    return rc;
+}
+
+void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out)
+{
+    *out = t->stats;
+    spx_coll_counters_t c;
+    spx_coll_get_counters(t->coll, &c);
+    out->colls_done = c.done;
+    out->last_coll_msgs_sent = c.last_msgs_sent;
+    out->last_coll_bytes_sent = c.last_bytes_sent;
+    out->last_coll_payload_bytes = c.last_payload;
+}
+
+uint64_t spx_tree_auth_rejects(const spx_tree_t *t) { return t->auth_rejects; }
+
+bool spx_tree_node_is_lost(const spx_tree_t *t, uint32_t node)
+{
+    return node < t->n && t->peers[node].lost;
+}
