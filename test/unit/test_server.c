@@ -1037,6 +1037,9 @@ START_TEST(server_fence_through_host)
     }
     ck_assert_int_eq(__atomic_load_n(&host_fence_calls, __ATOMIC_SEQ_CST), 1);
     ck_assert_uint_eq(host_fence_local_entries, 1);
+    /* the host's release runs on the progress thread right after the replies went out */
+    for (int i = 0; i < 500 && __atomic_load_n(&host_released, __ATOMIC_SEQ_CST) == 0; i++)
+        usleep(2000);
     ck_assert_int_eq(__atomic_load_n(&host_released, __ATOMIC_SEQ_CST), 1);
     /* the remote process's data is now served, REMOTE scope included */
     spx_buf_t b;
