@@ -622,6 +622,7 @@ START_TEST(mn_fence_delta_and_deletions)
 
     /* a deletion: local peers stop seeing it at commit, the fence carries it */
     commit(c0, 0, "g", 0, PMIX_DEL_GLOBAL);
+    query(c0, SPMIX_QUERY_LAST_COLL_KEYS); /* a round trip on c0: the commit is in */
     ck_assert_int_eq(get_reply(c1, get_send(c1, 0, "g", true), &v), PMIX_ERR_NOT_FOUND);
     s0 = fence_send(c0, true);
     s1 = fence_send(c1, true);
