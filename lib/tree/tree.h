@@ -75,6 +75,8 @@ int spx_tree_set_addrs(spx_tree_t *t, const char *const *addrs);
 /* Connects to the parent in the full tree (retrying until connect_timeout). */
 int spx_tree_start(spx_tree_t *t);
 /* Closes everything; pending collectives complete with PMIX_ERR_UNREACH first. */
+/* (Added note) Not from inside one of the engine's own callbacks (done, recv,
+ * node_lost): the engine is still on the stack there. */
 void spx_tree_destroy(spx_tree_t *t);
 uint32_t spx_tree_node_index(const spx_tree_t *t);
 uint32_t spx_tree_nnodes(const spx_tree_t *t);

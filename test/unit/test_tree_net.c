@@ -353,6 +353,90 @@ START_TEST(net_send_bcast)
 }
 END_TEST
 
+static int recv_200(void *arg)
+{
+    cluster_t *cl = arg;
+    return cl->nodes[1].recv_calls >= 100 && cl->nodes[2].recv_calls >= 100;
+}
+
+START_TEST(net_simultaneous_links)
+{
+    /* siblings 1 and 2 (no tree link between them) send to each other in the
+     * same loop turn: both connect, two links exist, order still holds */
+    cluster_t *cl = cluster_new(3, 2);
+    for (int k = 0; k < 100; k++) {
+        char m[16];
+        int len = snprintf(m, sizeof(m), "m%d", k);
+        ck_assert_int_eq(spx_tree_send(cl->nodes[1].t, 2, 3, m, (size_t)len), 0);
+        ck_assert_int_eq(spx_tree_send(cl->nodes[2].t, 1, 3, m, (size_t)len), 0);
+    }
+    ck_assert(run_until(cl->base, recv_200, cl, 5000));
+    run_for(cl->base, 30);
+    for (uint32_t i = 1; i <= 2; i++) {
+        ck_assert_int_eq(cl->nodes[i].recv_calls, 100);
+        for (int k = 0; k < 100; k++) {
+            char m[16];
+            snprintf(m, sizeof(m), "m%d", k);
+            ck_assert_str_eq(cl->nodes[i].recv_data[k], m);
+            ck_assert_uint_eq(cl->nodes[i].recv_from[k], 3 - i);
+        }
+    }
+    uint32_t nodes[3];
+    all_nodes(3, nodes);
+    run_coll(cl, "after", nodes, 3, 5000);
+    cluster_free(cl);
+}
+END_TEST
+
+START_TEST(net_late_parent)
+{
+    /* node 1 starts while node 0 is not listening yet: it retries until 0 is up */
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    cl->base = event_base_new();
+    cl->n = 2;
+    spx_tree_t *probe = make_engine(cl, 0, 2, SECRET, 5.0);
+    ck_assert_ptr_nonnull(probe);
+    uint16_t port0 = spx_tree_port(probe);
+    spx_tree_destroy(probe);
+    char a0[32];
+    snprintf(a0, sizeof(a0), "127.0.0.1:%u", port0);
+    const char *addrs[2] = { a0, "127.0.0.1:0" };
+    spx_tree_config_t cfg = { .node_index = 1, .nnodes = 2, .width = 2, .addrs = addrs,
+                              .secret = SECRET, .secret_len = strlen(SECRET),
+                              .connect_timeout = 10.0 };
+    cl->nodes[1].t = spx_tree_create(cl->base, &cfg, &ops, &cl->nodes[1]);
+    ck_assert_ptr_nonnull(cl->nodes[1].t);
+    ck_assert_int_eq(spx_tree_start(cl->nodes[1].t), 0);
+    result_t res[2] = { { 0 } };
+    uint32_t nodes[2] = { 0, 1 };
+    ck_assert_int_eq(spx_tree_coll_start(cl->nodes[1].t, "late", nodes, 2, 0, 0, "<1>", 3, 30.0,
+                                         done_cb, &res[1]),
+                     0);
+    run_for(cl->base, 300); /* connects refused meanwhile */
+    ck_assert_int_eq(res[1].calls, 0);
+    char a1[32];
+    snprintf(a1, sizeof(a1), "127.0.0.1:%u", spx_tree_port(cl->nodes[1].t));
+    addrs[1] = a1;
+    cfg.node_index = 0;
+    cl->nodes[0].t = spx_tree_create(cl->base, &cfg, &ops, &cl->nodes[0]);
+    ck_assert_ptr_nonnull(cl->nodes[0].t);
+    ck_assert_int_eq(spx_tree_port(cl->nodes[0].t), port0);
+    ck_assert_int_eq(spx_tree_start(cl->nodes[0].t), 0);
+    ck_assert_int_eq(spx_tree_coll_start(cl->nodes[0].t, "late", nodes, 2, 0, 0, "<0>", 3, 30.0,
+                                         done_cb, &res[0]),
+                     0);
+    waitn_t w = { res, 2 };
+    ck_assert(run_until(cl->base, all_done, &w, 5000));
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(res[i].status, PMIX_SUCCESS);
+        ck_assert_uint_eq(res[i].len, 6);
+    }
+    ck_assert_int_eq(cl->nodes[1].lost_calls[0], 0);
+    free_results(res, 2);
+    cluster_free(cl);
+}
+END_TEST
+
 typedef struct lostwait {
     cluster_t *cl;
     uint32_t dead;
@@ -707,6 +791,8 @@ int main(void)
     tcase_add_test(tc, net_coll_1_3_16);
     tcase_add_test(tc, net_subset_and_back_to_back);
     tcase_add_test(tc, net_send_bcast);
+    tcase_add_test(tc, net_simultaneous_links);
+    tcase_add_test(tc, net_late_parent);
     tcase_add_test(tc, net_node_loss);
     tcase_add_test(tc, net_wrong_secret);
     tcase_add_test(tc, net_hostile);
