@@ -161,20 +161,36 @@ static void spx_run_sync_cb(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&s->m);
 }
 
+/* Wait for the callback of an operation that returned rc; limit > 0 bounds
+ * the wait (seconds): on expiry PMIX_ERR_TIMEOUT is returned and s must stay
+ * valid, since the callback may still come. */
+static pmix_status_t spx_run_sync_wait_for(struct spx_run_sync *s, pmix_status_t rc, int limit)
+{
+    struct timespec until;
+
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += limit;
+    pthread_mutex_lock(&s->m);
+    while (!s->done) {
+        if (limit <= 0) {
+            pthread_cond_wait(&s->c, &s->m);
+        } else if (pthread_cond_timedwait(&s->c, &s->m, &until) == ETIMEDOUT) {
+            pthread_mutex_unlock(&s->m);
+            return PMIX_ERR_TIMEOUT;
+        }
+    }
+    rc = s->status;
+    pthread_mutex_unlock(&s->m);
+    return rc;
+}
+
 static pmix_status_t spx_run_sync_wait(struct spx_run_sync *s, pmix_status_t rc)
 {
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
-    else if (rc == PMIX_SUCCESS) {
-        pthread_mutex_lock(&s->m);
-        while (!s->done)
-            pthread_cond_wait(&s->c, &s->m);
-        rc = s->status;
-        pthread_mutex_unlock(&s->m);
-    }
-    pthread_mutex_destroy(&s->m);
-    pthread_cond_destroy(&s->c);
-    return rc;
+    return spx_run_sync_wait_for(s, rc, 0);
 }
 
 #define SPX_RUN_SYNC_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0 }
@@ -244,12 +260,9 @@ static void spx_run_reaped(uint32_t rank, int wstatus)
 {
     int code = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
     bool finalized = spx_run_host_finalized(rank);
-    pmix_proc_t proc;
 
     R.procs[rank].running = false;
     R.running--;
-    PMIX_LOAD_PROCID(&proc, R.nspace, rank);
-    PMIx_server_deregister_client(&proc, NULL, NULL);
     if (R.ending)
         return;
     if (WIFSIGNALED(wstatus) || (code != 0 && !finalized)) {
@@ -583,12 +596,19 @@ static int spx_run_register_job(void)
     return 0;
 }
 
+/* Tear the server down; a library that does not answer within a few
+ * seconds is left alone (the process exits anyway) rather than waited for. */
 static void spx_run_server_stop(bool registered)
 {
+    static struct spx_run_sync sync = SPX_RUN_SYNC_INIT;   /* may outlive a timeout */
+
     if (registered) {
-        struct spx_run_sync sync = SPX_RUN_SYNC_INIT;
         PMIx_server_deregister_nspace(R.nspace, spx_run_sync_cb, &sync);
-        spx_run_sync_wait(&sync, PMIX_SUCCESS);
+        if (spx_run_sync_wait_for(&sync, PMIX_SUCCESS, 5) == PMIX_ERR_TIMEOUT) {
+            fprintf(stderr, "spmix-run: the PMIx server did not release the job within 5 s; "
+                            "exiting without finalizing it\n");
+            return;
+        }
     }
     PMIx_server_finalize();
 }

@@ -7,7 +7,6 @@
  */
 #include "itest.h"
 
-#include <math.h>
 
 static const pmix_data_type_t it_types[] = {
     PMIX_BOOL, PMIX_BYTE, PMIX_STRING, PMIX_SIZE, PMIX_PID, PMIX_INT, PMIX_INT8,
