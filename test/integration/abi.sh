@@ -8,7 +8,9 @@ if [ ! -x "$SPX_IT_DIR/it_abi_openpmix" ]; then
     exit 77
 fi
 [ -n "${SPX_LIBDIR:-}" ] || spx_fail "SPX_LIBDIR is not set (the directory holding our libpmix.so.2)"
-lib=$(LD_LIBRARY_PATH="$SPX_LIBDIR" ldd "$SPX_IT_DIR/it_abi_openpmix" | awk '/libpmix\.so/ { print $3 }')
+bin="$SPX_IT_DIR/it_abi_openpmix"
+[ -x "$SPX_IT_DIR/.libs/it_abi_openpmix" ] && bin="$SPX_IT_DIR/.libs/it_abi_openpmix"   # libtool wrapper
+lib=$(LD_LIBRARY_PATH="$SPX_LIBDIR" ldd "$bin" | awk '/libpmix\.so/ { print $3 }')
 case "$lib" in
 "$SPX_LIBDIR"/*) ;;
 *) spx_fail "it_abi_openpmix would load '$lib', not our library from $SPX_LIBDIR" ;;
