@@ -12,9 +12,6 @@
  *   - messages are dispatched by channel to dmodex.c and relay.c;
  *   - a lost node is handed to relay.c.
  * The SPMIX_QUERY_* counters and the SPMIX_STATS=1 summary come from here.
- *
- * Until lib/tree is linked into the library the spx_tree_* symbols are weak:
- * asking for multi-node mode without them fails PMIx_server_init cleanly.
  */
 #include "config.h"
 #include "server/internal.h"
@@ -29,14 +26,6 @@
 #include "tree/tree.h"
 #include "types/types.h"
 #include "util/log.h"
-
-#pragma weak spx_tree_create
-#pragma weak spx_tree_start
-#pragma weak spx_tree_destroy
-#pragma weak spx_tree_coll_start
-#pragma weak spx_tree_send
-#pragma weak spx_tree_bcast
-#pragma weak spx_tree_get_stats
 
 #define MN_MAX_NODES 65536
 #define MN_MAX_ADDRS_LEN (1u << 22)
@@ -203,10 +192,6 @@ int spx_srv_mn_start(void)
         return 0;
     spx_srv.mn_cfg = NULL;
     int rc = -1;
-    if (!spx_tree_create) {
-        spx_error("server: multi-node mode asked for, but the tree engine is not built in");
-        goto out;
-    }
     struct spx_srv_mn *m = calloc(1, sizeof(*m));
     if (!m || !(m->node_lost = calloc(c->nnodes, sizeof(*m->node_lost)))) {
         free(m);
@@ -255,9 +240,11 @@ void spx_srv_mn_stop(void)
         fprintf(stderr, "spmix stats node %u: colls %llu msgs %llu bytes %llu\n", m->me,
                 (unsigned long long)st.colls_done, (unsigned long long)st.msgs_sent,
                 (unsigned long long)st.bytes_sent);
-    /* pending collectives complete (UNREACH) while the fence engine still exists */
-    spx_tree_destroy(m->tree);
+    /* pending collectives complete (UNREACH) while the fence engine still exists;
+     * m->tree is cleared first so nothing reaches into the engine being destroyed */
+    spx_tree_t *t = m->tree;
     m->tree = NULL;
+    spx_tree_destroy(t);
     spx_srv_dmx_fini();
     spx_srv.mn = NULL;
     free(m->node_lost);
@@ -278,14 +265,14 @@ bool spx_srv_mn_node_is_lost(uint32_t node)
 
 int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b)
 {
-    if (!spx_srv.mn || spx_buf_failed(b) || spx_srv_mn_node_is_lost(node))
+    if (!spx_srv.mn || !spx_srv.mn->tree || spx_buf_failed(b) || spx_srv_mn_node_is_lost(node))
         return -1;
     return spx_tree_send(spx_srv.mn->tree, node, channel, b->data, b->len);
 }
 
 int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b)
 {
-    if (!spx_srv.mn || spx_buf_failed(b))
+    if (!spx_srv.mn || !spx_srv.mn->tree || spx_buf_failed(b))
         return -1;
     if (spx_srv.mn->nnodes < 2)
         return 0;
@@ -398,7 +385,7 @@ struct mn_coll {
 static void mn_coll_done(pmix_status_t status, const void *data, size_t len, void *arg)
 {
     struct mn_coll *c = arg;
-    if (c->token && spx_srv.mn) {
+    if (c->token && spx_srv.mn && spx_srv.mn->tree) {
         spx_tree_stats_t st;
         spx_tree_get_stats(spx_srv.mn->tree, &st);
         spx_srv.stats.colls++;
@@ -419,6 +406,8 @@ static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, boo
                    pmix_status_t status, double timeout, const char *data, size_t ndata,
                    void *token)
 {
+    if (!spx_srv.mn || !spx_srv.mn->tree)
+        return -1;
     uint32_t *nodes;
     size_t nn;
     if (spx_srv_mn_set_nodes(set, nset, &nodes, &nn) != 0) {
@@ -479,7 +468,7 @@ bool spx_srv_mn_query(const char *key, pmix_info_t *out)
         return false;
     spx_tree_stats_t st;
     memset(&st, 0, sizeof(st));
-    if (spx_srv.mn)
+    if (spx_srv.mn && spx_srv.mn->tree)
         spx_tree_get_stats(spx_srv.mn->tree, &st);
     uint64_t v;
     if (spx_key_eq(key, SPMIX_QUERY_TREE_MSGS_SENT))
