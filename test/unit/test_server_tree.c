@@ -112,6 +112,8 @@ static pmix_status_t fence(int fd, bool collect)
     PMIx_Info_load(&info[0], PMIX_TIMEOUT, &to, PMIX_INT);
     PMIx_Info_load(&info[1], PMIX_COLLECT_DATA, &t, PMIX_BOOL);
     spx_codec_push_info_array(&b, info, collect ? 2 : 1);
+    PMIx_Value_destruct(&info[0].value);
+    PMIx_Value_destruct(&info[1].value);
     return status_of(fd, SPX_MSG_FENCE, send_req(fd, SPX_MSG_FENCE, &b));
 }
 
@@ -179,7 +181,10 @@ static int node_main(unsigned node, const char *addrs, const char *tmpdir)
     PMIx_Info_load(&init[2], SPMIX_TREE_ADDRS, addrs, PMIX_STRING);
     PMIx_Info_load(&init[3], SPMIX_TREE_SECRET, &secret, PMIX_BYTE_OBJECT);
     static pmix_server_module_t module;
-    REQ(PMIx_server_init(&module, init, 4) == PMIX_SUCCESS);
+    pmix_status_t irc = PMIx_server_init(&module, init, 4);
+    for (int i = 0; i < 4; i++)
+        PMIx_Value_destruct(&init[i].value);
+    REQ(irc == PMIX_SUCCESS);
     pmix_info_t job[4];
     memset(job, 0, sizeof(job));
     uint32_t size = 2;
@@ -190,7 +195,10 @@ static int node_main(unsigned node, const char *addrs, const char *tmpdir)
     PMIx_Info_load(&job[2], PMIX_NODE_MAP, "spmix:n0,n1", PMIX_STRING);
     PMIx_Info_load(&job[3], PMIX_PROC_MAP, "spmix:0;1", PMIX_STRING);
     pmix_nspace_t nsname = NS;
-    REQ(PMIx_server_register_nspace(nsname, 1, job, 4, NULL, NULL) == PMIX_SUCCESS);
+    irc = PMIx_server_register_nspace(nsname, 1, job, 4, NULL, NULL);
+    for (int i = 0; i < 4; i++)
+        PMIx_Value_destruct(&job[i].value);
+    REQ(irc == PMIX_SUCCESS);
     pmix_proc_t mine = P(node);
     REQ(PMIx_server_register_client(&mine, geteuid(), getegid(), NULL, NULL, NULL) ==
         PMIX_SUCCESS);
