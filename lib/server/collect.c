@@ -3,11 +3,14 @@
  * local processes a participant set covers, each one's contribution, the
  * host's fence_nb upcall and its modex callback, timers and replies.
  *
- * Data flow: COMMIT records go into spx_srv.store with their scopes. A
- * collecting fence pushes, per local participant, the entries whose scope
- * may leave the node (SPX_SCOPES_REMOTE); the host returns every node's
- * contributions concatenated, and those of non-local processes are applied
- * to the same store, where GET finds them.
+ * Data flow: COMMIT records go into spx_srv.store with their scopes (a
+ * PMIX_DEL_* entry becomes a tombstone, so local peers stop seeing the key at
+ * once). A collecting fence pushes, per local participant, the entries whose
+ * scope may leave the node (SPX_SCOPES_REMOTE) - only those committed since
+ * its last successful collecting fence over the same set, else all of them
+ * (delta.h). The host (single node) or the tree (multi-node, tree_glue.c)
+ * returns every node's contributions concatenated, and those of non-local
+ * processes are applied to the same store, where GET finds them.
  */
 #include "config.h"
 #include "server/internal.h"
