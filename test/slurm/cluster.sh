@@ -31,40 +31,47 @@ libopenmpi-dev python3-mpi4py iproute2"
 
 die() { echo "$PROG: error: $*" >&2; exit 1; }
 say() { echo "$PROG: $*"; }
+vlog() { [ "${SPMIX_VC_VERBOSE:-0}" = 0 ] || echo "$PROG: [$EPOCHREALTIME] $*" >&2; }
 
 [ "$(id -u)" = 0 ] || die "must run as root"
 
 # --- processes: pid + start time ------------------------------------------
+# (bash builtins only in these helpers: forks are slow on small VMs)
 
-# proc_field PID N: field N (>= 3) of /proc/PID/stat, or fails if PID is gone.
-proc_field() {
-    local s f=$2
-    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+# proc_stat PID: set STAT_STATE and STAT_SID and STAT_START from
+# /proc/PID/stat (state, session, start time); fails if PID is gone
+proc_stat() {
+    local s
+    { read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
     s=${s##*) }                 # drop "pid (comm) ", comm may hold spaces
+    set -f
     # shellcheck disable=SC2086
     set -- $s
-    shift $((f - 3))
-    echo "$1"
+    set +f
+    STAT_STATE=$1 STAT_SID=$4 STAT_START=${20}
 }
 
 # proc_alive PID STARTTIME: true if PID is that very process and not a zombie.
 proc_alive() {
-    local st state
-    st=$(proc_field "$1" 22) || return 1
-    [ "$st" = "$2" ] || return 1
-    state=$(proc_field "$1" 3) || return 1
-    [ "$state" != Z ] && [ "$state" != X ]
+    proc_stat "$1" || return 1
+    [ "$STAT_START" = "$2" ] && [ "$STAT_STATE" != Z ] && [ "$STAT_STATE" != X ]
+}
+
+# proc_exists PID STARTTIME: true while that process has a /proc entry, even
+# as a zombie waiting for a (slow) init to reap it
+proc_exists() {
+    proc_stat "$1" && [ "$STAT_START" = "$2" ]
 }
 
 # start_proc NAME LOG CMD...: start CMD detached (own session, no inherited
 # lock fd) and record "NAME PID STARTTIME" in $STATE/procs.
 start_proc() {
-    local name=$1 log=$2 pid st
+    local name=$1 log=$2 pid
     shift 2
     setsid "$@" </dev/null >>"$log" 2>&1 9<&- &
     pid=$!
-    st=$(proc_field "$pid" 22) || die "$name exited at once (see $log)"
-    echo "$name $pid $st" >>"$STATE/procs"
+    proc_stat "$pid" || die "$name exited at once (see $log)"
+    echo "$name $pid $STAT_START" >>"$STATE/procs"
 }
 
 # signal the recorded processes whose name matches the glob $1
@@ -73,7 +80,12 @@ signal_recorded() {
     [ -f "$STATE/procs" ] || return 0
     while read -r name pid st; do
         # shellcheck disable=SC2254
-        case $name in $glob) proc_alive "$pid" "$st" && kill "-$sig" "$pid" 2>/dev/null || true ;; esac
+        case $name in $glob)
+            if proc_alive "$pid" "$st"; then
+                kill "-$sig" "$pid" 2>/dev/null || true
+                SIGNALLED="$SIGNALLED $pid:$st"
+            fi ;;
+        esac
     done <"$STATE/procs"
 }
 
@@ -85,7 +97,7 @@ wait_recorded() {
         left=0
         while read -r name pid st; do
             # shellcheck disable=SC2254
-            case $name in $glob) proc_alive "$pid" "$st" && left=1 ;; esac
+            case $name in $glob) if proc_alive "$pid" "$st"; then left=1; fi ;; esac
         done <"$STATE/procs"
         [ $left = 0 ] && return 0
         [ "$n" -le 0 ] && return 1
@@ -93,27 +105,32 @@ wait_recorded() {
     done
 }
 
-# session_members GLOB: "pid starttime" of the other processes in the sessions
-# led by the recorded live daemons matching GLOB (e.g. slurmctld's slurmscriptd)
+# session_members GLOB: sets MEMBERS to "pid:starttime ..." of the other
+# processes in the sessions led by the live recorded daemons matching GLOB
+# (e.g. slurmctld's slurmscriptd)
 session_members() {
-    local glob=$1 name pid st p sid
+    local glob=$1 name pid st leaders="" d p
+    MEMBERS=""
     [ -f "$STATE/procs" ] || return 0
     while read -r name pid st; do
         # shellcheck disable=SC2254
-        case $name in $glob) ;; *) continue ;; esac
-        proc_alive "$pid" "$st" || continue
-        ps -e -o pid=,sess= | while read -r p sid; do
-            [ "$sid" = "$pid" ] && [ "$p" != "$pid" ] && echo "$p $(proc_field "$p" 22 || echo gone)"
-        done
+        case $name in $glob) if proc_alive "$pid" "$st"; then leaders="$leaders $pid "; fi ;; esac
     done <"$STATE/procs"
+    [ -n "$leaders" ] || return 0
+    for d in /proc/[0-9]*; do
+        p=${d#/proc/}
+        proc_stat "$p" || continue
+        case $leaders in *" $STAT_SID "*) [ "$STAT_SID" != "$p" ] && MEMBERS="$MEMBERS $p:$STAT_START" ;; esac
+    done
     return 0
 }
 
 # stop_recorded GLOB: TERM (then KILL) the recorded daemons matching GLOB and
 # the rest of their sessions; fails if something survives
 stop_recorded() {
-    local glob=$1 members pid st n=30 left
-    members=$(session_members "$glob")
+    local glob=$1 m n=30 left
+    session_members "$glob"
+    SIGNALLED="$SIGNALLED $MEMBERS"
     signal_recorded "$glob" TERM
     if ! wait_recorded "$glob" 50; then
         signal_recorded "$glob" KILL
@@ -121,14 +138,12 @@ stop_recorded() {
     fi
     while :; do
         left=0
-        while read -r pid st; do
-            [ -n "$pid" ] && proc_alive "$pid" "$st" || continue
+        for m in $MEMBERS; do
+            proc_alive "${m%:*}" "${m#*:}" || continue
             left=1
-            if [ $n = 30 ]; then kill -TERM "$pid" 2>/dev/null || true
-            elif [ $n -le 0 ]; then kill -KILL "$pid" 2>/dev/null || true; fi
-        done <<EOF2
-$members
-EOF2
+            if [ $n = 30 ]; then kill -TERM "${m%:*}" 2>/dev/null || true
+            elif [ $n -le 0 ]; then kill -KILL "${m%:*}" 2>/dev/null || true; fi
+        done
         [ $left = 0 ] && return 0
         [ $n -le -30 ] && return 1
         n=$((n - 1)); sleep 0.1
@@ -137,60 +152,76 @@ EOF2
 
 # --- namespaces ------------------------------------------------------------
 
-our_netns() {   # our existing namespaces: recorded ones plus any with our prefix
-    local ns
-    {
-        [ -f "$STATE/netns" ] && cat "$STATE/netns"
-        ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$PFX-vn[0-9]+\$" || true
-    } | sort -u | while read -r ns; do
-        [ -n "$ns" ] && [ -e "/run/netns/$ns" ] && echo "$ns"
-    done
+our_netns() {   # our existing network namespaces (by their prefix)
+    local f
+    for f in /run/netns/"$PFX"-vn*; do [ -e "$f" ] && echo "${f#/run/netns/}"; done
     return 0
 }
 
 our_links() {   # our links in the root namespace (bridge, host ends of veths)
-    ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print $2}' | grep -E "^$PFX-" || true
-}
-
-# pids inside namespace $1 (checked against the namespace inode, so a pid
-# reused between listing and signalling is never hit)
-netns_pids() {
-    local ns=$1 ino pid
-    ino=$(stat -L -c %i "/run/netns/$ns" 2>/dev/null) || return 0
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do
-        [ "$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null)" = "$ino" ] && echo "$pid"
-    done
+    local f
+    for f in /sys/class/net/"$PFX"-*; do [ -e "$f" ] && echo "${f#/sys/class/net/}"; done
     return 0
 }
 
-kill_netns_procs() {   # TERM, then KILL, everything left in our namespaces
-    local nss ns pid left n=20
-    nss=$(our_netns)
-    [ -n "$nss" ] || return 0
-    for ns in $nss; do for pid in $(netns_pids "$ns"); do kill -TERM "$pid" 2>/dev/null || true; done; done
-    while :; do
-        left=""
-        for ns in $nss; do left="$left$(netns_pids "$ns")"; done
-        [ -z "$left" ] && return 0
-        if [ $n -le 0 ]; then
-            for ns in $nss; do for pid in $(netns_pids "$ns"); do kill -KILL "$pid" 2>/dev/null || true; done; done
-        fi
-        [ $n -le -50 ] && { echo "$PROG: warning: processes still in namespaces: $left" >&2; return 1; }
-        n=$((n - 1)); sleep 0.1
+# signal_netns SIG: send SIG to every process inside one of our namespaces;
+# sets LEFT to the pids found.  Each pid is matched against the namespace
+# (same nsfs inode, `-ef`) right before it is signalled, so a pid reused in
+# the meantime is never hit.
+signal_netns() {
+    local sig=$1 d p ns
+    LEFT=""
+    for d in /proc/[0-9]*; do
+        p=${d#/proc/}
+        for ns in /run/netns/"$PFX"-vn*; do
+            if [ "$d/ns/net" -ef "$ns" ]; then
+                LEFT="$LEFT $p"
+                if [ "$sig" != 0 ] && proc_stat "$p"; then
+                    kill "-$sig" "$p" 2>/dev/null || true
+                    SIGNALLED="$SIGNALLED $p:$STAT_START"
+                fi
+                break
+            fi
+        done
     done
+}
+
+kill_netns_procs() {   # TERM, then KILL, everything left in our namespaces
+    local n=10     # slurmstepd ignores SIGTERM: KILL after a second
+    [ -n "$(our_netns)" ] || return 0
+    signal_netns TERM
+    while [ -n "$LEFT" ]; do
+        sleep 0.1
+        n=$((n - 1))
+        if [ $n -le 0 ]; then signal_netns KILL; else signal_netns 0; fi
+        [ $n -le -50 ] && { echo "$PROG: warning: processes still in namespaces:$LEFT" >&2; return 1; }
+    done
+    return 0
 }
 
 # --- down ------------------------------------------------------------------
 
 do_down() {
-    local ns l rc=0
+    local ns l m n rc=0
+    SIGNALLED=""
     # nodes first (their jobs die with the namespaces), then the controller,
     # munged last so the others can still authenticate while stopping
-    stop_recorded 'slurmd-*' || rc=1
-    kill_netns_procs || rc=1
+    vlog "down: stopping slurmctld"
     stop_recorded slurmctld || rc=1
+    vlog "down: stopping slurmd"
+    stop_recorded 'slurmd-*' || rc=1
+    vlog "down: stopping what is left in the namespaces"
+    kill_netns_procs || rc=1
+    vlog "down: stopping munged"
     stop_recorded munged || rc=1
+    vlog "down: waiting for the reaping"
+    # wait until init has reaped them too (zombies linger ~1 s under a slow init)
+    for m in $SIGNALLED; do
+        n=50
+        while proc_exists "${m%:*}" "${m#*:}" && [ $n -gt 0 ]; do n=$((n - 1)); sleep 0.1; done
+    done
 
+    vlog "down: removing namespaces and links"
     for ns in $(our_netns); do ip netns del "$ns" 2>/dev/null || true; done
     for l in $(our_links); do ip link del "$l" 2>/dev/null || true; done
     # ip netns add made /run/netns a mount point; undo that if we caused it
@@ -201,6 +232,7 @@ do_down() {
     if [ -n "$(our_netns)$(our_links)" ]; then
         echo "$PROG: warning: namespaces or links left:" "$(our_netns)" "$(our_links)" >&2; rc=1
     fi
+    vlog "down: done"
     if [ $rc = 0 ]; then
         case $STATE in /?*) rm -rf -- "$STATE" ;; esac
     else

@@ -27,13 +27,15 @@ fail() { echo "FAIL: $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/ 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# run NAME CMD...: run a step with a time limit; output in $out, status in $rc
+# run NAME CMD...: run a step with a time limit; output in $out, status in
+# $rc, seconds taken in $dur
 run() {
-    local name=$1
+    local name=$1 ts
     shift
-    rc=0
+    rc=0 ts=$(now)
     out=$(timeout 60 "$@" 2>&1) || rc=$?
-    [ $rc = 0 ] || { fail "$name (exit $rc)" "$out"; return 1; }
+    dur=$(secs "$ts" "$(now)")
+    [ $rc = 0 ] || { fail "$name (exit $rc after $dur s)" "$out"; return 1; }
 }
 
 work=""
@@ -62,7 +64,7 @@ chmod 755 "$work"
 # 1. a plain step over all nodes: 2 tasks on each
 if run "srun -N3 -n6 hostname" srun -N3 -n6 hostname; then
     got=$(printf '%s\n' "$out" | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
-    if [ "$got" = "vn1=2 vn2=2 vn3=2 " ]; then pass "srun -N3 -n6 hostname ($got)"
+    if [ "$got" = "vn1=2 vn2=2 vn3=2 " ]; then pass "srun -N3 -n6 hostname ($got; $dur s)"
     else fail "srun -N3 -n6 hostname: wrong placement: $got" "$out"; fi
 fi
 
@@ -83,7 +85,7 @@ srun hostname
 EOF
 if run "sbatch --wait" sbatch --wait -N3 -o "$work/job.out" "$work/job.sh"; then
     got=$(sort "$work/job.out" 2>/dev/null | tr '\n' ' ')
-    if [ "$got" = "vn1 vn2 vn3 " ]; then pass "sbatch --wait job ran srun on vn1 vn2 vn3"
+    if [ "$got" = "vn1 vn2 vn3 " ]; then pass "sbatch --wait job ran srun on vn1 vn2 vn3 ($dur s)"
     else fail "sbatch --wait: unexpected output: $got" "$out"; fi
 fi
 
@@ -92,7 +94,7 @@ if run "srun as $SPMIX_VC_USER" su -s /bin/sh "$SPMIX_VC_USER" -c \
         ". '$SPMIX_VC_DIR/env.sh' && cd && srun -N3 -n3 sh -c 'echo \$(id -un) \$(hostname)'"; then
     got=$(printf '%s\n' "$out" | sort | tr '\n' ' ')
     if [ "$got" = "$SPMIX_VC_USER vn1 $SPMIX_VC_USER vn2 $SPMIX_VC_USER vn3 " ]; then
-        pass "srun as $SPMIX_VC_USER on 3 nodes"
+        pass "srun as $SPMIX_VC_USER on 3 nodes ($dur s)"
     else fail "srun as $SPMIX_VC_USER: unexpected output" "$out"; fi
 fi
 
@@ -125,13 +127,13 @@ if run "mpicc.openmpi hello.c" mpicc.openmpi -o "$work/hello" "$work/hello.c"; t
             pass "srun --mpi=pmix Open MPI hello, 6 ranks on $hosts($1)"
         else fail "srun --mpi=pmix Open MPI hello ($1): unexpected output" "$out"; fi
     }
-    ts=$(now)
+    echo "smoke: mpicc took $dur s"
     if run "srun --mpi=pmix hello (root)" srun --mpi=pmix -N3 -n6 "$work/hello"; then
-        check_hello "root, $(secs "$ts" "$(now)") s"
+        check_hello "root, $dur s"
     fi
     if run "srun --mpi=pmix hello ($SPMIX_VC_USER)" su -s /bin/sh "$SPMIX_VC_USER" -c \
             ". '$SPMIX_VC_DIR/env.sh' && cd && OMPI_MCA_mpi_yield_when_idle=1 srun --mpi=pmix -N3 -n6 '$work/hello'"; then
-        check_hello "$SPMIX_VC_USER"
+        check_hello "$SPMIX_VC_USER, $dur s"
     fi
 fi
 t2=$(now)
