@@ -106,21 +106,29 @@ wait_recorded() {
 }
 
 # session_members GLOB: sets MEMBERS to "pid:starttime ..." of the other
-# processes in the sessions led by the live recorded daemons matching GLOB
-# (e.g. slurmctld's slurmscriptd)
+# processes in the sessions of the recorded daemons matching GLOB (e.g.
+# slurmctld's slurmscriptd), also when the daemon itself already died: a
+# member has the daemon's pid as session id and started after it.  A daemon
+# pid now used by another process is skipped.
 session_members() {
-    local glob=$1 name pid st leaders="" d p
+    local glob=$1 name pid st leaders="" d p l
     MEMBERS=""
     [ -f "$STATE/procs" ] || return 0
     while read -r name pid st; do
         # shellcheck disable=SC2254
-        case $name in $glob) if proc_alive "$pid" "$st"; then leaders="$leaders $pid "; fi ;; esac
+        case $name in $glob) ;; *) continue ;; esac
+        if proc_stat "$pid" && [ "$STAT_START" != "$st" ]; then continue; fi
+        leaders="$leaders $pid:$st"
     done <"$STATE/procs"
     [ -n "$leaders" ] || return 0
     for d in /proc/[0-9]*; do
         p=${d#/proc/}
         proc_stat "$p" || continue
-        case $leaders in *" $STAT_SID "*) [ "$STAT_SID" != "$p" ] && MEMBERS="$MEMBERS $p:$STAT_START" ;; esac
+        for l in $leaders; do
+            if [ "$STAT_SID" = "${l%:*}" ] && [ "$p" != "${l%:*}" ] && [ "$STAT_START" -ge "${l#*:}" ]; then
+                MEMBERS="$MEMBERS $p:$STAT_START"
+            fi
+        done
     done
     return 0
 }
