@@ -10,7 +10,8 @@
 #
 #   cluster.sh up [-n NODES] [--plugin-dir DIR] [--cpus N] [--debug LEVEL]
 #                 [--extra-conf FILE]
-#   cluster.sh down | status | reconfigure | env | logs
+#   cluster.sh down | status | reconfigure | env | logs [LINES]
+#   cluster.sh exec NODE CMD...      (run CMD inside node NODE)
 #
 # Tests then do:  . "$(cluster.sh env)"  and use srun/sbatch as usual.
 set -eu
@@ -539,10 +540,27 @@ do_reconfigure() {
     say "reconfigured"
 }
 
+# exec NODE CMD...: run CMD inside node NODE (its network, UTS and mount
+# namespaces, entered through its recorded slurmd)
+do_exec() {
+    local node=${1:-} name pid st
+    [ -n "$node" ] && [ $# -ge 2 ] || die "usage: $PROG exec NODE CMD..."
+    shift
+    [ -f "$STATE/procs" ] || die "cluster is not up"
+    while read -r name pid st; do
+        if [ "$name" = "slurmd-$node" ]; then
+            proc_alive "$pid" "$st" || die "slurmd of $node is not running"
+            exec 9<&-
+            exec nsenter -t "$pid" -n -u -m "$@"
+        fi
+    done <"$STATE/procs"
+    die "no node $node"
+}
+
 usage() {
     cat <<EOF
 usage: $PROG up [-n NODES] [--plugin-dir DIR] [--cpus N] [--debug LEVEL] [--extra-conf FILE]
-       $PROG down | status | reconfigure | env | logs
+       $PROG down | status | reconfigure | env | logs [LINES] | exec NODE CMD...
 state directory: $STATE (SPMIX_VC_DIR); see test/slurm/README.md
 EOF
 }
@@ -560,6 +578,7 @@ case $cmd in
     reconfigure) do_reconfigure ;;
     env) [ -f "$STATE/env.sh" ] || die "cluster is not up"; echo "$STATE/env.sh" ;;
     logs) show_logs "${1:-40}" 2>&1 ;;
+    exec) do_exec "$@" ;;
     -h|--help|help) usage ;;
     *) usage >&2; exit 2 ;;
 esac

@@ -145,9 +145,10 @@ teardown
 work=""
 if [ $keep = 0 ]; then
     t3=$(now)
-    left=$( { ip netns list | grep spmixvc; ip -o link show | grep spmixvc; } || true)
+    left=$( { ip netns list | grep spmixvc; ip -o link show | grep spmixvc
+              ps -eo pid,stat,args | grep -E "$SPMIX_VC_DIR|slurmstepd|[s]lurmscriptd" | grep -v grep; } || true)
     [ -e "$SPMIX_VC_DIR" ] && left="$left $SPMIX_VC_DIR"
-    if [ -z "$left" ]; then pass "cluster down, no namespace, link or state left ($(secs "$t2" "$t3") s)"
+    if [ -z "$left" ]; then pass "cluster down, no process, namespace, link or state left ($(secs "$t2" "$t3") s)"
     else fail "cluster down left:" "$left"; fi
     echo "smoke: total $(secs "$t0" "$t3") s (up $(secs "$t0" "$t1"), tests $(secs "$t1" "$t2"), down $(secs "$t2" "$t3"))"
 fi
