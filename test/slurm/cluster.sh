@@ -358,6 +358,8 @@ export SPMIX_VC_PLUGIN_DIR='$plugindir'
 export SPMIX_VC_USER=$VC_USER
 export SPMIX_VC_USER_HOME=$home
 export SPMIX_VC_MUNGE_SOCKET=$STATE/munge/munge.socket
+# Debian's python3 (has mpi4py); the first python3 in PATH may be another one
+export SPMIX_VC_PYTHON=/usr/bin/python3
 EOF
     chmod 644 "$STATE/env.sh"
 }

@@ -78,6 +78,15 @@ if run "srun --mpi=list" srun --mpi=list; then
     else fail "srun --mpi=list lacks:$missing" "$out"; fi
 fi
 
+# 2b. the project's plugin, when given: a plain (non-MPI) step through it
+if [ -n "$plugindir" ] && [ -f "$plugindir/mpi_spmix.so" ]; then
+    if run "srun --mpi=spmix hostname" srun --mpi=spmix -N3 -n3 hostname; then
+        got=$(printf '%s\n' "$out" | sort | tr '\n' ' ')
+        if [ "$got" = "vn1 vn2 vn3 " ]; then pass "srun --mpi=spmix -N3 -n3 hostname ($dur s)"
+        else fail "srun --mpi=spmix hostname: unexpected output" "$out"; fi
+    fi
+fi
+
 # 3. a batch job whose script runs a step on every node
 cat >"$work/job.sh" <<'EOF'
 #!/bin/sh
@@ -134,6 +143,14 @@ if run "mpicc.openmpi hello.c" mpicc.openmpi -o "$work/hello" "$work/hello.c"; t
     if run "srun --mpi=pmix hello ($SPMIX_VC_USER)" su -s /bin/sh "$SPMIX_VC_USER" -c \
             ". '$SPMIX_VC_DIR/env.sh' && cd && OMPI_MCA_mpi_yield_when_idle=1 srun --mpi=pmix -N3 -n6 '$work/hello'"; then
         check_hello "$SPMIX_VC_USER, $dur s"
+    fi
+    # mpi4py (Debian's python3 and Open MPI) over the same path
+    if run "srun --mpi=pmix mpi4py" srun --mpi=pmix -N3 -n3 "$SPMIX_VC_PYTHON" -c \
+            'from mpi4py import MPI; import socket; c = MPI.COMM_WORLD; print("mpi4py", c.rank, c.size, socket.gethostname(), c.allreduce(c.rank))'; then
+        got=$(printf '%s\n' "$out" | grep '^mpi4py' | sort | tr '\n' ' ')
+        if [ "$got" = "mpi4py 0 3 vn1 3 mpi4py 1 3 vn2 3 mpi4py 2 3 vn3 3 " ]; then
+            pass "srun --mpi=pmix mpi4py, 3 ranks on 3 nodes ($dur s)"
+        else fail "srun --mpi=pmix mpi4py: unexpected output" "$out"; fi
     fi
 fi
 t2=$(now)
