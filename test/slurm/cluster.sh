@@ -253,9 +253,11 @@ do_down() {
 # --- up --------------------------------------------------------------------
 
 install_packages() {
-    local p missing="" made_policy=0
+    local p installed missing="" made_policy=0
+    # shellcheck disable=SC2086
+    installed=" $(dpkg-query -W -f='${Package}:${Status} ' $PKGS 2>/dev/null || true)"
     for p in $PKGS; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+        case $installed in *" $p:install ok installed "*) ;; *) missing="$missing $p" ;; esac
     done
     [ -z "$missing" ] && return 0
     say "installing$missing"
@@ -430,7 +432,9 @@ do_up() {
         die "subnet $NET.0/24 already in use on this host (set SPMIX_VC_NET)"
     fi
 
+    vlog "up: packages"
     install_packages
+    vlog "up: user"
     ensure_user
     dpd=$(debian_plugin_dir)
     if [ -n "$plugindir" ]; then
@@ -452,6 +456,7 @@ do_up() {
     : >"$STATE/procs"
     [ -d /run/netns ] || touch "$STATE/netns-dir-created"
 
+    vlog "up: munged"
     # munge: own key, socket, pid, seed, log
     mungekey --create --keyfile="$STATE/munge/munge.key" 2>/dev/null ||
         dd if=/dev/urandom of="$STATE/munge/munge.key" bs=1024 count=1 status=none
@@ -461,6 +466,7 @@ do_up() {
         --pid-file="$STATE/munge/munged.pid" --seed-file="$STATE/munge/munged.seed" \
         --log-file="$STATE/log/munged.log"
 
+    vlog "up: network"
     # network: bridge in the root namespace, one namespace + veth per node
     ip link add "$BRIDGE" type bridge
     ip addr add "$NET.1/24" dev "$BRIDGE"
@@ -486,6 +492,7 @@ do_up() {
         chmod 1777 "$STATE/nodes/vn$k/tmp"
     done
 
+    vlog "up: config, waiting for munged"
     write_conf "$n" "$plugindir" "$cpus" "$debug" "$extra"
     write_env "$n" "$plugindir"
     export SLURM_CONF=$STATE/slurm.conf
@@ -499,6 +506,7 @@ do_up() {
         k=$((k - 1)); sleep 0.1
     done
 
+    vlog "up: slurm daemons"
     # slurmctld: own UTS namespace so its host name is the SlurmctldHost name
     start_proc slurmctld "$STATE/log/slurmctld.out" unshare --uts /bin/sh -c \
         "hostname $CTL_NAME && exec slurmctld -D -c -f '$SLURM_CONF'"
@@ -508,7 +516,9 @@ do_up() {
             "mount --bind '$STATE/hosts' /etc/hosts && hostname vn$k && exec slurmd -D -f '$SLURM_CONF' -N vn$k"
     done
 
+    vlog "up: waiting for the nodes"
     wait_nodes "$n" idle || exit 1
+    vlog "up: done"
     trap - EXIT
     say "up: $n nodes (vn[1-$n]) idle; PluginDir=$plugindir"
     say "environment: . $STATE/env.sh"
