@@ -1,11 +1,18 @@
 /* client.h - state of the PMIx client side of this process, shared by the
- * files of lib/client/. Everything in `spx_client` except the init counter is
- * owned by the progress thread: public calls validate their arguments on the
- * caller's thread, copy what they need into a request object and shift it.
+ * files of lib/client/.
+ *
+ * Hot paths avoid thread hops: the key/value stores, the pending-request table
+ * and the sending side of the socket are guarded by one mutex
+ * (spx_client.lock), so PMIx_Put, a PMIx_Get answered locally, PMIx_Commit and
+ * the sending of any request run on the caller's thread. Only the reading side
+ * of the connection (replies, events), event handlers and completion callbacks
+ * live on the progress thread. Lock order: never call out (user callbacks,
+ * progress shifts that wait) while holding spx_client.lock.
  *
  * Requests to the server go through spx_client_request(): it numbers the
- * frame, remembers the reply handler under that number and sends. Replies are
- * matched by number; unprompted EVENT frames go to the event code. When the
+ * frame, remembers the reply handler under that number and writes the frame
+ * (from whatever thread calls it). Replies are matched by number on the
+ * progress thread; unprompted EVENT frames go to the event code. When the
  * connection is lost every pending request completes with PMIX_ERR_UNREACH.
  */
 #ifndef SPX_CLIENT_CLIENT_H
@@ -41,9 +48,9 @@ struct spx_client {
     uint32_t job_size;
     char *server_path;        /* owned */
 
-    /* progress-thread state */
-    spx_conn_t *conn;         /* NULL in singleton mode or after loss */
-    bool conn_lost;
+    /* guarded by lock */
+    pthread_mutex_t lock;
+    int send_fd;              /* our dup of the socket for writing; -1 when gone */
     uint32_t next_seq;
     struct spx_pending *pending;
     spx_store_t *own;         /* this process's puts (all scopes) */
@@ -51,6 +58,9 @@ struct spx_client {
     spx_store_t *jobinfo;     /* registered job/node/proc info (rank WILDCARD = job level) */
     spx_store_t *internal;    /* PMIx_Store_internal data */
     spx_store_t *cache;       /* values fetched from the server; dropped after each fence */
+    /* progress-thread state */
+    spx_conn_t *conn;         /* reading side; NULL in singleton mode or after loss */
+    bool conn_lost;
     struct spx_evhdlr *handlers;
     size_t next_handler_id;
 };
@@ -60,7 +70,9 @@ extern struct spx_client spx_client;
 /* True when PMIx_Init has been called more times than PMIx_Finalize. */
 bool spx_client_initialized(void);
 
-/* Progress thread only. payload: bytes taken. fn may be NULL (no reply expected). */
+/* Any thread, without spx_client.lock held. payload: bytes taken. fn may be NULL
+ * (no reply expected); fn runs later on the progress thread, exactly once, iff
+ * PMIX_SUCCESS is returned. */
 pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg);
 
 /* Called by the connection code for EVENT frames (client_event.c). */

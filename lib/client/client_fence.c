@@ -1,8 +1,8 @@
 /* client_fence.c - PMIx_Fence / PMIx_Fence_nb on the client side.
  *
  * The caller's thread checks the arguments (NULL procs with nprocs > 0,
- * membership of the caller) and copies procs and directives; the progress
- * thread sends one FENCE request and calls back with the server's status.
+ * membership of the caller), copies procs and directives and sends one FENCE
+ * request; its reply, read on the progress thread, calls back with the status.
  * A collecting fence drops the client's cache of fetched values so that data
  * changed or deleted by the fence is read afresh. A singleton completes at
  * once (PMIX_OPERATION_SUCCEEDED). A NULL cbfunc makes Fence_nb blocking.
@@ -59,20 +59,6 @@ static void fence_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     fence_finish(r, status);
 }
 
-static void fence_on_thread(void *arg)
-{
-    struct fence_req *r = arg;
-    spx_buf_t b;
-    spx_buf_init(&b);
-    spx_codec_push_proc_array(&b, r->procs, r->nprocs);
-    spx_codec_push_info_array(&b, r->info, r->ninfo);
-    pmix_status_t rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
-                                          : spx_client_request(SPX_MSG_FENCE, &b, fence_reply, r);
-    spx_buf_fini(&b);
-    if (rc != PMIX_SUCCESS)
-        fence_finish(r, rc);
-}
-
 /* Is this process among the participants? */
 static bool is_member(const pmix_proc_t *procs, size_t nprocs)
 {
@@ -122,11 +108,17 @@ static pmix_status_t fence_start(const pmix_proc_t procs[], size_t nprocs,
     r->collect = c && spx_info_true(c);
     r->cbfunc = cbfunc;
     r->cbdata = cbdata;
-    if (spx_progress_shift(fence_on_thread, r) != 0) {
+    /* sent from the caller's thread; the reply completes it on the progress thread */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_codec_push_proc_array(&b, r->procs, r->nprocs);
+    spx_codec_push_info_array(&b, r->info, r->ninfo);
+    pmix_status_t rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
+                                          : spx_client_request(SPX_MSG_FENCE, &b, fence_reply, r);
+    spx_buf_fini(&b);
+    if (rc != PMIX_SUCCESS)
         fence_req_free(r);
-        return PMIX_ERR_NOT_AVAILABLE;
-    }
-    return PMIX_SUCCESS;
+    return rc;
 }
 
 /* Checks shared by both forms; PMIX_SUCCESS to proceed. */

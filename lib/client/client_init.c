@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "client/client.h"
@@ -27,47 +29,54 @@
 
 #define SPX_HELLO_TIMEOUT_MS 30000
 
-struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER};
+struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER,
+                                .lock = PTHREAD_MUTEX_INITIALIZER,
+                                .send_fd = -1};
 
 bool spx_client_initialized(void)
 {
     return __atomic_load_n(&spx_client.init_count, __ATOMIC_ACQUIRE) > 0;
 }
 
-/* ---- requests and replies (progress thread) ---- */
+/* ---- requests and replies ---- */
 
-pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg)
+/* Writes one whole frame on fd (non-blocking socket), waiting for room when the
+ * socket is full. Called with spx_client.lock held. 0 or -1. */
+static int write_frame(int fd, uint8_t type, uint32_t seq, const spx_buf_t *payload)
 {
-    if (!spx_client.conn) {
-        spx_buf_fini(payload);
-        return PMIX_ERR_UNREACH;
-    }
-    uint32_t seq = ++spx_client.next_seq;
-    if (seq == 0)
-        seq = ++spx_client.next_seq;
-    struct spx_pending *p = NULL;
-    if (fn) {
-        p = calloc(1, sizeof(*p));
-        if (!p) {
-            spx_buf_fini(payload);
-            return PMIX_ERR_NOMEM;
+    spx_frame_hdr_t h = {.version = SPX_FRAME_VERSION, .type = type, .flags = 0, .seq = seq,
+                         .length = (uint32_t)payload->len};
+    uint8_t hdr[SPX_FRAME_HDR_LEN];
+    spx_frame_hdr_encode(&h, hdr);
+    struct iovec iov[2] = {{hdr, sizeof(hdr)}, {payload->data, payload->len}};
+    int n = payload->len ? 2 : 1, i = 0;
+    while (i < n) {
+        ssize_t w = writev(fd, iov + i, n - i);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return -1;
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            if (poll(&pfd, 1, SPX_HELLO_TIMEOUT_MS) <= 0) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+            continue;
         }
-        p->seq = seq;
-        p->fn = fn;
-        p->arg = arg;
+        while (i < n && (size_t)w >= iov[i].iov_len) {
+            w -= (ssize_t)iov[i].iov_len;
+            i++;
+        }
+        if (i < n) {
+            iov[i].iov_base = (uint8_t *)iov[i].iov_base + w;
+            iov[i].iov_len -= (size_t)w;
+        }
     }
-    if (spx_conn_send(spx_client.conn, type, 0, seq, payload) != 0) {
-        free(p);
-        return PMIX_ERR_UNREACH;
-    }
-    if (p) {
-        p->next = spx_client.pending;
-        spx_client.pending = p;
-    }
-    return PMIX_SUCCESS;
+    return 0;
 }
 
-static struct spx_pending *pending_take(uint32_t seq)
+static struct spx_pending *pending_take_locked(uint32_t seq)
 {
     for (struct spx_pending **pp = &spx_client.pending; *pp; pp = &(*pp)->next) {
         if ((*pp)->seq == seq) {
@@ -79,10 +88,60 @@ static struct spx_pending *pending_take(uint32_t seq)
     return NULL;
 }
 
+pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg)
+{
+    struct spx_pending *p = NULL;
+    if (fn && !(p = calloc(1, sizeof(*p)))) {
+        spx_buf_fini(payload);
+        return PMIX_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&spx_client.lock);
+    if (spx_client.send_fd < 0) {
+        pthread_mutex_unlock(&spx_client.lock);
+        free(p);
+        spx_buf_fini(payload);
+        return PMIX_ERR_UNREACH;
+    }
+    uint32_t seq = ++spx_client.next_seq;
+    if (seq == 0)
+        seq = ++spx_client.next_seq;
+    if (p) { /* registered before sending: the reply may come at once */
+        p->seq = seq;
+        p->fn = fn;
+        p->arg = arg;
+        p->next = spx_client.pending;
+        spx_client.pending = p;
+    }
+    int rc = write_frame(spx_client.send_fd, type, seq, payload);
+    if (rc != 0) {
+        spx_error("cannot send %s to the PMIx server: %s", spx_msg_type_str(type),
+                  strerror(errno));
+        if (p)
+            free(pending_take_locked(seq));
+    }
+    pthread_mutex_unlock(&spx_client.lock);
+    spx_buf_fini(payload);
+    return rc == 0 ? PMIX_SUCCESS : PMIX_ERR_UNREACH;
+}
+
+static struct spx_pending *pending_take(uint32_t seq)
+{
+    pthread_mutex_lock(&spx_client.lock);
+    struct spx_pending *p = pending_take_locked(seq);
+    pthread_mutex_unlock(&spx_client.lock);
+    return p;
+}
+
+/* Stops sending and completes every pending request with PMIX_ERR_UNREACH. */
 static void fail_all_pending(void)
 {
+    pthread_mutex_lock(&spx_client.lock);
     struct spx_pending *list = spx_client.pending;
     spx_client.pending = NULL;
+    if (spx_client.send_fd >= 0)
+        close(spx_client.send_fd);
+    spx_client.send_fd = -1;
+    pthread_mutex_unlock(&spx_client.lock);
     while (list) {
         struct spx_pending *p = list;
         list = p->next;
@@ -238,7 +297,19 @@ static void attach_on_thread(void *arg)
     char label[PMIX_MAX_NSLEN + 32];
     snprintf(label, sizeof(label), "server of %s.%u", spx_client.myproc.nspace,
              spx_client.myproc.rank);
-    spx_client.conn = spx_conn_create(spx_progress_base(), r->fd, label, on_frame, on_close, NULL);
+    int send_fd = dup(r->fd);
+    if (send_fd < 0)
+        close(r->fd);
+    spx_client.conn = send_fd < 0 ? NULL
+                                  : spx_conn_create(spx_progress_base(), r->fd, label, on_frame,
+                                                    on_close, NULL);
+    if (!spx_client.conn && send_fd >= 0) {
+        close(send_fd);
+        send_fd = -1;
+    }
+    pthread_mutex_lock(&spx_client.lock);
+    spx_client.send_fd = send_fd;
+    pthread_mutex_unlock(&spx_client.lock);
     spx_client.conn_lost = spx_client.conn == NULL;
     spx_wait_signal(&r->wait, spx_client.conn ? PMIX_SUCCESS : PMIX_ERR_UNREACH);
 }
@@ -396,7 +467,9 @@ static void teardown_on_thread(void *arg)
     }
     fail_all_pending();
     spx_client_event_clear();
+    pthread_mutex_lock(&spx_client.lock);
     free_stores();
+    pthread_mutex_unlock(&spx_client.lock);
     spx_wait_signal(w, PMIX_SUCCESS);
 }
 

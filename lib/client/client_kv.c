@@ -27,43 +27,29 @@ static bool key_ok(const char *key)
 
 void spx_client_cache_reset(void)
 {
-    spx_store_destroy(spx_client.cache);
-    spx_client.cache = spx_store_create();
-}
-
-/* ---- put / store internal (blocking, arguments borrowed for the wait) ---- */
-
-struct put_req {
-    spx_wait_t wait;
-    spx_store_t **store; /* which store: own or internal */
-    const pmix_proc_t *proc;
-    const char *key;
-    const pmix_value_t *val;
-    pmix_scope_t scope;
-};
-
-static void put_on_thread(void *arg)
-{
-    struct put_req *r = arg;
-    pmix_status_t rc;
-    if (!*r->store)
-        rc = PMIX_ERR_INIT;
-    else if (spx_scope_is_delete(r->scope))
-        rc = spx_store_delete(*r->store, r->proc->nspace, r->proc->rank, r->key, r->scope);
-    else
-        rc = spx_store_put(*r->store, r->proc->nspace, r->proc->rank, r->key, r->val, r->scope);
-    spx_wait_signal(&r->wait, rc);
-}
-
-static pmix_status_t run_put(struct put_req *r)
-{
-    spx_wait_init(&r->wait);
-    if (spx_progress_shift(put_on_thread, r) != 0) {
-        spx_wait_fini(&r->wait);
-        return PMIX_ERR_NOT_AVAILABLE;
+    pthread_mutex_lock(&spx_client.lock);
+    if (spx_client.cache) {
+        spx_store_destroy(spx_client.cache);
+        spx_client.cache = spx_store_create();
     }
-    pmix_status_t rc = spx_wait_block(&r->wait);
-    spx_wait_fini(&r->wait);
+    pthread_mutex_unlock(&spx_client.lock);
+}
+
+/* ---- put / store internal: on the caller's thread, under the client lock ---- */
+
+/* store_sel: which store (own puts or internal data). */
+static pmix_status_t put_locked(spx_store_t **store_sel, const pmix_proc_t *proc, const char *key,
+                                const pmix_value_t *val, pmix_scope_t scope)
+{
+    pthread_mutex_lock(&spx_client.lock);
+    pmix_status_t rc;
+    if (!*store_sel)
+        rc = PMIX_ERR_INIT;
+    else if (spx_scope_is_delete(scope))
+        rc = spx_store_delete(*store_sel, proc->nspace, proc->rank, key, scope);
+    else
+        rc = spx_store_put(*store_sel, proc->nspace, proc->rank, key, val, scope);
+    pthread_mutex_unlock(&spx_client.lock);
     return rc;
 }
 
@@ -71,16 +57,11 @@ SPX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_val
 {
     if (!spx_client_initialized())
         return PMIX_ERR_INIT;
-    pmix_status_t rc = spx_progress_guard("PMIx_Put");
-    if (rc != PMIX_SUCCESS)
-        return rc;
     if (!key_ok(key) || scope == PMIX_SCOPE_UNDEF || scope > PMIX_DEL_INTERNAL)
         return PMIX_ERR_BAD_PARAM;
     if (!spx_scope_is_delete(scope) && !val)
         return PMIX_ERR_BAD_PARAM;
-    struct put_req r = {.store = &spx_client.own, .proc = &spx_client.myproc, .key = key,
-                        .val = val, .scope = scope};
-    return run_put(&r);
+    return put_locked(&spx_client.own, &spx_client.myproc, key, val, scope);
 }
 
 SPX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
@@ -88,55 +69,41 @@ SPX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char
 {
     if (!spx_client_initialized())
         return PMIX_ERR_INIT;
-    pmix_status_t rc = spx_progress_guard("PMIx_Store_internal");
-    if (rc != PMIX_SUCCESS)
-        return rc;
     if (!proc || !key_ok(key) || !val)
         return PMIX_ERR_BAD_PARAM;
-    struct put_req r = {.store = &spx_client.internal, .proc = proc, .key = key, .val = val,
-                        .scope = PMIX_INTERNAL};
-    return run_put(&r);
+    return put_locked(&spx_client.internal, proc, key, val, PMIX_INTERNAL);
 }
 
-/* ---- commit ---- */
-
-static void commit_on_thread(void *arg)
-{
-    spx_wait_t *w = arg;
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (!spx_client.singleton && spx_client.own) {
-        spx_buf_t b;
-        spx_buf_init(&b);
-        uint64_t max_seq = spx_client.committed_seq;
-        size_t n = spx_records_push_proc(&b, spx_client.own, spx_client.myproc.nspace,
-                                         spx_client.myproc.rank, spx_client.committed_seq,
-                                         SPX_SCOPES_COMMIT, false, &max_seq);
-        if (spx_buf_failed(&b))
-            rc = PMIX_ERR_NOMEM;
-        else if (n > 0)
-            rc = spx_client_request(SPX_MSG_COMMIT, &b, NULL, NULL);
-        spx_buf_fini(&b);
-        if (rc == PMIX_SUCCESS)
-            spx_client.committed_seq = max_seq;
-    }
-    spx_wait_signal(w, rc);
-}
+/* ---- commit: encoded under the lock, sent from the caller's thread (no reply) ---- */
 
 SPX_EXPORT pmix_status_t PMIx_Commit(void)
 {
     if (!spx_client_initialized())
         return PMIX_ERR_INIT;
-    pmix_status_t rc = spx_progress_guard("PMIx_Commit");
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    spx_wait_t w;
-    spx_wait_init(&w);
-    if (spx_progress_shift(commit_on_thread, &w) != 0) {
-        spx_wait_fini(&w);
-        return PMIX_ERR_NOT_AVAILABLE;
+    if (spx_client.singleton)
+        return PMIX_SUCCESS;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    pthread_mutex_lock(&spx_client.lock);
+    uint64_t max_seq = spx_client.committed_seq;
+    size_t n = 0;
+    if (spx_client.own)
+        n = spx_records_push_proc(&b, spx_client.own, spx_client.myproc.nspace,
+                                  spx_client.myproc.rank, spx_client.committed_seq,
+                                  SPX_SCOPES_COMMIT, false, &max_seq);
+    pthread_mutex_unlock(&spx_client.lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (spx_buf_failed(&b))
+        rc = PMIX_ERR_NOMEM;
+    else if (n > 0)
+        rc = spx_client_request(SPX_MSG_COMMIT, &b, NULL, NULL);
+    spx_buf_fini(&b);
+    if (rc == PMIX_SUCCESS) {
+        pthread_mutex_lock(&spx_client.lock);
+        if (max_seq > spx_client.committed_seq)
+            spx_client.committed_seq = max_seq;
+        pthread_mutex_unlock(&spx_client.lock);
     }
-    rc = spx_wait_block(&w);
-    spx_wait_fini(&w);
     return rc;
 }
 
@@ -165,6 +132,7 @@ static void get_finish(struct get_req *r, pmix_status_t status, pmix_value_t *va
     get_req_free(r);
 }
 
+/* Called with spx_client.lock held; the result is borrowed until it is released. */
 static const pmix_value_t *lookup_local(const struct get_req *r)
 {
     const char *ns = r->proc.nspace;
@@ -201,35 +169,37 @@ static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
             spx_conn_close(spx_client.conn, "malformed GET reply", 1);
         status = PMIX_ERR_UNPACK_FAILURE;
     }
+    pthread_mutex_lock(&spx_client.lock);
     if (status == PMIX_SUCCESS && spx_client.cache)
         spx_store_put(spx_client.cache, r->proc.nspace, r->proc.rank, r->key, &val, PMIX_GLOBAL);
+    pthread_mutex_unlock(&spx_client.lock);
     get_finish(r, status, &val);
     PMIx_Value_destruct(&val);
 }
 
-static void get_on_thread(void *arg)
+/* Local answer, on any thread. PMIX_SUCCESS with *copy filled (caller destructs),
+ * PMIX_ERR_NOT_FOUND when the server must be asked, or a final error. */
+static pmix_status_t get_local(const struct get_req *r, pmix_value_t *copy)
 {
-    struct get_req *r = arg;
-    if (!spx_client.own) {
-        get_finish(r, PMIX_ERR_INIT, NULL);
-        return;
+    pthread_mutex_lock(&spx_client.lock);
+    pmix_status_t rc = PMIX_ERR_INIT;
+    if (spx_client.own) {
+        const pmix_value_t *v = lookup_local(r);
+        rc = v ? PMIx_Value_xfer(copy, v) : PMIX_ERR_NOT_FOUND;
     }
-    const pmix_value_t *v = lookup_local(r);
-    if (v) {
-        pmix_value_t copy;
-        if (PMIx_Value_xfer(&copy, v) != PMIX_SUCCESS) {
-            get_finish(r, PMIX_ERR_NOMEM, NULL);
-            return;
-        }
-        get_finish(r, PMIX_SUCCESS, &copy);
-        PMIx_Value_destruct(&copy);
-        return;
-    }
+    pthread_mutex_unlock(&spx_client.lock);
+    return rc;
+}
+
+/* True when a miss is final: nobody else can know the key. */
+static bool miss_is_final(const struct get_req *r)
+{
     bool self = PMIX_CHECK_PROCID(&r->proc, &spx_client.myproc);
-    if (spx_client.singleton || (self && !spx_key_is_reserved(r->key))) {
-        get_finish(r, PMIX_ERR_NOT_FOUND, NULL);
-        return;
-    }
+    return spx_client.singleton || (self && !spx_key_is_reserved(r->key));
+}
+
+static void get_ask_server(struct get_req *r)
+{
     spx_buf_t b;
     spx_buf_init(&b);
     spx_codec_push_proc(&b, &r->proc);
@@ -240,6 +210,33 @@ static void get_on_thread(void *arg)
     spx_buf_fini(&b);
     if (rc != PMIX_SUCCESS)
         get_finish(r, rc, NULL);
+}
+
+/* Completes a request on the progress thread (callbacks always run there). */
+static void get_on_thread(void *arg)
+{
+    struct get_req *r = arg;
+    pmix_value_t copy = {.type = PMIX_UNDEF};
+    pmix_status_t rc = get_local(r, &copy);
+    if (rc == PMIX_SUCCESS) {
+        get_finish(r, PMIX_SUCCESS, &copy);
+        PMIx_Value_destruct(&copy);
+    } else if (rc != PMIX_ERR_NOT_FOUND || miss_is_final(r)) {
+        get_finish(r, rc, NULL);
+    } else {
+        get_ask_server(r);
+    }
+}
+
+/* Fills target proc and key of r (NULL proc: this process; UNDEF rank: wildcard). */
+static void get_req_target(struct get_req *r, const pmix_proc_t *proc, const char *key)
+{
+    r->proc = proc ? *proc : spx_client.myproc;
+    if (r->proc.rank == PMIX_RANK_UNDEF)
+        r->proc.rank = PMIX_RANK_WILDCARD;
+    if (!r->proc.nspace[0])
+        PMIX_LOAD_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
+    PMIX_LOAD_KEY(r->key, key);
 }
 
 SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
@@ -253,12 +250,7 @@ SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
     struct get_req *r = calloc(1, sizeof(*r));
     if (!r)
         return PMIX_ERR_NOMEM;
-    r->proc = proc ? *proc : spx_client.myproc;
-    if (r->proc.rank == PMIX_RANK_UNDEF)
-        r->proc.rank = PMIX_RANK_WILDCARD;
-    if (!r->proc.nspace[0])
-        PMIX_LOAD_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
-    PMIX_LOAD_KEY(r->key, key);
+    get_req_target(r, proc, key);
     if (ninfo > 0 && spx_info_array_dup(&r->info, info, ninfo) != PMIX_SUCCESS) {
         free(r);
         return PMIX_ERR_NOMEM;
@@ -296,9 +288,21 @@ SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     pmix_status_t rc = spx_progress_guard("PMIx_Get");
     if (rc != PMIX_SUCCESS)
         return rc;
-    if (!val)
+    if (!val || !key_ok(key) || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     *val = NULL;
+    /* fast path: answered from what this process already holds, no thread hop */
+    struct get_req local = {.info = NULL};
+    get_req_target(&local, proc, key);
+    pmix_value_t copy = {.type = PMIX_UNDEF};
+    rc = get_local(&local, &copy);
+    if (rc == PMIX_SUCCESS) {
+        rc = spx_value_copy(val, &copy);
+        PMIx_Value_destruct(&copy);
+        return rc;
+    }
+    if (rc != PMIX_ERR_NOT_FOUND || miss_is_final(&local))
+        return rc;
     struct get_wait gw = {.val = NULL};
     spx_wait_init(&gw.wait);
     rc = PMIx_Get_nb(proc, key, info, ninfo, get_wait_cb, &gw);

@@ -114,12 +114,14 @@ static void query_on_thread(void *arg)
         PMIX_INFO_CREATE(info, nkeys);
     bool all_local = info != NULL;
     size_t n = 0;
-    for (size_t q = 0; all_local && q < r->nqueries; q++) {
+    pthread_mutex_lock(&spx_client.lock);
+    for (size_t q = 0; all_local && spx_client.jobinfo && q < r->nqueries; q++) {
         if (r->queries[q].nqual > 0)
             all_local = false; /* qualified queries go to the server */
         for (size_t k = 0; all_local && r->queries[q].keys && r->queries[q].keys[k]; k++)
             all_local = answer_locally(r->queries[q].keys[k], &info[n++]);
     }
+    pthread_mutex_unlock(&spx_client.lock);
     if (all_local) {
         query_finish(r, PMIX_SUCCESS, info, nkeys);
         return;
@@ -263,6 +265,7 @@ struct resolve_req {
     pmix_proc_t *procs;   /* result, malloc'd */
     size_t nprocs;
     char *nodelist;       /* result, malloc'd */
+    pmix_status_t status;
 };
 
 /* Finds the ranks string of nodename (NULL: local peers). Returns malloc'd or NULL. */
@@ -294,9 +297,23 @@ static char *ranks_of_node(const char *nodename)
     return out;
 }
 
+static void resolve_locked(struct resolve_req *r);
+
 static void resolve_on_thread(void *arg)
 {
     struct resolve_req *r = arg;
+    pthread_mutex_lock(&spx_client.lock);
+    if (spx_client.jobinfo)
+        resolve_locked(r);
+    else
+        r->status = PMIX_ERR_INIT;
+    pthread_mutex_unlock(&spx_client.lock);
+    spx_wait_signal(&r->wait, r->status);
+}
+
+/* Computes the answer into r (r->status); called with spx_client.lock held. */
+static void resolve_locked(struct resolve_req *r)
+{
     pmix_status_t rc = PMIX_SUCCESS;
     if (r->want_nodes) {
         const char *nodes = map_string(PMIX_NODE_MAP);
@@ -307,7 +324,7 @@ static void resolve_on_thread(void *arg)
         }
         r->nodelist = nodes ? strdup(nodes) : NULL;
         rc = r->nodelist ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
-        spx_wait_signal(&r->wait, rc);
+        r->status = rc;
         return;
     }
     char *ranks = ranks_of_node(r->nodename);
@@ -318,7 +335,7 @@ static void resolve_on_thread(void *arg)
         n++;
     if (n == 0) {
         split_free(rv);
-        spx_wait_signal(&r->wait, PMIX_ERR_NOT_FOUND);
+        r->status = PMIX_ERR_NOT_FOUND;
         return;
     }
     r->procs = calloc(n, sizeof(pmix_proc_t));
@@ -327,7 +344,7 @@ static void resolve_on_thread(void *arg)
                          (pmix_rank_t)strtoul(rv[i], NULL, 10));
     r->nprocs = r->procs ? n : 0;
     split_free(rv);
-    spx_wait_signal(&r->wait, r->procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM);
+    r->status = r->procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
 }
 
 static pmix_status_t run_resolve(struct resolve_req *r)

@@ -285,7 +285,7 @@ START_TEST(net_subset_and_back_to_back)
     memset(res, 0, sizeof(res));
     for (int k = 0; k < 5; k++)
         for (uint32_t i = 0; i < 8; i++) {
-            char c[8];
+            char c[16];
             snprintf(c, sizeof(c), "%d", k);
             ck_assert_int_eq(spx_tree_coll_start(cl->nodes[i].t, "overlap", nodes, 8, 0, 0, c, 1,
                                                  30.0, done_cb, &res[k][i]),
