@@ -25,15 +25,19 @@ static void spx_run_out_write(int fd, const char *p, size_t n)
     }
 }
 
+/* One write per line, so lines of different writers sharing dest (the
+ * nodes of a multi-node job) do not interleave. */
 static void spx_run_out_line(struct spx_run_out *o, const char *p, size_t n)
 {
-    char tag[32];
-    int t = snprintf(tag, sizeof(tag), "[%u] ", o->rank);
+    char line[sizeof(o->buf) + 40];
+    int t = snprintf(line, sizeof(line), "[%u] ", o->rank);
+    size_t len = (size_t)t;
 
-    spx_run_out_write(o->dest, tag, (size_t)t);
-    spx_run_out_write(o->dest, p, n);
+    memcpy(line + len, p, n);
+    len += n;
     if (n == 0 || p[n - 1] != '\n')
-        spx_run_out_write(o->dest, "\n", 1);
+        line[len++] = '\n';
+    spx_run_out_write(o->dest, line, len);
 }
 
 void spx_run_out_init(struct spx_run_out *o, int fd, int dest, uint32_t rank)

@@ -1,0 +1,640 @@
+/*
+ * run_node: one node of an spmix-run job (see run_node.h).
+ *
+ * Data flow: spx_run_node_main() starts the server with run_host's module
+ * (plus the SPMIX_TREE_* attributes under a launcher), registers one namespace
+ * built by run_jobinfo for the whole job (local_node = this node), and forks
+ * the node's ranks with the environment from PMIx_server_setup_fork. It then
+ * loops on poll() over a signalfd (children, SIGINT/SIGTERM/SIGHUP), the wake
+ * pipe the host module writes to (aborts), the launcher's control pipe and,
+ * with --tag-output, the ranks' output pipes. An abort or an abnormal death
+ * ends the job early: the ranks of the job are notified
+ * (PMIX_ERR_PROC_ABORTED; the server relays it to the other nodes), the
+ * launcher is told (END), and the local ranks get SIGTERM after a grace
+ * period, then SIGKILL. When every local rank is reaped the node reports DONE
+ * and, under a launcher, waits for FINISH before it tears the server down, so
+ * no node leaves the tree while others still use it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "run_node.h"
+#include "run_host.h"
+#include "run_jobinfo.h"
+#include "run_out.h"
+
+#include <pmix.h>
+#include <spmix.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run_sync.h"
+
+#define SPX_RUN_TERM_DELAY 0.2     /* s between notifying and SIGTERM (one node) */
+#define SPX_RUN_TERM_DELAY_MN 1.0  /* the same across nodes: the event travels further */
+#define SPX_RUN_KILL_GRACE 2.0     /* s between SIGTERM and SIGKILL */
+
+extern char **environ;
+
+struct spx_run_proc {
+    uint32_t rank;
+    pid_t pid;
+    bool running;
+};
+
+static struct {
+    const struct spx_run_node_cfg *cfg;
+    const struct spx_run_opts *o;
+    char tmpdir[PATH_MAX];
+    struct spx_run_proc *procs;    /* nlocal entries */
+    uint32_t nlocal, running;
+    struct spx_run_out *outs;      /* 2 per local rank with --tag-output */
+    int sigfd, wake[2];
+    const sigset_t *oldmask;
+    bool ending, termed, killed, done_sent, finish, ctl_open;
+    int end_code, worst;
+    double term_delay, term_at, kill_at, deadline;
+    struct spx_run_msgbuf ctl;
+} N = { .sigfd = -1, .wake = { -1, -1 } };
+
+/* Messages name the node when there are several. */
+#define node_msg(fmt, ...)                                                              \
+    do {                                                                                \
+        if (N.o->nodes > 1)                                                             \
+            fprintf(stderr, "spmix-run: node %u: " fmt, N.cfg->index, ##__VA_ARGS__);   \
+        else                                                                            \
+            fprintf(stderr, "spmix-run: " fmt, ##__VA_ARGS__);                          \
+    } while (0)
+
+/* ---- the job ---- */
+
+static void spx_run_notify_done(pmix_status_t status, void *cbdata)
+{
+    pmix_info_t *info = cbdata;
+
+    (void)status;
+    PMIX_INFO_FREE(info, 1);
+}
+
+/* Tell every rank of the job that rank died or aborted. */
+static void spx_run_notify_aborted(uint32_t rank)
+{
+    pmix_proc_t proc;
+    pmix_info_t *info;
+    pmix_status_t rc;
+
+    PMIX_LOAD_PROCID(&proc, N.cfg->nspace, rank);
+    PMIX_INFO_CREATE(info, 1);
+    if (info == NULL)
+        return;
+    PMIx_Info_load(&info[0], PMIX_EVENT_AFFECTED_PROC, &proc, PMIX_PROC);
+    rc = PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &proc, PMIX_RANGE_NAMESPACE, info, 1,
+                           spx_run_notify_done, info);
+    if (rc != PMIX_SUCCESS)
+        PMIX_INFO_FREE(info, 1);
+}
+
+static void spx_run_signal_all(int sig)
+{
+    for (uint32_t i = 0; i < N.nlocal; i++)
+        if (N.procs[i].running)
+            kill(-N.procs[i].pid, sig);
+}
+
+/* End the job early with code: the ranks get SIGTERM after delay seconds,
+ * then SIGKILL. The first cause wins; a local cause is reported upwards. */
+static void spx_run_end(int code, double delay, bool local)
+{
+    if (N.ending)
+        return;
+    N.ending = true;
+    N.end_code = code;
+    N.term_at = spx_run_now() + delay;
+    N.kill_at = N.term_at + SPX_RUN_KILL_GRACE;
+    if (local && N.cfg->report_fd >= 0)
+        spx_run_msg_send(N.cfg->report_fd, SPX_RUN_MSG_END, N.cfg->index, code);
+}
+
+static void spx_run_check_abort(void)
+{
+    uint32_t rank;
+    int status;
+    char msg[1024];
+
+    if (!spx_run_host_take_abort(&rank, &status, msg, sizeof(msg)))
+        return;
+    node_msg("rank %u called PMIx_Abort with status %d: %s\n", rank, status, msg);
+    if (!N.ending)
+        spx_run_notify_aborted(rank);
+    spx_run_end(status & 0xff, N.term_delay, true);
+}
+
+static void spx_run_reaped(struct spx_run_proc *p, int wstatus)
+{
+    int code = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+    bool finalized = spx_run_host_finalized(p->rank);
+
+    p->running = false;
+    N.running--;
+    if (N.ending)
+        return;
+    if (WIFSIGNALED(wstatus) || (code != 0 && !finalized)) {
+        if (WIFSIGNALED(wstatus))
+            node_msg("rank %u (pid %d) was killed by signal %d (%s); ending the job\n", p->rank,
+                     (int)p->pid, WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+        else
+            node_msg("rank %u (pid %d) exited with status %d before PMIx_Finalize; "
+                     "ending the job\n", p->rank, (int)p->pid, code);
+        spx_run_notify_aborted(p->rank);
+        spx_run_end(code, N.term_delay, true);
+        return;
+    }
+    if (code > N.worst)
+        N.worst = code;
+}
+
+static void spx_run_reap(void)
+{
+    int wstatus;
+    pid_t pid;
+
+    spx_run_check_abort();   /* an abort's status wins over the exit it causes */
+    while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+        for (uint32_t i = 0; i < N.nlocal; i++)
+            if (N.procs[i].running && N.procs[i].pid == pid) {
+                spx_run_reaped(&N.procs[i], wstatus);
+                break;
+            }
+    }
+}
+
+/* Drain the signalfd: children and termination requests. */
+static void spx_run_signals(void)
+{
+    struct signalfd_siginfo si;
+
+    while (read(N.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGCHLD) {
+            spx_run_reap();
+        } else if (!N.ending) {
+            node_msg("received signal %u (%s); ending the job\n", si.ssi_signo,
+                     strsignal((int)si.ssi_signo));
+            spx_run_end(128 + (int)si.ssi_signo, 0, true);
+        }
+    }
+    spx_run_reap();   /* signals coalesce: never miss a child */
+}
+
+static void spx_run_ctl_msg(const struct spx_run_msg *m, void *arg)
+{
+    (void)arg;
+    if (m->type == SPX_RUN_MSG_END)
+        spx_run_end(m->b, m->a ? 0 : N.term_delay, false);
+    else if (m->type == SPX_RUN_MSG_FINISH)
+        N.finish = true;
+}
+
+static void spx_run_ctl(void)
+{
+    if (spx_run_msg_recv(N.cfg->ctl_fd, &N.ctl, spx_run_ctl_msg, NULL) == 0) {
+        N.ctl_open = false;
+        N.finish = true;
+        if (N.running > 0 && !N.ending)
+            node_msg("the launcher is gone; ending the job\n");
+        spx_run_end(1, 0, false);
+    }
+}
+
+static void spx_run_timers(void)
+{
+    double now = spx_run_now();
+
+    if (!N.ending && N.deadline > 0 && now >= N.deadline) {
+        node_msg("timeout of %g s reached; ending the job\n", N.o->timeout);
+        spx_run_end(SPX_RUN_TIMEOUT_CODE, 0, true);
+    }
+    if (N.ending && !N.termed && now >= N.term_at) {
+        N.termed = true;
+        spx_run_signal_all(SIGTERM);
+    }
+    if (N.ending && !N.killed && now >= N.kill_at) {
+        N.killed = true;
+        spx_run_signal_all(SIGKILL);
+    }
+}
+
+static int spx_run_poll_ms(void)
+{
+    double now = spx_run_now(), next = -1;
+
+    if (!N.ending && N.deadline > 0)
+        next = N.deadline;
+    if (N.ending && !N.termed)
+        next = N.term_at;
+    else if (N.ending && !N.killed)
+        next = N.kill_at;
+    if (next < 0)
+        return -1;
+    return next <= now ? 0 : (int)((next - now) * 1000) + 1;
+}
+
+/* True once the local part of the job is over (ranks reaped, output drained
+ * or given up on). */
+static bool spx_run_local_over(double *drain_until)
+{
+    size_t nouts = N.o->tag ? 2 * (size_t)N.nlocal : 0;
+    bool outs_open = false;
+
+    if (N.running > 0)
+        return false;
+    for (size_t i = 0; i < nouts; i++)
+        outs_open |= N.outs[i].fd >= 0;
+    if (!outs_open)
+        return true;
+    /* output still open after the last exit (a grandchild?): wait briefly */
+    if (*drain_until == 0)
+        *drain_until = spx_run_now() + 1.0;
+    return spx_run_now() >= *drain_until;
+}
+
+/* pfd: 3 + (number of output streams) entries, the caller's. */
+static void spx_run_loop(struct pollfd *pfd)
+{
+    size_t nouts = N.o->tag ? 2 * (size_t)N.nlocal : 0, nfds;
+    double drain_until = 0;
+
+    for (;;) {
+        int ms;
+
+        if (spx_run_local_over(&drain_until)) {
+            if (!N.done_sent && N.cfg->report_fd >= 0)
+                spx_run_msg_send(N.cfg->report_fd, SPX_RUN_MSG_DONE, N.cfg->index,
+                                 N.ending ? N.end_code : N.worst);
+            N.done_sent = true;
+            if (N.cfg->ctl_fd < 0 || N.finish)
+                break;
+        }
+        nfds = 0;
+        pfd[nfds++] = (struct pollfd){ .fd = N.sigfd, .events = POLLIN };
+        pfd[nfds++] = (struct pollfd){ .fd = N.wake[0], .events = POLLIN };
+        pfd[nfds++] = (struct pollfd){ .fd = N.ctl_open ? N.cfg->ctl_fd : -1, .events = POLLIN };
+        for (size_t i = 0; i < nouts; i++)
+            pfd[nfds++] = (struct pollfd){ .fd = N.outs[i].fd, .events = POLLIN };
+        ms = spx_run_poll_ms();
+        if (N.running == 0 && !N.done_sent)
+            ms = 100;
+        if (poll(pfd, nfds, ms) < 0 && errno != EINTR)
+            break;
+        if (pfd[1].revents) {
+            char b[64];
+            while (read(N.wake[0], b, sizeof(b)) > 0)
+                ;
+            spx_run_check_abort();
+        }
+        for (size_t i = 0; i < nouts; i++)
+            if (pfd[3 + i].revents)
+                spx_run_out_pump(&N.outs[i]);
+        if (pfd[0].revents)
+            spx_run_signals();
+        if (pfd[2].revents)
+            spx_run_ctl();
+        spx_run_timers();
+    }
+    for (size_t i = 0; i < nouts; i++)
+        spx_run_out_close(&N.outs[i]);
+}
+
+/* ---- starting the ranks ---- */
+
+static size_t spx_run_namelen(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+
+    return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+/* The child's environment: ours, with -x VAR=VALUE and then the PMIx
+ * variables (pmixenv) replacing entries of the same name. The array is the
+ * caller's to free(); the strings stay borrowed. */
+static char **spx_run_env(char **pmixenv)
+{
+    size_t nbase = 0, nadd = 0, n = 0, nx = N.o->nx;
+    char **add, **env;
+
+    while (environ[nbase] != NULL)
+        nbase++;
+    while (pmixenv != NULL && pmixenv[nadd] != NULL)
+        nadd++;
+    add = calloc(nx + nadd + 1, sizeof(char *));
+    env = calloc(nbase + nx + nadd + 1, sizeof(char *));
+    if (add == NULL || env == NULL) {
+        free(add);
+        free(env);
+        return NULL;
+    }
+    for (size_t i = 0; i < nx; i++)   /* -x VAR alone: inherited already */
+        if (strchr(N.o->xvars[i], '=') != NULL)
+            add[n++] = N.o->xvars[i];
+    for (size_t i = 0; i < nadd; i++)
+        add[n++] = pmixenv[i];
+    nadd = n;
+    n = 0;
+    for (size_t i = 0; i < nbase; i++) {
+        size_t l = spx_run_namelen(environ[i]);
+        bool replaced = false;
+        for (size_t k = 0; k < nadd && !replaced; k++)
+            replaced = spx_run_namelen(add[k]) == l && strncmp(add[k], environ[i], l) == 0;
+        if (!replaced)
+            env[n++] = environ[i];
+    }
+    for (size_t k = 0; k < nadd; k++) {   /* a later duplicate wins */
+        size_t l = spx_run_namelen(add[k]);
+        bool later = false;
+        for (size_t j = k + 1; j < nadd && !later; j++)
+            later = spx_run_namelen(add[j]) == l && strncmp(add[j], add[k], l) == 0;
+        if (!later)
+            env[n++] = add[k];
+    }
+    free(add);
+    return env;
+}
+
+static void spx_run_free_argv(char **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        free(v[i]);
+    free(v);
+}
+
+static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
+{
+    struct spx_run_sync sync = SPX_RUN_SYNC_INIT;
+    pmix_proc_t proc;
+    pmix_status_t rc;
+    char **pmixenv = calloc(1, sizeof(char *)), **env;
+    int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+    bool tag = N.o->tag;
+    pid_t pid;
+
+    PMIX_LOAD_PROCID(&proc, N.cfg->nspace, p->rank);
+    rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, spx_run_sync_cb, &sync);
+    rc = spx_run_sync_wait(&sync, rc);
+    if (rc == PMIX_SUCCESS)
+        rc = pmixenv ? PMIx_server_setup_fork(&proc, &pmixenv) : PMIX_ERR_NOMEM;
+    if (rc != PMIX_SUCCESS) {
+        node_msg("cannot set up rank %u: %s\n", p->rank, PMIx_Error_string(rc));
+        spx_run_free_argv(pmixenv);
+        return -1;
+    }
+    env = spx_run_env(pmixenv);
+    if (env == NULL || (tag && (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0))) {
+        node_msg("cannot start a rank: %s\n", strerror(errno));
+        free(env);
+        spx_run_free_argv(pmixenv);
+        return -1;
+    }
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, N.oldmask, NULL);
+        if (tag && (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0))
+            _exit(127);
+        if (!tag && N.cfg->rank_err != 2 && dup2(N.cfg->rank_err, 2) < 0)
+            _exit(127);
+        environ = env;
+        execvp(N.o->argv[0], N.o->argv);
+        dprintf(2, "spmix-run: cannot execute %s: %s\n", N.o->argv[0], strerror(errno));
+        _exit(127);
+    }
+    free(env);
+    spx_run_free_argv(pmixenv);
+    if (tag) {
+        close(out[1]);
+        close(err[1]);
+    }
+    if (pid < 0) {
+        node_msg("fork: %s\n", strerror(errno));
+        if (tag) {
+            close(out[0]);
+            close(err[0]);
+        }
+        return -1;
+    }
+    setpgid(pid, pid);   /* also here: no race with an early kill(-pid) */
+    p->pid = pid;
+    p->running = true;
+    N.running++;
+    if (N.cfg->report_fd >= 0)
+        spx_run_msg_send(N.cfg->report_fd, SPX_RUN_MSG_SPAWNED, p->rank, (int32_t)pid);
+    if (tag) {
+        spx_run_out_init(&N.outs[2 * slot], out[0], 1, p->rank);
+        spx_run_out_init(&N.outs[2 * slot + 1], err[0], N.cfg->rank_err, p->rank);
+    }
+    return 0;
+}
+
+/* ---- the server ---- */
+
+static int spx_run_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static int spx_run_server_start(void)
+{
+    const char *td = getenv("TMPDIR");
+    pmix_info_t *info;
+    pmix_status_t rc;
+    size_t ninfo = 2;
+    uint32_t width = N.o->width, tmo = 30;
+
+    snprintf(N.tmpdir, sizeof(N.tmpdir), "%s/spmix-run.%d.XXXXXX", td && *td ? td : "/tmp",
+             (int)getpid());
+    if (mkdtemp(N.tmpdir) == NULL) {
+        node_msg("cannot create a directory %s: %s\n", N.tmpdir, strerror(errno));
+        N.tmpdir[0] = '\0';
+        return -1;
+    }
+    PMIX_INFO_CREATE(info, 7);
+    if (info == NULL)
+        return -1;
+    PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, N.tmpdir, PMIX_STRING);
+    PMIx_Info_load(&info[1], PMIX_SYSTEM_TMPDIR, N.tmpdir, PMIX_STRING);
+    if (N.cfg->addrs != NULL) {
+        pmix_byte_object_t bo = { .bytes = (char *)N.cfg->secret, .size = SPX_RUN_SECRET_LEN };
+        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_NODE_INDEX, &N.cfg->index, PMIX_UINT32);
+        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_ADDRS, N.cfg->addrs, PMIX_STRING);
+        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_SECRET, &bo, PMIX_BYTE_OBJECT);
+        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_TIMEOUT, &tmo, PMIX_UINT32);
+        if (width > 0)
+            PMIx_Info_load(&info[ninfo++], SPMIX_TREE_WIDTH, &width, PMIX_UINT32);
+    }
+    rc = PMIx_server_init(spx_run_host_module(), info, ninfo);
+    PMIX_INFO_FREE(info, 7);
+    if (rc != PMIX_SUCCESS) {
+        node_msg("PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Register the whole job; node i is "sim<i>" (the host name with one node). */
+static int spx_run_register_job(void)
+{
+    struct spx_run_sync sync = SPX_RUN_SYNC_INIT;
+    const struct spx_run_opts *o = N.o;
+    struct spx_jobinfo_node *nodes = calloc(o->nodes, sizeof(*nodes));
+    pmix_rank_t *ranks = calloc(o->n, sizeof(*ranks));
+    char (*names)[32] = calloc(o->nodes, sizeof(*names));
+    char host[256] = "localhost", nsdir[PATH_MAX + PMIX_MAX_NSLEN + 2];
+    struct spx_jobinfo job = { 0 };
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0, used = 0;
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+
+    if (nodes == NULL || ranks == NULL || names == NULL)
+        goto out;
+    gethostname(host, sizeof(host) - 1);
+    for (uint32_t k = 0; k < o->nodes; k++) {
+        uint32_t nr = spx_run_node_ranks(o, k, (uint32_t *)&ranks[used]);
+        snprintf(names[k], sizeof(names[k]), "sim%u", k);
+        nodes[k] = (struct spx_jobinfo_node){ .hostname = o->nodes > 1 ? names[k] : host,
+                                              .ranks = &ranks[used], .nranks = nr };
+        used += nr;
+    }
+    snprintf(nsdir, sizeof(nsdir), "%s/%s", N.tmpdir, N.cfg->nspace);
+    job.nspace = N.cfg->nspace;
+    job.job_size = o->n;
+    job.nodes = nodes;
+    job.nnodes = o->nodes;
+    job.local_node = N.cfg->index;
+    job.tmpdir = N.tmpdir;
+    job.nsdir = nsdir;
+    job.tdir_rmclean = true;
+    job.mapby = o->cyclic ? "node" : "slot";
+    rc = spx_jobinfo_build(&job, &info, &ninfo);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_server_register_nspace(N.cfg->nspace, (int)N.nlocal, info, ninfo,
+                                         spx_run_sync_cb, &sync);
+        rc = spx_run_sync_wait(&sync, rc);
+        PMIX_INFO_FREE(info, ninfo);
+    }
+out:
+    free(nodes);
+    free(ranks);
+    free(names);
+    if (rc != PMIX_SUCCESS) {
+        node_msg("cannot register the job: %s\n", PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Tear the server down; a library that does not answer within a few
+ * seconds is left alone (the process exits anyway) rather than waited for. */
+static void spx_run_server_stop(bool registered)
+{
+    static struct spx_run_sync sync = SPX_RUN_SYNC_INIT;   /* may outlive a timeout */
+
+    if (registered) {
+        PMIx_server_deregister_nspace(N.cfg->nspace, spx_run_sync_cb, &sync);
+        if (spx_run_sync_wait_for(&sync, PMIX_SUCCESS, 5) == PMIX_ERR_TIMEOUT) {
+            node_msg("the PMIx server did not release the job within 5 s; "
+                     "exiting without finalizing it\n");
+            return;
+        }
+    }
+    PMIx_server_finalize();
+}
+
+static int spx_run_setup_fds(void)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    N.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (N.sigfd < 0 || pipe2(N.wake, O_CLOEXEC | O_NONBLOCK) < 0)
+        return -1;
+    return 0;
+}
+
+int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
+{
+    struct pollfd *pfd = NULL;
+    uint32_t *local = NULL;
+    bool server = false, registered = false;
+    int code = 1;
+
+    N.cfg = cfg;
+    N.o = cfg->o;
+    N.oldmask = oldmask;
+    N.ctl_open = cfg->ctl_fd >= 0;
+    N.term_delay = N.o->nodes > 1 ? SPX_RUN_TERM_DELAY_MN : SPX_RUN_TERM_DELAY;
+    local = calloc(N.o->n, sizeof(*local));
+    if (local == NULL)
+        goto out;
+    N.nlocal = spx_run_node_ranks(N.o, cfg->index, local);
+    N.procs = calloc(N.nlocal ? N.nlocal : 1, sizeof(*N.procs));
+    N.outs = calloc(N.o->tag ? 2 * (size_t)N.nlocal : 1, sizeof(*N.outs));
+    pfd = calloc(3 + (N.o->tag ? 2 * (size_t)N.nlocal : 0), sizeof(*pfd));
+    if (N.procs == NULL || N.outs == NULL || pfd == NULL || spx_run_setup_fds() < 0) {
+        node_msg("setup: %s\n", strerror(errno));
+        goto out;
+    }
+    for (uint32_t i = 0; i < N.nlocal; i++)
+        N.procs[i].rank = local[i];
+    for (size_t i = 0; N.o->tag && i < 2 * (size_t)N.nlocal; i++)
+        N.outs[i].fd = -1;
+    if (spx_run_host_init(cfg->nspace, N.o->n, N.wake[1]) < 0)
+        goto out;
+    if (spx_run_server_start() < 0)
+        goto out;
+    server = true;
+    if (spx_run_register_job() < 0)
+        goto out;
+    registered = true;
+    if (N.o->timeout > 0 && cfg->ctl_fd < 0)   /* under a launcher, it keeps the time */
+        N.deadline = spx_run_now() + N.o->timeout;
+    for (uint32_t i = 0; i < N.nlocal; i++) {
+        if (spx_run_spawn(&N.procs[i], i) < 0) {
+            spx_run_end(1, 0, true);
+            break;
+        }
+    }
+    spx_run_loop(pfd);
+    code = N.ending ? N.end_code : N.worst;
+out:
+    if (!N.done_sent && cfg->report_fd >= 0)   /* failed before the loop */
+        spx_run_msg_send(cfg->report_fd, SPX_RUN_MSG_END, cfg->index, code);
+    if (server)
+        spx_run_server_stop(registered);
+    spx_run_host_fini();
+    if (N.tmpdir[0] != '\0')
+        nftw(N.tmpdir, spx_run_rm, 16, FTW_DEPTH | FTW_PHYS);
+    free(pfd);
+    free(local);
+    free(N.procs);
+    free(N.outs);
+    return code;
+}
