@@ -18,7 +18,10 @@ int main(int argc, char **argv)
     uint32_t size = v->data.uint32;
     PMIX_VALUE_RELEASE(v);
     if (argc > 1 && strcmp(argv[1], "--abort") == 0 && me.rank == 1)
+    {
         PMIx_Abort(3, "rank 1 gives up on purpose", NULL, 0);
+        return 3; /* the launcher ends the job; nothing more to do here */
+    }
     char msg[64];
     snprintf(msg, sizeof(msg), "hello from rank %u", me.rank);
     pmix_value_t val;
