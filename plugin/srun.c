@@ -1,0 +1,234 @@
+/*
+ * srun.c - the srun side of mpi/spmix.
+ *
+ * prelaunch (before the tasks are launched) puts into the step environment
+ * what every slurmstepd needs and cannot learn by itself:
+ *   SPMIX_STEP_SECRET  32 random bytes (hex) shared by the step's servers;
+ *                      their tree connections prove knowledge of it
+ *   SPMIX_STEP_MAP     the real rank placement from step_layout->tids
+ *   SPMIX_SRUN_PORT    the port of a small listener in srun (the "abort
+ *                      agent") to which a slurmstepd reports PMIx_Abort
+ * The abort agent is one thread: it accepts a connection, reads one report
+ * (abort_msg.h) under a deadline, checks its MAC, prints the rank's message
+ * on srun's stderr, remembers the first status, answers 'K' and closes.
+ * client_fini stops the thread and returns that status, which srun uses as
+ * its exit code (the step's tasks themselves were killed by SIGKILL).
+ */
+#include "config.h"
+#include "plugin/abort_msg.h"
+#include "plugin/conf.h"
+#include "plugin/layout.h"
+#include "plugin/plugin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPX_PLG_AGENT_READ_MS 3000
+
+static struct {
+    bool running;
+    int lfd, stop[2];
+    pthread_t tid;
+    uint8_t secret[SPX_PLG_SECRET_LEN];
+    uint32_t jobid, stepid;
+    pthread_mutex_t lock;
+    bool aborted;
+    int status;
+} spx_plg_srun = { .lfd = -1, .stop = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static long spx_plg_ms_left(const struct timespec *deadline)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* Reads exactly len bytes before the deadline. 0 or -1. */
+static int spx_plg_read_full(int fd, uint8_t *buf, size_t len, const struct timespec *deadline)
+{
+    size_t got = 0;
+
+    while (got < len) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        long ms = spx_plg_ms_left(deadline);
+        ssize_t n;
+        if (ms <= 0 || poll(&p, 1, (int)ms) <= 0)
+            return -1;
+        n = read(fd, buf + got, len - got);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+static void spx_plg_agent_serve(int fd)
+{
+    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    struct spx_plg_abort a;
+    struct timespec deadline;
+    long body;
+    int rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += SPX_PLG_AGENT_READ_MS / 1000;
+    if (spx_plg_read_full(fd, buf, SPX_PLG_ABORT_HDR, &deadline) != 0 ||
+        (body = spx_plg_abort_body_len(buf)) < 0 ||
+        spx_plg_read_full(fd, buf + SPX_PLG_ABORT_HDR, (size_t)body + SPX_PLG_ABORT_MAC,
+                          &deadline) != 0) {
+        spx_plg_err("abort agent: dropped a truncated or malformed report");
+        return;
+    }
+    rc = spx_plg_abort_unpack(buf, SPX_PLG_ABORT_HDR + (size_t)body + SPX_PLG_ABORT_MAC,
+                              spx_plg_srun.secret, sizeof(spx_plg_srun.secret), &a);
+    if (rc != 0 || a.jobid != spx_plg_srun.jobid || a.stepid != spx_plg_srun.stepid) {
+        spx_plg_err("abort agent: dropped a report that %s",
+                    rc == -2 ? "failed authentication" :
+                    rc == -1 ? "is malformed" : "names another step");
+        return;
+    }
+    slurm_error("rank %u on %s called PMIx_Abort with status %d: %s", a.rank, a.host,
+                (int)a.status, a.text[0] ? a.text : "(no message)");
+    pthread_mutex_lock(&spx_plg_srun.lock);
+    if (!spx_plg_srun.aborted) {
+        spx_plg_srun.aborted = true;
+        spx_plg_srun.status = a.status;
+    }
+    pthread_mutex_unlock(&spx_plg_srun.lock);
+    if (write(fd, "K", 1) != 1)
+        spx_plg_dbg("abort agent: could not acknowledge the report");
+}
+
+static void *spx_plg_agent(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct pollfd p[2] = { { .fd = spx_plg_srun.lfd, .events = POLLIN },
+                               { .fd = spx_plg_srun.stop[0], .events = POLLIN } };
+        int fd;
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (p[1].revents)
+            break;
+        if (!(p[0].revents & POLLIN))
+            continue;
+        fd = accept4(spx_plg_srun.lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        spx_plg_agent_serve(fd);
+        close(fd);
+    }
+    return NULL;
+}
+
+/* Listens on an ephemeral TCP port (all addresses); returns the port or 0. */
+static uint16_t spx_plg_agent_start(void)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+    socklen_t sl = sizeof(sa);
+
+    spx_plg_srun.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (spx_plg_srun.lfd < 0 || bind(spx_plg_srun.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(spx_plg_srun.lfd, 64) < 0 ||
+        getsockname(spx_plg_srun.lfd, (struct sockaddr *)&sa, &sl) < 0 ||
+        pipe2(spx_plg_srun.stop, O_CLOEXEC) < 0)
+        goto fail;
+    if (pthread_create(&spx_plg_srun.tid, NULL, spx_plg_agent, NULL) != 0)
+        goto fail;
+    spx_plg_srun.running = true;
+    return ntohs(sa.sin_port);
+fail:
+    spx_plg_err("cannot start the abort listener: %s", strerror(errno));
+    if (spx_plg_srun.lfd >= 0)
+        close(spx_plg_srun.lfd);
+    for (int i = 0; i < 2; i++)
+        if (spx_plg_srun.stop[i] >= 0)
+            close(spx_plg_srun.stop[i]);
+    spx_plg_srun.lfd = spx_plg_srun.stop[0] = spx_plg_srun.stop[1] = -1;
+    return 0;
+}
+
+mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t *job,
+                                                  char ***env)
+{
+    static const char hexd[] = "0123456789abcdef";
+    const slurm_step_layout_t *lay = job->step_layout;
+    char hex[2 * SPX_PLG_SECRET_LEN + 1], port[16], *map;
+    uint16_t p;
+
+    if (job->het_job_id != NO_VAL && job->het_job_id != 0) {
+        spx_plg_err("heterogeneous steps are not supported");
+        return NULL;
+    }
+    if (lay == NULL || lay->node_cnt == 0 || lay->tasks == NULL || lay->tids == NULL) {
+        spx_plg_err("the step has no task layout");
+        return NULL;
+    }
+    if (getrandom(spx_plg_srun.secret, sizeof(spx_plg_srun.secret), 0) !=
+        (ssize_t)sizeof(spx_plg_srun.secret)) {
+        spx_plg_err("cannot get random bytes for the step secret: %s", strerror(errno));
+        return NULL;
+    }
+    for (size_t i = 0; i < SPX_PLG_SECRET_LEN; i++) {
+        hex[2 * i] = hexd[spx_plg_srun.secret[i] >> 4];
+        hex[2 * i + 1] = hexd[spx_plg_srun.secret[i] & 15];
+    }
+    hex[sizeof(hex) - 1] = '\0';
+    map = spx_plg_map_encode(lay->node_cnt, lay->tasks, lay->tids);
+    if (map == NULL) {
+        spx_plg_err("out of memory");
+        return NULL;
+    }
+    spx_plg_srun.jobid = job->step_id.job_id;
+    spx_plg_srun.stepid = job->step_id.step_id;
+    if (!spx_plg_srun.running && (p = spx_plg_agent_start()) != 0) {
+        snprintf(port, sizeof(port), "%u", p);
+        slurm_env_array_overwrite(env, SPX_PLG_ENV_SRUN_PORT, port);
+    }
+    slurm_env_array_overwrite(env, SPX_PLG_ENV_SECRET, hex);
+    slurm_env_array_overwrite(env, SPX_PLG_ENV_MAP, map);
+    free(map);
+    memset(hex, 0, sizeof(hex));
+    return (mpi_plugin_client_state_t *)&spx_plg_srun;
+}
+
+int spx_plg_srun_fini(void)
+{
+    int status;
+
+    if (spx_plg_srun.running) {
+        if (write(spx_plg_srun.stop[1], "x", 1) != 1)
+            spx_plg_err("cannot stop the abort listener");
+        else
+            pthread_join(spx_plg_srun.tid, NULL);
+        close(spx_plg_srun.lfd);
+        close(spx_plg_srun.stop[0]);
+        close(spx_plg_srun.stop[1]);
+        spx_plg_srun.lfd = spx_plg_srun.stop[0] = spx_plg_srun.stop[1] = -1;
+        spx_plg_srun.running = false;
+    }
+    pthread_mutex_lock(&spx_plg_srun.lock);
+    status = spx_plg_srun.aborted ? spx_plg_srun.status : 0;
+    pthread_mutex_unlock(&spx_plg_srun.lock);
+    /* an exit code: keep it non-zero after truncation to 8 bits */
+    if (status != 0 && (status & 0xff) == 0)
+        status = 1;
+    return status & 0xff;
+}

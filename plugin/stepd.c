@@ -1,0 +1,505 @@
+/*
+ * stepd.c - the slurmstepd side of mpi/spmix: one PMIx server per node of
+ * the step, joined to the other nodes' servers by the library's tree.
+ *
+ * prefork (root, before the tasks are forked), from the step environment:
+ *   SLURM_STEP_NODELIST      -> node names in step order (slurm_hostlist_*);
+ *   SLURM_TOPOLOGY_ADDR      -> this node, hence the node index;
+ *   SPMIX_STEP_MAP           -> the ranks of every node (from srun; without
+ *                               it, block placement from SLURM_STEP_TASKS_PER_NODE);
+ *   SPMIX_STEP_SECRET        -> the tree secret;
+ *   SLURM_STEP_RESV_PORTS    -> the tree port (Slurm-reserved, MpiParams=ports=),
+ *                               else SpmixPortRange hashed by job and step id:
+ *                               every node derives the same port;
+ *   node names -> IPv4 addresses (getaddrinfo) -> SPMIX_TREE_ADDRS.
+ * It then loads libpmix.so.2 (pmix_dl.h), starts the server for the job's
+ * uid, registers the namespace "slurm.spmix.<job>.<step>" with the job, node
+ * and process keys (tools/run_jobinfo.c), registers this node's ranks and
+ * keeps each one's PMIx_server_setup_fork environment.
+ * task (in the task child, as the user, before exec): copies that
+ * environment for the task's rank and puts SpmixLibDir first in
+ * LD_LIBRARY_PATH; nothing in the child touches the library.
+ * fini (the step is over): deregister, PMIx_server_finalize (threads,
+ * sockets and the server's directory go), unload, remove the step directory.
+ */
+#include "config.h"
+#include "plugin/abort_msg.h"
+#include "plugin/conf.h"
+#include "plugin/layout.h"
+#include "plugin/plugin.h"
+#include "plugin/pmix_dl.h"
+#include "tools/run_jobinfo.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <spmix.h>
+
+#define SPX_PLG_SYNC_SEC 30
+
+struct spx_plg_stepd {
+    bool loaded, up, registered;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    uint32_t jobid, stepid, uid, gid, me, nnodes, ntasks;
+    char **names;               /* nnodes node names (malloc'd) */
+    struct spx_plg_map map;
+    char dir[PATH_MAX];         /* per-step directory; "" when none */
+    char ***task_env;           /* map.count[me] environments, by local index */
+};
+
+static struct spx_plg_stepd S;
+
+/* ---- waiting for the library's callbacks ---- */
+
+struct spx_plg_sync {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    bool done;
+    pmix_status_t status;
+};
+
+static void spx_plg_sync_cb(pmix_status_t status, void *cbdata)
+{
+    struct spx_plg_sync *s = cbdata;
+
+    pthread_mutex_lock(&s->m);
+    s->status = status;
+    s->done = true;
+    pthread_cond_signal(&s->c);
+    pthread_mutex_unlock(&s->m);
+}
+
+/* rc is what the non-blocking call returned; waits for the callback when it
+ * was accepted. A timeout leaks the (static) sync object on purpose. */
+static pmix_status_t spx_plg_sync_wait(struct spx_plg_sync *s, pmix_status_t rc)
+{
+    struct timespec ts;
+
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += SPX_PLG_SYNC_SEC;
+    pthread_mutex_lock(&s->m);
+    while (!s->done && rc == PMIX_SUCCESS)
+        if (pthread_cond_timedwait(&s->c, &s->m, &ts) == ETIMEDOUT)
+            rc = PMIX_ERR_TIMEOUT;
+    if (s->done)
+        rc = s->status;
+    pthread_mutex_unlock(&s->m);
+    return rc;
+}
+
+#define SPX_PLG_SYNC_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0 }
+
+/* ---- reading the step environment ---- */
+
+static int spx_plg_env_u32(char **env, const char *name, uint32_t *out)
+{
+    const char *s = slurm_getenvp(env, name);
+    char *end;
+    unsigned long v;
+
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* This node's name: SLURM_TOPOLOGY_ADDR is "a.b.node" when a topology plugin
+ * is used; SLURM_TOPOLOGY_ADDR_PATTERN ("switch.switch.node") says which part. */
+static int spx_plg_my_name(char **env, char *out, size_t len)
+{
+    const char *addr = slurm_getenvp(env, "SLURM_TOPOLOGY_ADDR");
+    const char *pat = slurm_getenvp(env, "SLURM_TOPOLOGY_ADDR_PATTERN");
+    const char *p = addr;
+
+    if (addr == NULL || *addr == '\0')
+        return -1;
+    if (pat != NULL && strchr(pat, '.') != NULL) {
+        const char *last = strrchr(addr, '.');
+        p = last ? last + 1 : addr;
+    }
+    return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
+}
+
+static int spx_plg_expand_nodes(const char *nodelist)
+{
+    hostlist_t hl = slurm_hostlist_create(nodelist);
+    char *h;
+    int n;
+
+    if (hl == NULL)
+        return -1;
+    n = slurm_hostlist_count(hl);
+    if (n <= 0 || n > 65536 || !(S.names = calloc((size_t)n, sizeof(char *)))) {
+        slurm_hostlist_destroy(hl);
+        return -1;
+    }
+    while ((h = slurm_hostlist_shift(hl)) != NULL && S.nnodes < (uint32_t)n) {
+        S.names[S.nnodes++] = strdup(h);
+        free(h);   /* slurm_hostlist_shift returns malloc'd memory */
+    }
+    slurm_hostlist_destroy(hl);
+    for (uint32_t i = 0; i < S.nnodes; i++)
+        if (S.names[i] == NULL)
+            return -1;
+    return S.nnodes == (uint32_t)n ? 0 : -1;
+}
+
+/* The tree port every node of the step derives alike. */
+static uint16_t spx_plg_tree_port(char **env)
+{
+    const char *resv = slurm_getenvp(env, "SLURM_STEP_RESV_PORTS");
+    uint32_t n = (uint32_t)spx_plg_conf.port_hi - spx_plg_conf.port_lo + 1;
+
+    if (resv != NULL && *resv >= '1' && *resv <= '9') {
+        unsigned long p = strtoul(resv, NULL, 10);
+        if (p > 0 && p < 65536)
+            return (uint16_t)p;
+    }
+    return (uint16_t)(spx_plg_conf.port_lo +
+                      ((uint64_t)S.jobid * 2654435761u + (uint64_t)S.stepid * 40503u) % n);
+}
+
+/* "ip:port,ip:port,..." in node order. Caller frees with free(). */
+static char *spx_plg_tree_addrs(uint16_t port)
+{
+    size_t cap = (size_t)S.nnodes * 24 + 1, off = 0;
+    char *s = malloc(cap);
+
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (uint32_t i = 0; i < S.nnodes; i++) {
+        struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+        char ip[INET_ADDRSTRLEN];
+        int rc = getaddrinfo(S.names[i], NULL, &hints, &res);
+        if (rc != 0) {
+            spx_plg_err("cannot resolve node %s: %s", S.names[i], gai_strerror(rc));
+            free(s);
+            return NULL;
+        }
+        inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip, sizeof(ip));
+        freeaddrinfo(res);
+        off += (size_t)snprintf(s + off, cap - off, "%s%s:%u", i ? "," : "", ip, port);
+    }
+    return s;
+}
+
+/* ---- the per-step directory ---- */
+
+static int spx_plg_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static int spx_plg_make_dir(char **env)
+{
+    const char *base = spx_plg_conf.tmpdir;
+    const char *t = slurm_getenvp(env, "TMPDIR");
+
+    if (base == NULL)
+        base = t != NULL && t[0] == '/' ? t : "/tmp";
+    if (snprintf(S.dir, sizeof(S.dir), "%s/spmix.%u.%u.XXXXXX", base, S.jobid, S.stepid) >=
+            (int)sizeof(S.dir) || mkdtemp(S.dir) == NULL) {
+        spx_plg_err("cannot create a step directory under %s: %s", base, strerror(errno));
+        S.dir[0] = '\0';
+        return -1;
+    }
+    if (chown(S.dir, S.uid, S.gid) < 0 || chmod(S.dir, 0700) < 0) {
+        spx_plg_err("cannot hand %s to uid %u: %s", S.dir, S.uid, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- starting the server ---- */
+
+static int spx_plg_server_start(char **env, const char *myname, const char *secret_hex)
+{
+    uint8_t secret[SPX_PLG_SECRET_MAX];
+    size_t slen = spx_plg_hex_decode(secret_hex, secret, sizeof(secret));
+    struct spx_plg_host_ctx ctx = { .jobid = S.jobid, .stepid = S.stepid };
+    pmix_byte_object_t bo = { .bytes = (char *)secret, .size = slen };
+    uint16_t port = spx_plg_tree_port(env);
+    char *addrs, srvns[PMIX_MAX_NSLEN + 1];
+    const char *sh = slurm_getenvp(env, "SLURM_SRUN_COMM_HOST");
+    uint32_t sp, width = spx_plg_conf.tree_width, timeout = spx_plg_conf.timeout;
+    pmix_info_t info[11];
+    pmix_status_t rc;
+    size_t n = 0;
+
+    if (slen < 16) {
+        spx_plg_err("no usable step secret (%s missing or malformed): was the step "
+                    "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, "spmix");
+        return -1;
+    }
+    if ((addrs = spx_plg_tree_addrs(port)) == NULL)
+        return -1;
+    snprintf(ctx.hostname, sizeof(ctx.hostname), "%s", myname);
+    if (sh != NULL && spx_plg_env_u32(env, SPX_PLG_ENV_SRUN_PORT, &sp) == 0 && sp < 65536) {
+        snprintf(ctx.srun_host, sizeof(ctx.srun_host), "%s", sh);
+        ctx.srun_port = (uint16_t)sp;
+    }
+    memcpy(ctx.secret, secret, slen);
+    ctx.secret_len = slen;
+    spx_plg_host_setup(&ctx);
+    snprintf(srvns, sizeof(srvns), "slurm.spmix.srv.%u.%u", S.jobid, S.stepid);
+    memset(info, 0, sizeof(info));
+    PMIx_Info_load(&info[n++], PMIX_SERVER_TMPDIR, S.dir, PMIX_STRING);
+    PMIx_Info_load(&info[n++], PMIX_SYSTEM_TMPDIR, S.dir, PMIX_STRING);
+    PMIx_Info_load(&info[n++], PMIX_USERID, &S.uid, PMIX_UINT32);
+    PMIx_Info_load(&info[n++], PMIX_GRPID, &S.gid, PMIX_UINT32);
+    PMIx_Info_load(&info[n++], PMIX_HOSTNAME, myname, PMIX_STRING);
+    PMIx_Info_load(&info[n++], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
+    PMIx_Info_load(&info[n++], SPMIX_TREE_NODE_INDEX, &S.me, PMIX_UINT32);
+    PMIx_Info_load(&info[n++], SPMIX_TREE_ADDRS, addrs, PMIX_STRING);
+    PMIx_Info_load(&info[n++], SPMIX_TREE_SECRET, &bo, PMIX_BYTE_OBJECT);
+    PMIx_Info_load(&info[n++], SPMIX_TREE_WIDTH, &width, PMIX_UINT32);
+    PMIx_Info_load(&info[n++], SPMIX_TREE_TIMEOUT, &timeout, PMIX_UINT32);
+    rc = PMIx_server_init(spx_plg_host_module(), info, n);
+    for (size_t i = 0; i < n; i++)
+        PMIx_Value_destruct(&info[i].value);
+    memset(secret, 0, sizeof(secret));
+    if (rc == PMIX_SUCCESS) {
+        spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s", S.me, S.nnodes,
+                    myname, addrs, width, timeout);
+    } else {
+        spx_plg_err("PMIx_server_init failed: %s (tree port %u: see SpmixPortRange)",
+                    PMIx_Error_string(rc), port);
+    }
+    free(addrs);
+    return rc == PMIX_SUCCESS ? 0 : -1;
+}
+
+/* Registers the namespace and this node's ranks; keeps their environments. */
+static int spx_plg_register(void)
+{
+    struct spx_plg_sync sync = SPX_PLG_SYNC_INIT;
+    struct spx_jobinfo_node *nodes = calloc(S.nnodes, sizeof(*nodes));
+    struct spx_jobinfo job = { 0 };
+    char nsdir[PATH_MAX + PMIX_MAX_NSLEN + 2];
+    uint32_t nlocal = S.map.count[S.me];
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    pmix_status_t rc;
+
+    if (nodes == NULL || !(S.task_env = calloc(nlocal, sizeof(*S.task_env)))) {
+        free(nodes);
+        return -1;
+    }
+    for (uint32_t i = 0; i < S.nnodes; i++)
+        nodes[i] = (struct spx_jobinfo_node){ .hostname = S.names[i], .ranks = S.map.ranks[i],
+                                              .nranks = S.map.count[i] };
+    snprintf(nsdir, sizeof(nsdir), "%s/%s", S.dir, S.nspace);
+    job.nspace = S.nspace;
+    job.job_size = S.ntasks;
+    job.nodes = nodes;
+    job.nnodes = S.nnodes;
+    job.local_node = S.me;
+    job.tmpdir = S.dir;
+    job.nsdir = nsdir;
+    job.tdir_rmclean = true;
+    rc = spx_jobinfo_build(&job, &info, &ninfo);
+    free(nodes);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_server_register_nspace(S.nspace, (int)nlocal, info, ninfo, spx_plg_sync_cb,
+                                         &sync);
+        rc = spx_plg_sync_wait(&sync, rc);
+        PMIX_INFO_FREE(info, ninfo);
+    }
+    if (rc != PMIX_SUCCESS) {
+        spx_plg_err("cannot register namespace %s: %s", S.nspace, PMIx_Error_string(rc));
+        return -1;
+    }
+    S.registered = true;
+    for (uint32_t k = 0; k < nlocal; k++) {
+        struct spx_plg_sync cs = SPX_PLG_SYNC_INIT;
+        pmix_proc_t proc;
+        PMIX_LOAD_PROCID(&proc, S.nspace, S.map.ranks[S.me][k]);
+        rc = PMIx_server_register_client(&proc, S.uid, S.gid, NULL, spx_plg_sync_cb, &cs);
+        rc = spx_plg_sync_wait(&cs, rc);
+        if (rc == PMIX_SUCCESS && !(S.task_env[k] = calloc(1, sizeof(char *))))
+            rc = PMIX_ERR_NOMEM;
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_server_setup_fork(&proc, &S.task_env[k]);
+        if (rc != PMIX_SUCCESS) {
+            spx_plg_err("cannot set up rank %u: %s", proc.rank, PMIx_Error_string(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int spx_plg_stepd_prefork(char ***env)
+{
+    char myname[256], *secret = NULL, *map = NULL;
+    const char *nodelist, *why = NULL, *m;
+    char err[512];
+    int rc = -1;
+
+    if (S.loaded || S.up) {
+        spx_plg_err("prefork called twice in one slurmstepd");
+        return SLURM_ERROR;
+    }
+    /* the secret and the map are for us, not for the tasks */
+    if ((m = slurm_getenvp(*env, SPX_PLG_ENV_SECRET)) != NULL)
+        secret = strdup(m);
+    if ((m = slurm_getenvp(*env, SPX_PLG_ENV_MAP)) != NULL)
+        map = strdup(m);
+    slurm_unsetenvp(*env, SPX_PLG_ENV_SECRET);
+    slurm_unsetenvp(*env, SPX_PLG_ENV_MAP);
+    nodelist = slurm_getenvp(*env, "SLURM_STEP_NODELIST");
+    if (spx_plg_env_u32(*env, "SLURM_JOB_ID", &S.jobid) != 0 ||
+        spx_plg_env_u32(*env, "SLURM_STEP_ID", &S.stepid) != 0 ||
+        spx_plg_env_u32(*env, "SLURM_JOB_UID", &S.uid) != 0 ||
+        spx_plg_env_u32(*env, "SLURM_STEP_NUM_TASKS", &S.ntasks) != 0 || nodelist == NULL ||
+        spx_plg_my_name(*env, myname, sizeof(myname)) != 0) {
+        spx_plg_err("the step environment lacks SLURM_JOB_ID, SLURM_STEP_ID, SLURM_JOB_UID, "
+                    "SLURM_STEP_NUM_TASKS, SLURM_STEP_NODELIST or SLURM_TOPOLOGY_ADDR");
+        goto out;
+    }
+    if (spx_plg_env_u32(*env, "SLURM_JOB_GID", &S.gid) != 0)
+        S.gid = S.uid;
+    snprintf(S.nspace, sizeof(S.nspace), "slurm.spmix.%u.%u", S.jobid, S.stepid);
+    if (spx_plg_expand_nodes(nodelist) != 0) {
+        spx_plg_err("cannot expand SLURM_STEP_NODELIST=%s", nodelist);
+        goto out;
+    }
+    for (S.me = 0; S.me < S.nnodes && strcmp(S.names[S.me], myname) != 0; S.me++)
+        ;
+    if (S.me == S.nnodes) {
+        spx_plg_err("this node (%s) is not in the step's node list %s", myname, nodelist);
+        goto out;
+    }
+    if (map != NULL) {
+        if (spx_plg_map_decode(map, S.nnodes, S.ntasks, &S.map, &why) != 0) {
+            spx_plg_err("%s=%.200s: %s", SPX_PLG_ENV_MAP, map, why);
+            goto out;
+        }
+    } else if (spx_plg_map_from_tpn(slurm_getenvp(*env, "SLURM_STEP_TASKS_PER_NODE"), S.nnodes,
+                                    S.ntasks, &S.map, &why) != 0) {
+        spx_plg_err("no %s and SLURM_STEP_TASKS_PER_NODE is unusable: %s", SPX_PLG_ENV_MAP, why);
+        goto out;
+    } else {
+        spx_plg_info("no %s from srun: assuming block placement", SPX_PLG_ENV_MAP);
+    }
+    if (spx_plg_make_dir(*env) != 0)
+        goto out;
+    if (spx_plg_conf.debug > 0 && getenv("SPMIX_DEBUG") == NULL)
+        setenv("SPMIX_DEBUG", spx_plg_conf.debug > 1 ? "3" : "2", 0);
+    if (spx_plg_pmix_open(spx_plg_conf.libdir, err, sizeof(err)) != 0) {
+        spx_plg_err("cannot load the PMIx library: %s (see SpmixLibDir)", err);
+        goto out;
+    }
+    S.loaded = true;
+    if (spx_plg_server_start(*env, myname, secret) != 0)
+        goto out;
+    S.up = true;
+    if (spx_plg_register() != 0)
+        goto out;
+    spx_plg_dbg("step %u.%u: %s ready on %s (node %u of %u, %u local ranks, library %s)",
+                S.jobid, S.stepid, S.nspace, myname, S.me, S.nnodes, S.map.count[S.me],
+                spx_plg_pmix_path());
+    rc = 0;
+out:
+    if (secret != NULL) {
+        memset(secret, 0, strlen(secret));
+        free(secret);
+    }
+    free(map);
+    if (rc != 0)
+        spx_plg_stepd_fini();
+    return rc == 0 ? SLURM_SUCCESS : SLURM_ERROR;
+}
+
+int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env)
+{
+    uint32_t k, nlocal;
+    const char *old;
+
+    if (!S.up || S.task_env == NULL)
+        return SLURM_ERROR;
+    nlocal = S.map.count[S.me];
+    for (k = 0; k < nlocal && S.map.ranks[S.me][k] != job->gtaskid; k++)
+        ;
+    if (k == nlocal || S.task_env[k] == NULL) {
+        spx_plg_err("task %u is not one of this node's ranks", job->gtaskid);
+        return SLURM_ERROR;
+    }
+    for (char **e = S.task_env[k]; *e != NULL; e++) {
+        char name[256];
+        const char *eq = strchr(*e, '=');
+        if (eq == NULL || (size_t)(eq - *e) >= sizeof(name))
+            continue;
+        memcpy(name, *e, (size_t)(eq - *e));
+        name[eq - *e] = '\0';
+        slurm_env_array_overwrite(env, name, eq + 1);
+    }
+    if (spx_plg_conf.set_ld_library_path) {
+        old = slurm_getenvp(*env, "LD_LIBRARY_PATH");
+        if (old != NULL && *old != '\0') {
+            size_t len = strlen(spx_plg_conf.libdir) + strlen(old) + 2;
+            char *v = malloc(len);
+            if (v == NULL)
+                return SLURM_ERROR;
+            snprintf(v, len, "%s:%s", spx_plg_conf.libdir, old);
+            slurm_env_array_overwrite(env, "LD_LIBRARY_PATH", v);
+            free(v);
+        } else {
+            slurm_env_array_overwrite(env, "LD_LIBRARY_PATH", spx_plg_conf.libdir);
+        }
+    }
+    slurm_unsetenvp(*env, SPX_PLG_ENV_SRUN_PORT);
+    return SLURM_SUCCESS;
+}
+
+void spx_plg_stepd_fini(void)
+{
+    if (S.registered) {
+        static struct spx_plg_sync sync = SPX_PLG_SYNC_INIT;   /* may outlive a timeout */
+        PMIx_server_deregister_nspace(S.nspace, spx_plg_sync_cb, &sync);
+        if (spx_plg_sync_wait(&sync, PMIX_SUCCESS) == PMIX_ERR_TIMEOUT) {
+            spx_plg_err("the PMIx server did not release %s; leaving it running", S.nspace);
+            return;   /* unloading a library whose threads still run would crash */
+        }
+    }
+    if (S.up)
+        PMIx_server_finalize();
+    if (S.loaded)
+        spx_plg_pmix_close();
+    if (S.dir[0] != '\0')
+        nftw(S.dir, spx_plg_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    for (uint32_t k = 0; S.task_env != NULL && k < S.map.count[S.me]; k++) {
+        for (char **e = S.task_env[k]; e != NULL && *e != NULL; e++)
+            free(*e);
+        free(S.task_env[k]);
+    }
+    free(S.task_env);
+    for (uint32_t i = 0; S.names != NULL && i < S.nnodes; i++)
+        free(S.names[i]);
+    free(S.names);
+    spx_plg_map_free(&S.map);
+    memset(&S, 0, sizeof(S));
+}

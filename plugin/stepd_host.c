@@ -1,0 +1,149 @@
+/*
+ * stepd_host.c - the host module mpi/spmix hands to PMIx_server_init in
+ * slurmstepd. In multi-node mode the library itself runs fences, direct
+ * modex, event relay and failure detection over its tree, so the host only
+ * answers what Slurm must decide:
+ *   abort        - PMIx_Abort of a rank: log it, report it to srun's abort
+ *                  agent (so srun prints the message and exits with the
+ *                  status), release the caller, then kill the whole step
+ *                  (slurm_kill_job_step, public libslurm API, SIGKILL).
+ *   job_control  - the cleanup registrations Open MPI makes at init are
+ *                  accepted (the per-step directory is removed at fini).
+ * All upcalls run on the library's progress thread. The abort report is a
+ * short blocking exchange (bounded by SPX_PLG_REPORT_MS): the step is being
+ * torn down at that point and nothing else needs the thread.
+ */
+#include "config.h"
+#include "plugin/abort_msg.h"
+#include "plugin/conf.h"
+#include "plugin/plugin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#define SPX_PLG_REPORT_MS 3000
+
+static struct spx_plg_host_ctx spx_plg_host;
+
+void spx_plg_host_setup(const struct spx_plg_host_ctx *ctx)
+{
+    spx_plg_host = *ctx;
+}
+
+/* Connects to host:port within ms; returns a blocking fd or -1. */
+static int spx_plg_connect(const char *host, uint16_t port, int ms)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
+    char ps[8];
+    int fd = -1;
+
+    snprintf(ps, sizeof(ps), "%u", port);
+    if (getaddrinfo(host, ps, &hints, &res) != 0 || res == NULL)
+        return -1;
+    fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) < 0) {
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int err = 0;
+        socklen_t el = sizeof(err);
+        if (errno != EINPROGRESS || poll(&p, 1, ms) != 1 ||
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd >= 0)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* Sends the report and waits for srun's 'K'. 0 when acknowledged. */
+static int spx_plg_report(uint32_t rank, int status, const char *msg)
+{
+    struct spx_plg_abort a = { .jobid = spx_plg_host.jobid, .stepid = spx_plg_host.stepid,
+                               .rank = rank, .status = status };
+    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    struct pollfd p;
+    size_t len;
+    char ack = 0;
+    int fd, rc = -1;
+
+    if (spx_plg_host.srun_host[0] == '\0' || spx_plg_host.srun_port == 0)
+        return -1;
+    snprintf(a.host, sizeof(a.host), "%s", spx_plg_host.hostname);
+    snprintf(a.text, sizeof(a.text), "%s", msg ? msg : "");
+    len = spx_plg_abort_pack(&a, spx_plg_host.secret, spx_plg_host.secret_len, buf);
+    fd = spx_plg_connect(spx_plg_host.srun_host, spx_plg_host.srun_port, SPX_PLG_REPORT_MS);
+    if (fd < 0)
+        return -1;
+    p = (struct pollfd){ .fd = fd, .events = POLLIN };
+    if (send(fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len && poll(&p, 1, SPX_PLG_REPORT_MS) == 1 &&
+        read(fd, &ack, 1) == 1 && ack == 'K')
+        rc = 0;
+    close(fd);
+    return rc;
+}
+
+static pmix_status_t spx_plg_host_abort(const pmix_proc_t *proc, void *obj, int status,
+                                        const char msg[], pmix_proc_t procs[], size_t nprocs,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    uint32_t rank = proc ? proc->rank : PMIX_RANK_UNDEF;
+
+    (void)obj;
+    (void)procs;
+    (void)nprocs;   /* Slurm ends whole steps: the abort always takes every rank */
+    spx_plg_err("step %u.%u: rank %u called PMIx_Abort with status %d: %s", spx_plg_host.jobid,
+                spx_plg_host.stepid, rank, status, msg ? msg : "");
+    if (spx_plg_report(rank, status, msg) != 0)
+        spx_plg_err("could not report the abort to srun at %s:%u; srun will not show its "
+                    "status", spx_plg_host.srun_host, spx_plg_host.srun_port);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    if (slurm_kill_job_step(spx_plg_host.jobid, spx_plg_host.stepid, SIGKILL) != 0)
+        spx_plg_err("slurm_kill_job_step(%u.%u): %s", spx_plg_host.jobid, spx_plg_host.stepid,
+                    slurm_strerror(slurm_get_errno()));
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t spx_plg_host_job_control(const pmix_proc_t *requestor,
+                                              const pmix_proc_t targets[], size_t ntargets,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)requestor;
+    (void)targets;
+    (void)ntargets;
+    for (size_t i = 0; i < ndirs; i++) {
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP_DIR) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_RECURSIVE) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_IGNORE) ||
+            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_LEAVE_TOPDIR))
+            continue;
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+static pmix_server_module_t spx_plg_module = {
+    .abort = spx_plg_host_abort,
+    .job_control = spx_plg_host_job_control,
+};
+
+void *spx_plg_host_module(void)
+{
+    return &spx_plg_module;
+}
