@@ -434,8 +434,9 @@ SPX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,
     c->blocking = !cbfunc;
     c->cbfunc = cbfunc;
     c->cbdata = cbdata;
+    bool blocking = c->blocking; /* c may be freed by the callback once shifted */
     rc = call_run(c, do_register_nspace);
-    if (c->blocking || rc != PMIX_SUCCESS) {
+    if (blocking || rc != PMIX_SUCCESS) {
         ns_free(c->ns);
         free(c);
     }
@@ -478,8 +479,9 @@ SPX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace,
         c->blocking = !cbfunc && !spx_progress_on_thread();
         c->cbfunc = cbfunc;
         c->cbdata = cbdata;
+        bool blocking = c->blocking; /* c may be freed by the callback once shifted */
         rc = call_run(c, do_deregister_nspace);
-        if (c->blocking || rc != PMIX_SUCCESS)
+        if (blocking || rc != PMIX_SUCCESS)
             free(c);
         if (!cbfunc || rc == PMIX_SUCCESS)
             return;
@@ -539,8 +541,9 @@ SPX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, ui
     c->blocking = !cbfunc;
     c->cbfunc = cbfunc;
     c->cbdata = cbdata;
+    bool blocking = c->blocking; /* c may be freed by the callback once shifted */
     pmix_status_t rc = call_run(c, do_register_client);
-    if (c->blocking || rc != PMIX_SUCCESS)
+    if (blocking || rc != PMIX_SUCCESS)
         free(c);
     return rc;
 }
@@ -582,8 +585,9 @@ SPX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_c
         c->blocking = !cbfunc && !spx_progress_on_thread();
         c->cbfunc = cbfunc;
         c->cbdata = cbdata;
+        bool blocking = c->blocking; /* c may be freed by the callback once shifted */
         rc = call_run(c, do_deregister_client);
-        if (c->blocking || rc != PMIX_SUCCESS)
+        if (blocking || rc != PMIX_SUCCESS)
             free(c);
         if (!cbfunc || rc == PMIX_SUCCESS)
             return;
