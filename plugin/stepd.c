@@ -407,8 +407,14 @@ int spx_plg_stepd_prefork(char ***env)
     }
     if (spx_plg_make_dir(*env) != 0)
         goto out;
-    if (spx_plg_conf.debug > 0 && getenv("SPMIX_DEBUG") == NULL)
-        setenv("SPMIX_DEBUG", spx_plg_conf.debug > 1 ? "3" : "2", 0);
+    /* the library logs to slurmstepd's stderr, which Slurm sends to srun: by
+     * default only errors (the peers' ordinary exits would read as lost nodes);
+     * SpmixDebug 1 adds warnings (rejected connections, lost nodes), 2 info,
+     * 3 debug. Read once, before the library's first log line. */
+    if (getenv("SPMIX_DEBUG") == NULL) {
+        char lvl[2] = { (char)('0' + spx_plg_conf.debug), '\0' };
+        setenv("SPMIX_DEBUG", lvl, 0);
+    }
     if (spx_plg_pmix_open(spx_plg_conf.libdir, err, sizeof(err)) != 0) {
         spx_plg_err("cannot load the PMIx library: %s (see SpmixLibDir)", err);
         goto out;
