@@ -1,0 +1,194 @@
+#!/bin/bash
+# test/slurm/test_plugin.sh - mpi/spmix on a real 3-node Slurm 22.05 cluster
+# (test/slurm/cluster.sh). Run as root:
+#   test/slurm/test_plugin.sh --build DIR [--keep]
+# DIR is a configured build tree (configure --prefix=P [--with-slurm-plugindir=Q]);
+# the script runs `make install` there, brings the cluster up with the
+# installed plugin directory first in PluginDir, writes an mpi.conf, and checks:
+#   srun --mpi=list; mpi.conf reaches slurmstepd (scontrol show config, the
+#   tree port in SpmixPortRange); the integration clients it_keys, it_putget,
+#   it_fence on one node and it_fence plus slurm_probe (keys vs Slurm's view,
+#   block and cyclic) on 3 nodes x 2 tasks, tasks loading our library; a batch
+#   job; PMIx_Abort -> srun exit status and message; a rank SIGKILLed in a
+#   fence -> the others fail promptly, the step ends, no slurmstepd is left;
+#   jobs of the unprivileged user; another uid cannot connect to the step's
+#   server; a forged message on a tree port is rejected (connection closed,
+#   logged) and the step still completes; a fence is a barrier across nodes.
+# Prints PASS:/FAIL: lines; exit 1 if anything failed. About 30-40 s.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CLUSTER=$HERE/cluster.sh
+BUILD=""
+KEEP=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build) BUILD=${2:?}; shift 2 ;;
+        --keep) KEEP=1; shift ;;
+        *) echo "usage: $0 --build DIR [--keep]" >&2; exit 2 ;;
+    esac
+done
+[ -n "$BUILD" ] && [ -f "$BUILD/Makefile" ] || { echo "$0: --build DIR (a configured build tree) is required" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "$0: must run as root" >&2; exit 2; }
+BUILD=$(cd "$BUILD" && pwd)
+
+NFAIL=0
+T0=$(date +%s.%N)
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+OUT=$(mktemp -d /tmp/spmix-plgtest.XXXXXX)
+chmod 755 "$OUT"
+
+# ---- build and install ----
+mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs; }
+read -r PLUGDIR LIBDIR < <(mkvars) || true
+if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
+    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
+fi
+if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
+   ! make -s -C "$BUILD" -j2 plugin/test/slurm_probe test/integration/it_fence \
+        test/integration/it_keys test/integration/it_putget >>"$OUT/install.log" 2>&1; then
+    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
+fi
+[ -f "$PLUGDIR/mpi_spmix.so" ] || { echo "$0: no $PLUGDIR/mpi_spmix.so after make install" >&2; exit 1; }
+PROBE=$BUILD/plugin/test/.libs/slurm_probe
+IT=$BUILD/test/integration/.libs
+
+# ---- cluster ----
+cleanup() {
+    rm -rf "$OUT"
+    if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
+}
+trap cleanup EXIT
+"$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
+. "$("$CLUSTER" env)"
+PORT_LO=31000 PORT_HI=31099
+cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
+# written by test_plugin.sh
+SpmixPortRange=$PORT_LO-$PORT_HI
+SpmixTimeout=20
+SpmixTreeWidth=2
+SpmixDebug=1
+SpmixLibDir=$LIBDIR
+SpmixSetLdLibraryPath=yes
+EOF
+"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with mpi.conf"; }
+UI="su -s /bin/sh $SPMIX_VC_USER -c"
+S="timeout 60 srun --mpi=spmix"
+
+# ---- configuration and listing ----
+check "srun --mpi=list shows spmix" grep -qw spmix <(srun --mpi=list 2>&1)
+check "scontrol show config lists SpmixPortRange=$PORT_LO-$PORT_HI" \
+    grep -Eq "SpmixPortRange *= *$PORT_LO-$PORT_HI" <(scontrol show config 2>&1)
+
+# ---- one node ----
+run_ok() { # name expected-line command...
+    local name=$1 want=$2; shift 2
+    if "$@" >"$OUT/o" 2>"$OUT/e" && grep -q -- "$want" "$OUT/o"; then pass "$name"
+    else fail "$name"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 15; fi
+}
+run_ok "1 node x 2: it_keys" "it_keys: 2 ranks: OK" $S -N1 -n2 "$IT/it_keys"
+run_ok "1 node x 2: it_putget" "it_putget: 2 ranks, .* types: OK" $S -N1 -n2 "$IT/it_putget"
+run_ok "1 node x 4 (-O): it_fence" "it_fence: 4 ranks: OK" $S -N1 -n4 -O "$IT/it_fence"
+
+# ---- three nodes ----
+run_ok "3 nodes x 2: it_fence" "it_fence: 6 ranks: OK" $S -N3 -n6 "$IT/it_fence"
+for dist in block cyclic; do
+    $S -N3 -n6 -m $dist "$PROBE" keys >"$OUT/o" 2>"$OUT/e"; rc=$?
+    n=$(grep -c "^keys ok .* lib $LIBDIR/libpmix.so" "$OUT/o")
+    if [ $rc = 0 ] && [ "$n" = 6 ]; then pass "3 nodes x 2 ($dist): keys agree with Slurm, tasks load $LIBDIR/libpmix.so.2"
+    else fail "3 nodes x 2 ($dist): keys (rc $rc, $n/6 ok)"; tail -n 15 "$OUT/o" "$OUT/e" | sed 's/^/    /'; fi
+done
+
+# ---- batch job ----
+cat >"$OUT/job.sh" <<EOF
+#!/bin/sh
+srun --mpi=spmix -N3 -n6 $IT/it_fence
+EOF
+chmod 755 "$OUT/job.sh"
+if timeout 90 sbatch --wait -N3 -n6 -o "$OUT/batch.out" "$OUT/job.sh" >/dev/null 2>"$OUT/e" &&
+   grep -q "it_fence: 6 ranks: OK" "$OUT/batch.out"; then pass "sbatch job: srun --mpi=spmix -N3 -n6 it_fence"
+else fail "sbatch job"; cat "$OUT/batch.out" "$OUT/e" 2>/dev/null | tail -n 10 | sed 's/^/    /'; fi
+
+# ---- PMIx_Abort ----
+$S -N3 -n6 "$PROBE" abort 7 >"$OUT/o" 2>"$OUT/e"; rc=$?
+if [ $rc = 7 ] && grep -q "rank 1 on vn1 called PMIx_Abort with status 7: probe abort" "$OUT/e"; then
+    pass "PMIx_Abort(7) in rank 1: srun exits 7 and shows the message"
+else fail "PMIx_Abort: srun rc $rc"; tail -n 10 "$OUT/e" | sed 's/^/    /'; fi
+
+# ---- a rank killed in a fence ----
+t=$(date +%s.%N)
+$S -N3 -n6 "$PROBE" killfence >"$OUT/o" 2>"$OUT/e"; rc=$?
+dt=$(echo "$(date +%s.%N) - $t" | bc)
+nf=$(awk '$1 == "fence_failed" && $3 != "PMIX_SUCCESS" && $4 < 5 { n++ } END { print n + 0 }' "$OUT/o")
+if [ $rc != 0 ] && [ "$nf" = 5 ] && [ "$(echo "$dt < 15" | bc)" = 1 ]; then
+    pass "SIGKILL of rank 1 in a fence: the 5 others fail promptly ($(awk '$1=="fence_failed"{print $3; exit}' "$OUT/o")), step over in ${dt%???????} s"
+else fail "SIGKILL in a fence: rc $rc, $nf/5 prompt failures, ${dt} s"; cat "$OUT/o" | sed 's/^/    /'; fi
+gone=0
+for _ in $(seq 50); do
+    if ! pgrep -x slurmstepd >/dev/null; then gone=1; break; fi
+    sleep 0.2
+done
+check "no slurmstepd left after the killed step" [ $gone = 1 ]
+
+# ---- the unprivileged user ----
+$UI ". $SPMIX_VC_DIR/env.sh && cd && timeout 60 srun --mpi=spmix -N3 -n6 $PROBE keys" >"$OUT/o" 2>"$OUT/e"
+check "3 nodes x 2 as $SPMIX_VC_USER: keys" [ "$(grep -c '^keys ok' "$OUT/o")" = 6 ]
+
+# ---- another uid; a forged tree message (one held step of $SPMIX_VC_USER on 2 nodes) ----
+ENVF=$SPMIX_VC_USER_HOME/spmix-plgtest-env.$$
+rm -f "$ENVF"
+$UI ". $SPMIX_VC_DIR/env.sh && cd && timeout 60 srun --mpi=spmix -N2 -n2 $PROBE env $ENVF" >"$OUT/held.o" 2>"$OUT/held.e" &
+held=$!
+for _ in $(seq 100); do [ -s "$ENVF" ] && break; sleep 0.1; done
+if [ -s "$ENVF" ]; then
+    mapfile -t penv < <(grep -E '^(PMIX_|LD_LIBRARY_PATH=)' "$ENVF")
+    setpriv --reuid=nobody --regid=nogroup --clear-groups env -i "${penv[@]}" SLURM_NTASKS=2 \
+        "$PROBE" keys >"$OUT/o" 2>"$OUT/e"; rc=$?
+    if [ $rc != 0 ] && grep -q "FAIL PMIx_Init" "$OUT/e"; then
+        pass "uid nobody cannot connect to the step's server ($(grep -o 'Permission denied\|PMIX_ERR_[A-Z_]*' "$OUT/e" | head -1))"
+    else fail "uid nobody connected to the step's server (rc $rc)"; fi
+    port=$("$CLUSTER" exec vn1 ss -Hltnp 2>/dev/null | awk '/slurmstepd/ { n = split($4, a, ":"); print a[n]; exit }')
+    if [ -n "$port" ] && [ "$port" -ge $PORT_LO ] && [ "$port" -le $PORT_HI ]; then
+        pass "tree port $port of vn1 is in SpmixPortRange"
+    else fail "tree port '$port' not in $PORT_LO-$PORT_HI"; fi
+    if [ -n "$port" ]; then
+        res=$(timeout 10 "$SPMIX_VC_PYTHON" - "${SPMIX_VC_NET:-10.77.0}.11" "$port" <<'EOF'
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+s.sendall(b"SPXF" + b"\xff" * 60 + b"forged tree message" * 20)
+t = time.time()
+try:
+    while s.recv(4096):
+        pass
+    print("closed %.2f" % (time.time() - t))
+except ConnectionResetError:
+    print("closed %.2f" % (time.time() - t))
+except socket.timeout:
+    print("open")
+EOF
+)
+        case $res in closed*) pass "forged message on the tree port: connection closed by the server ($res s)" ;;
+                     *) fail "forged message on the tree port: '$res'" ;; esac
+    fi
+    rm -f "$ENVF"
+fi
+wait $held; rc=$?
+check "the held step completes after both (rc $rc)" [ $rc = 0 ]
+if grep -q "tree peer .* closed" "$OUT/held.e"; then pass "the server logged the rejected connection"; else fail "the server logged the rejected connection"; sed "s/^/    /" "$OUT/held.e" | tail -n 8; fi
+rm -f "$ENVF"
+
+# ---- the fence is a barrier across nodes ----
+$S -N3 -n6 "$PROBE" barrier 4 >"$OUT/o" 2>"$OUT/e"; rc=$?
+held=$(awk '$1 == "fence_wait" && $2 != 4 && $3 >= 0.9 { n++ } END { print n + 0 }' "$OUT/o")
+if [ $rc = 0 ] && [ "$held" = 5 ]; then
+    pass "fence on 3 nodes: rank 4 (vn3) 1 s late holds back all 5 others ($(awk '$1=="fence_wait"&&$2!=4{printf "%s ", $3}' "$OUT/o")s)"
+else fail "fence barrier: rc $rc, $held/5 held back"; sed 's/^/    /' "$OUT/o"; fi
+
+# ---- nothing left behind ----
+left=$(ls -d /tmp/spmix.[0-9]*.[0-9]*.?????? 2>/dev/null | wc -l)
+check "no per-step directory left in /tmp" [ "$left" = 0 ]
+
+echo "test_plugin: $NFAIL failure(s), $(echo "$(date +%s.%N) - $T0" | bc | cut -c1-5) s"
+[ $NFAIL = 0 ]
