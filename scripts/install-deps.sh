@@ -3,7 +3,7 @@
 # Idempotent; runs apt-get update only when a package is missing.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config libevent-dev libhwloc-dev check
-libpmix-dev clang libclang-rt-14-dev valgrind python3"
+libpmix-dev clang libclang-rt-14-dev valgrind python3 libslurm-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
