@@ -252,7 +252,7 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
 
     if (slen < 16) {
         spx_plg_err("no usable step secret (%s missing or malformed): was the step "
-                    "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, "spmix");
+                    "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, SPX_PLG_TYPENAME);
         return -1;
     }
     if ((addrs = spx_plg_tree_addrs(port)) == NULL)
