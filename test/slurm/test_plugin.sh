@@ -8,7 +8,8 @@
 #   srun --mpi=list; mpi.conf reaches slurmstepd (scontrol show config, the
 #   tree port in SpmixPortRange); the integration clients it_keys, it_putget,
 #   it_fence on one node and it_fence plus slurm_probe (keys vs Slurm's view,
-#   block and cyclic) on 3 nodes x 2 tasks, tasks loading our library; a batch
+#   block and cyclic) on 3 nodes x 2 tasks, tasks loading our library; Open
+#   MPI (mpi4py allreduce) on 3 nodes x 2; a batch
 #   job; PMIx_Abort -> srun exit status and message; a rank SIGKILLed in a
 #   fence -> the others fail promptly, the step ends, no slurmstepd is left;
 #   jobs of the unprivileged user; another uid cannot connect to the step's
@@ -100,6 +101,18 @@ for dist in block cyclic; do
     if [ $rc = 0 ] && [ "$n" = 6 ]; then pass "3 nodes x 2 ($dist): keys agree with Slurm, tasks load $LIBDIR/libpmix.so.2"
     else fail "3 nodes x 2 ($dist): keys (rc $rc, $n/6 ok)"; tail -n 15 "$OUT/o" "$OUT/e" | sed 's/^/    /'; fi
 done
+
+# ---- Debian's Open MPI (through mpi4py), unchanged, over our library ----
+cat >"$OUT/allreduce.py" <<'EOF'
+from mpi4py import MPI
+c = MPI.COMM_WORLD
+s = c.allreduce(c.rank + 1)
+if c.rank == 0:
+    print("allreduce", c.size, s)
+EOF
+chmod 644 "$OUT/allreduce.py"
+run_ok "3 nodes x 2: Open MPI (mpi4py) allreduce" "allreduce 6 21" \
+    env OMPI_MCA_mpi_yield_when_idle=1 $S -N3 -n6 "$SPMIX_VC_PYTHON" "$OUT/allreduce.py"
 
 # ---- batch job ----
 cat >"$OUT/job.sh" <<EOF
