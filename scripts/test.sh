@@ -5,7 +5,10 @@
 #   3. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. an integration job under valgrind (memcheck, leaks are errors);
 #   5. `make install` into a staging prefix and a check that libpmix.so.2
-#      exports only PMIx_* names.
+#      exports only PMIx_* names;
+#   6. the Slurm plugin on a real 3-node virtual Slurm cluster (network
+#      namespaces; test/slurm/test_plugin.sh), built in /opt/spmix-ci so that the
+#      unprivileged test user can read it. SPX_SKIP_SLURM=1 skips this stage.
 # Build trees go to $SPX_BUILD_ROOT (default: ./_ci). Exit status: 0 = all passed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,5 +56,17 @@ bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^PMIx_' || true)
 n=$(nm -D --defined-only "$lib" | awk '$2=="T"{print $3}' | grep -c '^PMIx_')
 echo "libpmix.so.2: SONAME ok, $n PMIx_* functions exported, nothing else"
 [ "$n" -ge 141 ] || { echo "expected 141 PMIx_* functions"; exit 1; }
+
+if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
+    step "Slurm: mpi_spmix on a 3-node virtual cluster"
+    sroot=/opt/spmix-ci
+    rm -rf "$sroot" && mkdir -p "$sroot/build" && chmod 755 "$sroot" "$sroot/build"
+    cd "$sroot/build"
+    "$top/configure" -q --enable-werror --prefix="$sroot/inst"
+    make -s -j"$jobs" >/dev/null
+    bash "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
+    cd "$top"
+    rm -rf "$sroot"
+fi
 
 printf '\nAll test stages passed.\n'
