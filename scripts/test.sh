@@ -64,7 +64,7 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     cd "$sroot/build"
     "$top/configure" -q --enable-werror --prefix="$sroot/inst"
     make -s -j"$jobs" >/dev/null
-    bash "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
+    flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
     cd "$top"
     rm -rf "$sroot"
 fi
