@@ -137,8 +137,10 @@ int main(int argc, char **argv)
     sigset_t set, oldmask;
     int code;
 
-    if (spx_run_parse(argc, argv, &o) < 0)
+    if (spx_run_parse(argc, argv, &o) < 0) {
+        free(o.xvars);
         return 2;
+    }
     snprintf(nspace, sizeof(nspace), "spmix-run.%d", (int)getpid());
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);

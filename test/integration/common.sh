@@ -6,7 +6,10 @@
 #
 #   spx_run N prog [args]   run prog (a program of this directory) as N ranks
 #                           under spmix-run; sets SPX_RC, SPX_ELAPSED (s) and
-#                           leaves the output in $SPX_OUT and $SPX_ERR
+#                           leaves the output in $SPX_OUT and $SPX_ERR;
+#                           on $SPX_NODES simulated nodes when it is set
+#                           (spmix-run --nodes), with $SPX_RUN_OPTS added
+#   spx_nodes_ranks M       the rank count the multi-node tests use on M nodes
 #   spx_expect_rc N         the job's exit status must be N
 #   spx_expect_out RE       stdout must match the extended regex RE
 #   spx_expect_err RE       stderr must match RE
@@ -57,10 +60,22 @@ spx_run() {
     _n=$1; shift
     _prog=$(spx_prog "$1") || exit 1; shift
     _t0=$(spx_now)
-    timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n "$_n" --timeout $((SPX_TIMEOUT - 10)) \
+    # shellcheck disable=SC2086
+    timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n "$_n" --nodes "${SPX_NODES:-1}" \
+        ${SPX_RUN_OPTS:-} --timeout $((SPX_TIMEOUT - 10)) \
         "$_prog" "$@" >"$SPX_OUT" 2>"$SPX_ERR"
     SPX_RC=$?
     SPX_ELAPSED=$(awk -v a="$_t0" -v b="$(spx_now)" 'BEGIN { printf "%.2f", b - a }')
+}
+
+# 1 node: 4 ranks; 3 nodes: 2 each; 16 nodes: 20 ranks (block: nodes 0-3
+# hold two, the others one, so both shared and lone nodes are covered).
+spx_nodes_ranks() {
+    case $1 in
+    1) echo 4 ;;
+    16) echo 20 ;;
+    *) echo $(($1 * 2)) ;;
+    esac
 }
 
 spx_expect_rc() {

@@ -94,4 +94,54 @@ static inline void it_finalize(void)
     IT_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
 }
 
+/* The job-level PMIX_NUM_NODES and the PMIX_NODEID of rank (uint32). */
+static inline uint32_t it_num_nodes(void)
+{
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    uint32_t n;
+
+    PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
+    IT_RC(PMIx_Get(&wild, PMIX_NUM_NODES, NULL, 0, &val), PMIX_SUCCESS, "PMIx_Get(num nodes)");
+    IT_CHECK(val->type == PMIX_UINT32, "num nodes has type %d, not UINT32", val->type);
+    n = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return n;
+}
+
+static inline uint32_t it_nodeid(uint32_t rank)
+{
+    pmix_proc_t p;
+    pmix_value_t *val = NULL;
+    uint32_t n;
+
+    PMIX_LOAD_PROCID(&p, it_me.nspace, rank);
+    IT_RC(PMIx_Get(&p, PMIX_NODEID, NULL, 0, &val), PMIX_SUCCESS, "PMIx_Get(node id)");
+    IT_CHECK(val->type == PMIX_UINT32, "node id has type %d, not UINT32", val->type);
+    n = val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return n;
+}
+
+/* A uint64 counter answered by the rank's own server (spmix.h query keys). */
+static inline uint64_t it_query_u64(const char *key)
+{
+    pmix_query_t q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t arc;
+    uint64_t v;
+
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIX_ARGV_APPEND(arc, q.keys, key);
+    IT_RC(arc, PMIX_SUCCESS, "PMIX_ARGV_APPEND");
+    IT_RC(PMIx_Query_info(&q, 1, &res, &nres), PMIX_SUCCESS, key);
+    IT_CHECK(nres == 1 && res[0].value.type == PMIX_UINT64, "query %s: %zu answers, type %d",
+             key, nres, nres ? res[0].value.type : -1);
+    v = res[0].value.data.uint64;
+    PMIX_INFO_FREE(res, nres);
+    PMIX_QUERY_DESTRUCT(&q);
+    return v;
+}
+
 #endif /* SPX_ITEST_H */
