@@ -45,14 +45,14 @@ fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
 OUT=$(mktemp -d /tmp/spmix-ompitest.XXXXXX)
 chmod 755 "$OUT"
 
-# ---- build and install ----
-mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs; }
+# ---- build and install (first, so a re-run of config.status cannot mix into mkvars) ----
+if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
+    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; rm -rf "$OUT"; exit 1
+fi
+mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs | tail -n 1; }
 read -r PLUGDIR LIBDIR < <(mkvars) || true
 if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
     echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; rm -rf "$OUT"; exit 2
-fi
-if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
-    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; rm -rf "$OUT"; exit 1
 fi
 [ -f "$PLUGDIR/mpi_spmix.so" ] && [ -e "$LIBDIR/libpmix.so.2" ] ||
     { echo "$0: no $PLUGDIR/mpi_spmix.so or $LIBDIR/libpmix.so.2 after make install" >&2; rm -rf "$OUT"; exit 1; }
