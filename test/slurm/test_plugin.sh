@@ -41,16 +41,16 @@ check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; f
 OUT=$(mktemp -d /tmp/spmix-plgtest.XXXXXX)
 chmod 755 "$OUT"
 
-# ---- build and install ----
-mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs; }
-read -r PLUGDIR LIBDIR < <(mkvars) || true
-if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
-    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
-fi
+# ---- build and install (first, so a re-run of config.status cannot mix into mkvars) ----
 if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
    ! make -s -C "$BUILD" -j2 plugin/test/slurm_probe test/integration/it_fence \
         test/integration/it_keys test/integration/it_putget >>"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
+fi
+mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs | tail -n 1; }
+read -r PLUGDIR LIBDIR < <(mkvars) || true
+if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
+    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
 fi
 [ -f "$PLUGDIR/mpi_spmix.so" ] || { echo "$0: no $PLUGDIR/mpi_spmix.so after make install" >&2; exit 1; }
 PROBE=$BUILD/plugin/test/.libs/slurm_probe
