@@ -1,0 +1,184 @@
+#!/bin/bash
+# test/slurm/bench_compare.sh - side-by-side benchmark of our mpi/spmix and
+# Slurm's own mpi/pmix (Debian's, over OpenPMIx) on one 4-node virtual
+# cluster (test/slurm/cluster.sh), in one run. As root, holding the cluster lock:
+#   flock /tmp/spmix-vc.lock test/slurm/bench_compare.sh --build DIR [--runs K] [--iters N]
+# DIR is a configured build tree (configure --prefix=P); the script runs
+# `make install` there (as test_plugin.sh does), builds test/slurm/bench_pmix.c
+# twice (our headers + library; Debian's OpenPMIx) and test/slurm/mpi_hello.c
+# with mpicc.openmpi, brings up 4 nodes with 4 CPUs each, and then:
+#   - checks, per layout and plugin, that an empty fence really synchronises:
+#     the last rank sleeps 1 s, all others must wait >= 0.9 s;
+#   - K times (default 5), alternating the plugins, per layout 1x2, 3x2, 4x4
+#     (nodes x tasks per node): bench_pmix (PMIx_Init, medians of N empty,
+#     64 B and 8 KiB collecting fences after a warm-up);
+#   - K times per plugin on 3x2: mpi_hello (MPI_Init, MPI_Finalize).
+# Slurm's plugin runs with SLURM_PMIX_FENCE=ring exported to srun (without it
+# its fences do not synchronise across nodes on a small cluster). Prints the
+# raw per-run values, the sync checks and one markdown table of medians over
+# the runs with ratio ours/theirs, then tears the cluster down.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+CLUSTER=$HERE/cluster.sh
+BUILD="" RUNS=5 ITERS=50
+LAYOUTS="1x2 3x2 4x4"
+MPI_LAYOUT=3x2
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build) BUILD=${2:?}; shift 2 ;;
+        --runs) RUNS=${2:?}; shift 2 ;;
+        --iters) ITERS=${2:?}; shift 2 ;;
+        *) echo "usage: $0 --build DIR [--runs K] [--iters N]" >&2; exit 2 ;;
+    esac
+done
+[ -n "$BUILD" ] && [ -f "$BUILD/Makefile" ] || { echo "$0: --build DIR (a configured build tree) is required" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "$0: must run as root" >&2; exit 2; }
+case $RUNS in ''|*[!0-9]*|0) echo "$0: --runs K needs K >= 1" >&2; exit 2 ;; esac
+BUILD=$(cd "$BUILD" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+OUT=$(mktemp -d /tmp/spmix-bench.XXXXXX)
+chmod 755 "$OUT"
+T0=$(date +%s.%N)
+
+# ---- build and install ----
+mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir) $(libdir)' spx-print-dirs; }
+read -r PLUGDIR LIBDIR _ < <(mkvars) || true
+if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
+    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
+fi
+if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
+    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
+fi
+[ -f "$PLUGDIR/mpi_spmix.so" ] && [ -f "$LIBDIR/libpmix.so.2" ] ||
+    { echo "$0: no $PLUGDIR/mpi_spmix.so or $LIBDIR/libpmix.so.2 after make install" >&2; exit 1; }
+DEB_PMIX=/usr/lib/x86_64-linux-gnu/pmix2
+CFLAGS="-std=gnu11 -O2 -Wall -Wextra -Werror"
+gcc $CFLAGS -I"$TOP/include" "$HERE/bench_pmix.c" -o "$OUT/bench_ours" \
+    -L"$LIBDIR" -lpmix -Wl,-rpath,"$LIBDIR" &&
+gcc $CFLAGS -I"$DEB_PMIX/include" "$HERE/bench_pmix.c" -o "$OUT/bench_theirs" \
+    -L"$DEB_PMIX/lib" -lpmix -Wl,-rpath,"$DEB_PMIX/lib" &&
+mpicc.openmpi $CFLAGS "$HERE/mpi_hello.c" -o "$OUT/mpi_hello" ||
+    { echo "$0: building the benchmark programs failed" >&2; rm -rf "$OUT"; exit 1; }
+
+# ---- cluster ----
+cleanup() {
+    "$CLUSTER" down >/dev/null 2>&1
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+"$CLUSTER" up -n 4 --cpus 4 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 ||
+    { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
+. "$("$CLUSTER" env)"
+cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
+# written by bench_compare.sh; everything else at its default
+SpmixPortRange=31100-31199
+SpmixLibDir=$LIBDIR
+SpmixSetLdLibraryPath=yes
+EOF
+"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; echo "$0: reconfigure failed" >&2; exit 1; }
+
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader,tcp
+# srun for one plugin: ours | theirs, layout NxT, program and arguments.
+run() {
+    local who=$1 lay=$2; shift 2
+    local n=${lay%x*} t=${lay#*x}
+    if [ "$who" = ours ]; then
+        timeout 120 srun --mpi=spmix -N "$n" -n $((n * t)) --ntasks-per-node="$t" "$@"
+    else
+        SLURM_PMIX_FENCE=ring timeout 120 srun --mpi=pmix -N "$n" -n $((n * t)) --ntasks-per-node="$t" "$@"
+    fi
+}
+prog() { [ "$1" = ours ] && echo "$OUT/bench_ours" || echo "$OUT/bench_theirs"; }
+
+echo "## bench_compare: $RUNS run(s), $ITERS fences per kind, layouts $LAYOUTS, $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "## load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "## library check (rank 0 of 1x2):"
+for who in ours theirs; do
+    run "$who" 1x2 "$(prog $who)" bench 5 2>&1 | grep '^library' | sed "s/^/   $who: /"
+done
+
+# ---- the fence must synchronise: a late rank holds back everybody ----
+SYNC_OK=1
+SYNC_NOTE=""
+echo "## synchronisation check (empty fence; last rank 1 s late; others must wait >= 0.9 s)"
+for lay in $LAYOUTS; do
+    for who in ours theirs; do
+        run "$who" "$lay" "$(prog $who)" late >"$OUT/late" 2>"$OUT/late.err"; rc=$?
+        n=${lay%x*} t=${lay#*x}; last=$((n * t - 1))
+        res=$(awk -v last=$last '$1 == "fence_wait" && $2 != last { k++; if ($3 >= 0.9) h++; if (min == "" || $3 < min) min = $3 }
+                                 END { printf "%d %d %s", k + 0, h + 0, (min == "" ? "-" : min) }' "$OUT/late")
+        read -r k h min <<<"$res"
+        if [ $rc = 0 ] && [ "$k" = "$last" ] && [ "$h" = "$k" ]; then v=PASS; else v=FAIL; SYNC_OK=0; fi
+        echo "$v: $who $lay: $h/$last early ranks waited >= 0.9 s (min $min s, rc $rc)"
+        [ $v = FAIL ] && sed 's/^/    /' "$OUT/late.err" | tail -n 5
+        SYNC_NOTE="$SYNC_NOTE $who:$lay:$v"
+    done
+done
+
+# ---- the runs ----
+# values go to $OUT/v/<who>.<layout>.<metric>, one line per successful run
+mkdir -p "$OUT/v"
+record() { # who layout file-with-"name value unit"-lines
+    awk '$1 ~ /^(init|init_max|fence_empty|fence_64B|fence_8KiB|mpi_finalize)$/ { print $1, $2 }
+         $1 == "mpi_init" { print "mpi_init", $3 }' "$3" |
+    while read -r m v; do echo "$v" >>"$OUT/v/$1.$2.$m"; done
+}
+NFAIL=0
+for r in $(seq "$RUNS"); do
+    for lay in $LAYOUTS; do
+        for who in ours theirs; do
+            if run "$who" "$lay" "$(prog $who)" bench "$ITERS" >"$OUT/o" 2>"$OUT/e"; then
+                record "$who" "$lay" "$OUT/o"
+                echo "run $r $who $lay: $(grep -v '^library' "$OUT/o" | awk '{ printf "%s=%s%s ", $1, $2, $3 }')"
+            else
+                NFAIL=$((NFAIL + 1)); echo "run $r $who $lay: FAILED"; tail -n 5 "$OUT/e" | sed 's/^/    /'
+            fi
+        done
+    done
+    for who in ours theirs; do
+        if run "$who" $MPI_LAYOUT "$OUT/mpi_hello" >"$OUT/o" 2>"$OUT/e"; then
+            record "$who" $MPI_LAYOUT "$OUT/o"
+            echo "run $r $who $MPI_LAYOUT mpi_hello: $(awk '{ printf "%s ", $0 }' "$OUT/o")"
+        else
+            NFAIL=$((NFAIL + 1)); echo "run $r $who $MPI_LAYOUT mpi_hello: FAILED"; tail -n 5 "$OUT/e" | sed 's/^/    /'
+        fi
+    done
+done
+
+# ---- the table ----
+median() { # file -> median (mean of the two middle values for an even count), "n/a" if none
+    [ -s "$1" ] || { echo n/a; return; }
+    sort -g "$1" | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+row() { # label metric layout goal
+    local o th ratio met
+    o=$(median "$OUT/v/ours.$3.$2"); th=$(median "$OUT/v/theirs.$3.$2")
+    if [ "$o" != n/a ] && [ "$th" != n/a ]; then
+        ratio=$(awk -v a="$o" -v b="$th" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+        met=$(awk -v r="$ratio" -v g="$4" 'BEGIN { print ((r + 0 <= g + 0) ? "yes" : "no") }')
+    else ratio=n/a met=n/a; fi
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$3" "$o" "$th" "$ratio" "$4" "$met"
+}
+echo
+echo "Medians over $RUNS runs ($NFAIL failed run(s)); fences: median of $ITERS after 5 warm-up."
+echo "theirs = Slurm 22.05 mpi/pmix + OpenPMIx 4.2.2 with SLURM_PMIX_FENCE=ring."
+echo
+echo "| metric | layout | ours | theirs | ours/theirs | goal | met |"
+echo "|---|---|---|---|---|---|---|"
+for lay in $LAYOUTS; do
+    row "PMIx_Init, rank 0 (ms)" init "$lay" 0.5
+    row "PMIx_Init, max over ranks (ms)" init_max "$lay" 0.5
+    row "empty fence (us)" fence_empty "$lay" 0.5
+    row "fence, collect 64 B/rank (us)" fence_64B "$lay" 0.5
+    row "fence, collect 8 KiB/rank (us)" fence_8KiB "$lay" 0.5
+done
+row "MPI_Init, max over ranks (ms)" mpi_init $MPI_LAYOUT 0.7
+row "MPI_Finalize, rank 0 (ms)" mpi_finalize $MPI_LAYOUT 0.5
+echo
+if [ $SYNC_OK = 1 ]; then echo "Synchronisation check: PASS for both plugins on every layout."
+else echo "Synchronisation check: FAILED somewhere:$SYNC_NOTE"; fi
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench_compare: $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s"
+[ $SYNC_OK = 1 ] && [ $NFAIL = 0 ]
