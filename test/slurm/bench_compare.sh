@@ -42,13 +42,16 @@ chmod 755 "$OUT"
 T0=$(date +%s.%N)
 
 # ---- build and install ----
-mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir) $(libdir)' spx-print-dirs; }
-read -r PLUGDIR LIBDIR _ < <(mkvars) || true
-if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
-    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
-fi
+trap 'rm -rf "$OUT"' EXIT
+# make install first: if configure.ac changed, make re-runs configure now and
+# not while the directories are read below
 if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
+fi
+mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs; }
+read -r PLUGDIR LIBDIR < <(mkvars) || true
+if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
+    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
 fi
 [ -f "$PLUGDIR/mpi_spmix.so" ] && [ -f "$LIBDIR/libpmix.so.2" ] ||
     { echo "$0: no $PLUGDIR/mpi_spmix.so or $LIBDIR/libpmix.so.2 after make install" >&2; exit 1; }
@@ -59,7 +62,7 @@ gcc $CFLAGS -I"$TOP/include" "$HERE/bench_pmix.c" -o "$OUT/bench_ours" \
 gcc $CFLAGS -I"$DEB_PMIX/include" "$HERE/bench_pmix.c" -o "$OUT/bench_theirs" \
     -L"$DEB_PMIX/lib" -lpmix -Wl,-rpath,"$DEB_PMIX/lib" &&
 mpicc.openmpi $CFLAGS "$HERE/mpi_hello.c" -o "$OUT/mpi_hello" ||
-    { echo "$0: building the benchmark programs failed" >&2; rm -rf "$OUT"; exit 1; }
+    { echo "$0: building the benchmark programs failed" >&2; exit 1; }
 
 # ---- cluster ----
 cleanup() {
