@@ -540,6 +540,22 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
     }
     free_stored(e, list);
     e->in_start = false;
+    /* This instance timed out everywhere before our participants arrived (a kept
+     * abort ended it; passing it on told our children). Arriving late, they belong
+     * to the next instance of the set, as on a single node: drop this one without
+     * calling done and start the next. A start that itself reports an error (our
+     * own local timeout) is that instance's outcome and is not moved. */
+    if (c->state == SPX_COLL_DONE && c->final_status == PMIX_ERR_TIMEOUT &&
+        status == PMIX_SUCCESS && lost == UINT32_MAX) {
+        for (spx_coll_t **p = &e->deferred; *p; p = &(*p)->next)
+            if (*p == c) {
+                *p = c->next;
+                break;
+            }
+        coll_free(c);
+        return spx_coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, done,
+                              arg);
+    }
     return 0;
 }
 
