@@ -22,21 +22,8 @@
 # About a minute here. SPMIX_OMPI_VERBOSE=1 adds OMPI_MCA_pmix_base_verbose=10.
 set -u
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-CLUSTER=$HERE/cluster.sh
-BUILD=""
-KEEP=0
-while [ $# -gt 0 ]; do
-    case $1 in
-        --build) BUILD=${2:?}; shift 2 ;;
-        --keep) KEEP=1; shift ;;
-        *) echo "usage: $0 --build DIR [--keep]" >&2; exit 2 ;;
-    esac
-done
-[ -n "$BUILD" ] && [ -f "$BUILD/Makefile" ] || { echo "$0: --build DIR (a configured build tree) is required" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "$0: must run as root" >&2; exit 2; }
-command -v mpicc.openmpi >/dev/null || { echo "$0: mpicc.openmpi missing (apt-get install libopenmpi-dev)" >&2; exit 2; }
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/testlib.sh"
+spx_vc_args "$@"
 
 NPASS=0 NFAIL=0
 T0=$(date +%s.%N)
@@ -49,11 +36,7 @@ chmod 755 "$OUT"
 if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; rm -rf "$OUT"; exit 1
 fi
-mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs | tail -n 1; }
-read -r PLUGDIR LIBDIR < <(mkvars) || true
-if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
-    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; rm -rf "$OUT"; exit 2
-fi
+spx_vc_dirs
 [ -f "$PLUGDIR/mpi_spmix.so" ] && [ -e "$LIBDIR/libpmix.so.2" ] ||
     { echo "$0: no $PLUGDIR/mpi_spmix.so or $LIBDIR/libpmix.so.2 after make install" >&2; rm -rf "$OUT"; exit 1; }
 if ! mpicc.openmpi -std=gnu11 -O2 -Wall -Wextra -Werror -o "$OUT/ompi_check" "$HERE/mpi/ompi_check.c" 2>"$OUT/cc.log"; then

@@ -18,20 +18,8 @@
 # Prints PASS:/FAIL: lines; exit 1 if anything failed. About 30-40 s.
 set -u
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-CLUSTER=$HERE/cluster.sh
-BUILD=""
-KEEP=0
-while [ $# -gt 0 ]; do
-    case $1 in
-        --build) BUILD=${2:?}; shift 2 ;;
-        --keep) KEEP=1; shift ;;
-        *) echo "usage: $0 --build DIR [--keep]" >&2; exit 2 ;;
-    esac
-done
-[ -n "$BUILD" ] && [ -f "$BUILD/Makefile" ] || { echo "$0: --build DIR (a configured build tree) is required" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "$0: must run as root" >&2; exit 2; }
-BUILD=$(cd "$BUILD" && pwd)
+. "$(dirname "$0")/testlib.sh"
+spx_vc_args "$@"
 
 NFAIL=0
 T0=$(date +%s.%N)
@@ -47,11 +35,7 @@ if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
         test/integration/it_keys test/integration/it_putget >>"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
 fi
-mkvars() { make -s -C "$BUILD" --no-print-directory --eval='spx-print-dirs: ; @echo $(slurmplugindir) $(spmixlibdir)' spx-print-dirs | tail -n 1; }
-read -r PLUGDIR LIBDIR < <(mkvars) || true
-if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
-    echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
-fi
+spx_vc_dirs
 [ -f "$PLUGDIR/mpi_spmix.so" ] || { echo "$0: no $PLUGDIR/mpi_spmix.so after make install" >&2; exit 1; }
 PROBE=$BUILD/plugin/test/.libs/slurm_probe
 IT=$BUILD/test/integration/.libs
