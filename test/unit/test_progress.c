@@ -508,6 +508,10 @@ END_TEST
 START_TEST(test_atfork_child_reset)
 {
     ck_assert_int_eq(spx_progress_acquire(), 0);
+    /* fork only once the new thread has finished starting and sits idle in its
+     * loop: a fork while it holds an allocator or libevent lock (thread start-up,
+     * seen under ASan) leaves that lock held forever in the child */
+    flush();
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
