@@ -173,7 +173,10 @@ int main(void)
     me = it_me.rank;
     IT_CHECK(size >= 2, "needs at least 2 ranks, job size is %u", size);
 
-    /* 1. a Get of a key the peer has not committed yet waits for it */
+    /* 1. a Get of a key the peer has not committed yet waits for it (after a
+     * fence, so that a slow start of rank 0 - e.g. under valgrind - cannot
+     * let the commit happen before the Get is even asked) */
+    it_fence();
     if (me == 1) {
         it_sleep_ms(400);
         it_put_str(PMIX_LOCAL, "it.late", "late-value");
