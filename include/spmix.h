@@ -24,6 +24,15 @@
 #define SPMIX_TREE_WIDTH "spmix.tree.width"
 #define SPMIX_TREE_TIMEOUT "spmix.tree.timeout"
 
+/* PMIx_server_init attribute (bool): a fence whose participants all live on
+ * this node may complete without the host module's fence_nb (the host only
+ * hands the data back). With it, or in multi-node mode (SPMIX_TREE_*), or
+ * without a fence_nb, a whole-namespace fence of a job that lives entirely on
+ * this node completes among its processes in shared memory. Set
+ * SPMIX_SHM_FENCE=0 in the server's environment to turn shared-memory fences
+ * off altogether. */
+#define SPMIX_SERVER_LOCAL_FENCES "spmix.srv.localfence"
+
 /* PMIx_Query_info keys answered by a client's own server (uint64 values):
  * totals since start, and what this server sent for the last collective it
  * completed (messages, bytes, and the key/value payload bytes it contributed). */

@@ -472,11 +472,13 @@ static int spx_run_server_start(void)
         N.tmpdir[0] = '\0';
         return -1;
     }
-    PMIX_INFO_CREATE(info, 7);
+    PMIX_INFO_CREATE(info, 8);
     if (info == NULL)
         return -1;
     PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, N.tmpdir, PMIX_STRING);
     PMIx_Info_load(&info[1], PMIX_SYSTEM_TMPDIR, N.tmpdir, PMIX_STRING);
+    bool local_fences = true; /* run_host's fence_nb only hands the data back */
+    PMIx_Info_load(&info[ninfo++], SPMIX_SERVER_LOCAL_FENCES, &local_fences, PMIX_BOOL);
     if (N.cfg->addrs != NULL) {
         pmix_byte_object_t bo = { .bytes = (char *)N.cfg->secret, .size = SPX_RUN_SECRET_LEN };
         PMIx_Info_load(&info[ninfo++], SPMIX_TREE_NODE_INDEX, &N.cfg->index, PMIX_UINT32);
@@ -487,7 +489,7 @@ static int spx_run_server_start(void)
             PMIx_Info_load(&info[ninfo++], SPMIX_TREE_WIDTH, &width, PMIX_UINT32);
     }
     rc = PMIx_server_init(spx_run_host_module(), info, ninfo);
-    PMIX_INFO_FREE(info, 7);
+    PMIX_INFO_FREE(info, 8);
     if (rc != PMIX_SUCCESS) {
         node_msg("PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
         return -1;

@@ -24,6 +24,7 @@
 
 #include "codec/buf.h"
 #include "net/conn.h"
+#include "proto/shm_barrier.h"
 #include "store/store.h"
 
 /* Reply handler: status is PMIX_SUCCESS with payload positioned after nothing
@@ -58,9 +59,15 @@ struct spx_client {
     spx_store_t *jobinfo;     /* registered job/node/proc info (rank WILDCARD = job level) */
     spx_store_t *internal;    /* PMIx_Store_internal data */
     spx_store_t *cache;       /* values fetched from the server; dropped after each fence */
+    /* shared-memory fence (proto/shm_barrier.h): set by PMIx_Init, cleared by
+     * PMIx_Finalize; NULL when the server offers none */
+    spx_shmb_t *shmb;
+    uint32_t shmb_slot;       /* this process's slot */
+    long shmb_spin_ns;        /* how long a waiter spins before sleeping */
+    pthread_mutex_t shmb_lock; /* one direct arrival of this process at a time */
     /* progress-thread state */
     spx_conn_t *conn;         /* reading side; NULL in singleton mode or after loss */
-    bool conn_lost;
+    volatile bool conn_lost;
     struct spx_evhdlr *handlers;
     size_t next_handler_id;
 };
@@ -85,6 +92,11 @@ void spx_client_event_clear(void);
 
 /* Drops cached remote values (after a collecting fence, or on finalize). */
 void spx_client_cache_reset(void);
+
+/* client_fence.c: maps the server's shared-memory fence segment named in the
+ * job info, if any (after the HELLO); unmaps it (finalize, no fence running). */
+void spx_client_shmb_attach(void);
+void spx_client_shmb_detach(void);
 
 /* Fills job info for singleton mode (client_init.c). */
 void spx_client_singleton_jobinfo(void);

@@ -1,8 +1,16 @@
 /* client_fence.c - PMIx_Fence / PMIx_Fence_nb on the client side.
  *
  * The caller's thread checks the arguments (NULL procs with nprocs > 0,
- * membership of the caller), copies procs and directives and sends one FENCE
- * request; its reply, read on the progress thread, calls back with the status.
+ * membership of the caller). A blocking fence over the caller's whole
+ * namespace, without PMIX_TIMEOUT, goes through the server's shared-memory
+ * fence when it offers one (proto/shm_barrier.h): one atomic arrival, then
+ * either this process releases everybody (it was last and nothing is owed to
+ * the server), or sends FENCE_LOCAL so that the server finishes the fence,
+ * or waits for the release (spinning briefly when there is a core for every
+ * local process, then sleeping on the segment's futex). Any other fence
+ * copies procs and directives and sends one FENCE request (the server folds
+ * whole-namespace ones into the same segment); its reply, read on the
+ * progress thread, calls back with the status.
  * A collecting fence drops the client's cache of fetched values so that data
  * changed or deleted by the fence is read afresh. A singleton completes at
  * once (PMIX_OPERATION_SUCCEEDED). A NULL cbfunc makes Fence_nb blocking.
@@ -11,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/client.h"
 #include "codec/value.h"
@@ -18,6 +27,7 @@
 #include "proto/msg.h"
 #include "types/types.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 struct fence_req {
     pmix_proc_t *procs; /* owned copy */
@@ -121,6 +131,140 @@ static pmix_status_t fence_start(const pmix_proc_t procs[], size_t nprocs,
     return rc;
 }
 
+/* ---- the shared-memory fence ---- */
+
+/* Position of rank in a PMIX_LOCAL_PEERS list ("0,1,4-7"), counted in
+ * ascending rank order, and the list's length; -1 when absent or unreadable. */
+static long local_slot(const char *list, pmix_rank_t rank, uint32_t *count)
+{
+    long below = 0, n = 0;
+    bool found = false;
+    const char *p = list;
+    while (p && *p) {
+        char *end;
+        unsigned long lo = strtoul(p, &end, 10), hi = lo;
+        if (end == p)
+            return -1;
+        if (*end == '-') {
+            p = end + 1;
+            hi = strtoul(p, &end, 10);
+            if (end == p || hi < lo || hi - lo > SPX_SHMB_MAX_LOCAL)
+                return -1;
+        }
+        for (unsigned long r = lo; r <= hi; r++) {
+            n++;
+            if (r == rank)
+                found = true;
+            else if (r < rank)
+                below++;
+        }
+        if (n > (long)SPX_SHMB_MAX_LOCAL)
+            return -1;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    *count = (uint32_t)n;
+    return found ? below : -1;
+}
+
+void spx_client_shmb_attach(void)
+{
+    const pmix_value_t *path = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
+                                              PMIX_RANK_WILDCARD, SPX_SHMB_KEY, NULL);
+    const pmix_value_t *peers = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
+                                               PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL);
+    if (!path || path->type != PMIX_STRING || !peers || peers->type != PMIX_STRING)
+        return;
+    uint32_t count = 0;
+    long slot = local_slot(peers->data.string, spx_client.myproc.rank, &count);
+    spx_shmb_t *b = slot < 0 ? NULL : spx_shmb_attach(path->data.string);
+    if (b && spx_shmb_nlocal(b) != count) {
+        spx_debug("shared-memory fence: %u slots but %u local peers; not used",
+                  spx_shmb_nlocal(b), count);
+        spx_shmb_close(b);
+        b = NULL;
+    }
+    if (!b)
+        return;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    spx_client.shmb_spin_ns = cpus >= (long)count ? 50000 : 0;
+    spx_client.shmb_slot = (uint32_t)slot;
+    spx_client.shmb = b;
+}
+
+void spx_client_shmb_detach(void)
+{
+    spx_shmb_t *b = spx_client.shmb;
+    spx_client.shmb = NULL;
+    spx_shmb_close(b);
+}
+
+/* Does this fence go through the segment directly? */
+static bool direct_eligible(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                            size_t ninfo)
+{
+    if (!spx_client.shmb || spx_info_find(info, ninfo, PMIX_TIMEOUT))
+        return false;
+    if (!procs || nprocs == 0)
+        return true;
+    return nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD &&
+           PMIX_CHECK_NSPACE(procs[0].nspace, spx_client.myproc.nspace);
+}
+
+static pmix_status_t fence_direct(bool collect)
+{
+    spx_shmb_t *b = spx_client.shmb;
+    const volatile bool *lost = &spx_client.conn_lost;
+    pmix_status_t rc = PMIX_SUCCESS;
+    pthread_mutex_lock(&spx_client.shmb_lock);
+    for (bool done = false; !done;) {
+        uint32_t gen = 0, nc = 0;
+        pmix_status_t st = PMIX_SUCCESS;
+        done = true;
+        switch (spx_shmb_arrive(b, spx_client.shmb_slot, collect, false, &gen, &nc, &st)) {
+        case SPX_SHMB_BROKEN:
+            rc = st;
+            break;
+        case SPX_SHMB_BUSY: /* our own socket fence is in this generation: after it */
+            rc = spx_shmb_wait(b, gen, lost, 0);
+            done = rc == PMIX_ERR_UNREACH && *lost;
+            break;
+        case SPX_SHMB_WAIT:
+            rc = spx_shmb_wait(b, gen, lost, spx_client.shmb_spin_ns);
+            break;
+        case SPX_SHMB_LAST_SELF:
+            /* commits sent before the arrivals must be applied before anyone
+             * leaves; the server applies them now, or is asked to finish */
+            if (spx_shmb_await_commits(b, spx_client.shmb_spin_ns)) {
+                rc = spx_shmb_release(b, gen, st) ? st : spx_shmb_wait(b, gen, lost, 0);
+                break;
+            }
+            if (!spx_shmb_close_gather(b, gen)) {
+                rc = spx_shmb_wait(b, gen, lost, 0);
+                break;
+            }
+            /* fall through */
+        case SPX_SHMB_LAST_SERVER: {
+            spx_buf_t m;
+            spx_buf_init(&m);
+            spx_buf_push_u32(&m, gen);
+            rc = spx_buf_failed(&m) ? PMIX_ERR_NOMEM
+                                    : spx_client_request(SPX_MSG_FENCE_LOCAL, &m, NULL, NULL);
+            spx_buf_fini(&m);
+            /* if it could not be sent the server sees us gone and breaks the fence */
+            if (rc == PMIX_SUCCESS || rc == PMIX_ERR_UNREACH)
+                rc = spx_shmb_wait(b, gen, lost, spx_client.shmb_spin_ns);
+            break;
+        }
+        }
+    }
+    pthread_mutex_unlock(&spx_client.shmb_lock);
+    if (rc == PMIX_SUCCESS && collect)
+        spx_client_cache_reset();
+    return rc;
+}
+
 /* Checks shared by both forms; PMIX_SUCCESS to proceed. */
 static pmix_status_t fence_check(const pmix_proc_t procs[], size_t nprocs,
                                  const pmix_info_t info[], size_t ninfo)
@@ -144,6 +288,10 @@ SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
         return rc;
     if (spx_client.singleton)
         return PMIX_SUCCESS;
+    if (direct_eligible(procs, nprocs, info, ninfo)) {
+        const pmix_info_t *c = spx_info_find(info, ninfo, PMIX_COLLECT_DATA);
+        return fence_direct(c && spx_info_true(c));
+    }
     struct fence_wait fw;
     spx_wait_init(&fw.wait);
     rc = fence_start(procs, nprocs, info, ninfo, fence_wait_cb, &fw);

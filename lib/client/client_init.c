@@ -31,6 +31,7 @@
 
 struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER,
                                 .lock = PTHREAD_MUTEX_INITIALIZER,
+                                .shmb_lock = PTHREAD_MUTEX_INITIALIZER,
                                 .send_fd = -1};
 
 bool spx_client_initialized(void)
@@ -174,6 +175,8 @@ static void on_close(spx_conn_t *c, const char *reason, void *arg)
     bool was_finalizing = arg != NULL;
     spx_client.conn = NULL;
     spx_client.conn_lost = true;
+    if (spx_client.shmb) /* direct fence waiters look at conn_lost */
+        spx_shmb_wake_all(spx_client.shmb);
     fail_all_pending();
     if (!was_finalizing) {
         spx_error("lost connection to the PMIx server: %s", reason);
@@ -403,6 +406,8 @@ static pmix_status_t first_init(void)
     const pmix_value_t *v = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
                                            PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL);
     spx_client.job_size = (v && v->type == PMIX_UINT32) ? v->data.uint32 : 0;
+    if (!spx_client.singleton)
+        spx_client_shmb_attach();
     return PMIX_SUCCESS;
 }
 
@@ -505,6 +510,7 @@ SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     spx_wait_block(&w);
     spx_wait_fini(&w);
     spx_progress_release();
+    spx_client_shmb_detach();
     pthread_mutex_unlock(&spx_client.init_lock);
     return rc;
 }

@@ -95,8 +95,11 @@ SPX_EXPORT pmix_status_t PMIx_Commit(void)
     pmix_status_t rc = PMIX_SUCCESS;
     if (spx_buf_failed(&b))
         rc = PMIX_ERR_NOMEM;
-    else if (n > 0)
+    else if (n > 0) {
+        if (spx_client.shmb) /* counted before it can reach the server */
+            spx_shmb_commit_sent(spx_client.shmb, spx_client.shmb_slot);
         rc = spx_client_request(SPX_MSG_COMMIT, &b, NULL, NULL);
+    }
     spx_buf_fini(&b);
     if (rc == PMIX_SUCCESS) {
         pthread_mutex_lock(&spx_client.lock);

@@ -18,6 +18,7 @@ const char *spx_msg_type_str(int type)
     case SPX_MSG_UNPUBLISH: return "UNPUBLISH";
     case SPX_MSG_QUERY: return "QUERY";
     case SPX_MSG_JOBCTL: return "JOBCTL";
+    case SPX_MSG_FENCE_LOCAL: return "FENCE_LOCAL";
     default: return "UNKNOWN";
     }
 }

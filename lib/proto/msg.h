@@ -58,6 +58,10 @@ enum spx_msg_type {
     SPX_MSG_QUERY = 12,
     /* JOBCTL req: proc[] targets, info[] directives   rep: i32 status */
     SPX_MSG_JOBCTL = 13,
+    /* FENCE_LOCAL req: u32 generation - the sender's arrival closed the gather
+     *            of its namespace's shared-memory fence (proto/shm_barrier.h)
+     *            and the server must finish it.  no reply. */
+    SPX_MSG_FENCE_LOCAL = 14,
     SPX_MSG_TYPE_MAX
 };
 

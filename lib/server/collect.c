@@ -50,6 +50,7 @@ int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b)
         return -1;
     p->client->committed = true;
     spx_srv_get_committed(p->proc.nspace, p->proc.rank);
+    spx_srv_shmf_commit_applied(p);
     return 0;
 }
 
@@ -220,14 +221,20 @@ static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
 }
 
 struct fence_req {
-    struct spx_srv_peer *peer;
+    struct spx_srv_peer *peer;           /* referenced; NULL for a batch arrival */
     uint32_t seq;
+    struct spx_srv_shmf_batch *batch;    /* a closed shared-memory gather, or NULL */
 };
 
 static void op_reply(void *requester, pmix_status_t status, void *arg)
 {
     (void)arg;
     struct fence_req *r = requester;
+    if (r->batch) {
+        spx_srv_shmf_batch_done(r->batch, status);
+        free(r);
+        return;
+    }
     spx_srv_reply_status(r->peer, SPX_MSG_FENCE, r->seq, status);
     spx_srv_peer_unref(r->peer);
     free(r);
@@ -320,6 +327,12 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     bool collect = spx_info_flag(info, ninfo, PMIX_COLLECT_DATA);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    if (spx_srv_shmf_covers(p, set, nprocs)) {
+        spx_srv_shmf_socket_fence(p, seq, collect, timeout);
+        free(procs);
+        spx_info_array_free(info, ninfo);
+        return 0;
+    }
     struct fence_req *r = calloc(1, sizeof(*r));
     if (r) {
         r->peer = p;
@@ -332,4 +345,16 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     free(procs);
     spx_info_array_free(info, ninfo);
     return 0;
+}
+
+void spx_srv_fence_arrive_for(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset,
+                              bool collect, double timeout, struct spx_srv_shmf_batch *batch)
+{
+    struct fence_req *r = calloc(1, sizeof(*r));
+    if (!r) {
+        spx_srv_shmf_batch_done(batch, PMIX_ERR_NOMEM);
+        return;
+    }
+    r->batch = batch;
+    spx_fence_arrive(spx_srv.fence, proc, set, nset, collect, timeout, r);
 }

@@ -38,6 +38,8 @@
 
 struct spx_srv_ns;
 struct spx_srv_peer;
+struct spx_srv_shmf;
+struct spx_srv_shmf_batch;
 
 struct spx_srv_client {
     struct spx_srv_client *next;
@@ -78,6 +80,7 @@ struct spx_srv_ns {
     size_t nrank_node;
     uint32_t *nodes;                /* sorted unique nodes hosting ranks (owned) */
     size_t nnodes;
+    struct spx_srv_shmf *shmf;      /* shared-memory fence (shmfence.c), NULL when none */
 };
 
 enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_PEER_CLOSED };
@@ -151,6 +154,7 @@ struct spx_srv {
     struct spx_srv_mn *mn;          /* NULL in single-node mode */
     struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the tree is made */
     struct spx_srv_stats stats;
+    bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
 };
 
 extern struct spx_srv spx_srv;
@@ -195,6 +199,36 @@ void spx_srv_req_op_cb(pmix_status_t status, void *cbdata);
 void spx_srv_req_finish_now(struct spx_srv_req *r, pmix_status_t status);
 /* The usual done: reply r->status and free. */
 void spx_srv_req_reply_done(struct spx_srv_req *r);
+
+/* ---- shmfence.c: the shared-memory fence of a namespace ---- */
+/* Creates ns's segment when every local process is known and adds its path
+ * to ns's job info (before the HELLO bytes are encoded). No segment (and
+ * PMIX_SUCCESS) when it does not apply or cannot be made. */
+pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns);
+/* Detaches ns's fence (re-registration hands it to the new ns). */
+struct spx_srv_shmf *spx_srv_shmf_take(struct spx_srv_ns *ns);
+/* Breaks, answers every waiter with PMIX_ERR_NOT_AVAILABLE, removes the file. */
+void spx_srv_shmf_free(struct spx_srv_shmf *f);
+/* Every whole-namespace fence of ns fails with status from now on (ns may be
+ * NULL); recoverable: a local process went away, and the fence works again
+ * once every local process is connected (spx_srv_shmf_client_ready). */
+void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recoverable);
+/* A client of ns completed its HELLO. */
+void spx_srv_shmf_client_ready(struct spx_srv_ns *ns);
+/* Does a FENCE from p over set go through p's namespace's segment? */
+bool spx_srv_shmf_covers(const struct spx_srv_peer *p, const pmix_proc_t *set, size_t nset);
+/* A FENCE request that spx_srv_shmf_covers: arrives on p's behalf. */
+void spx_srv_shmf_socket_fence(struct spx_srv_peer *p, uint32_t seq, bool collect, long timeout);
+/* One COMMIT frame of p was applied. */
+void spx_srv_shmf_commit_applied(struct spx_srv_peer *p);
+/* FENCE_LOCAL frame (0, or -1 when malformed). */
+int spx_srv_handle_fence_local(struct spx_srv_peer *p, spx_buf_t *b);
+/* The fence engine answered one of a closed gather's arrivals. */
+void spx_srv_shmf_batch_done(struct spx_srv_shmf_batch *batch, pmix_status_t status);
+/* collect.c: enters proc (a local process) into the fence engine for a
+ * closed gather; the answer goes to spx_srv_shmf_batch_done(batch). */
+void spx_srv_fence_arrive_for(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset,
+                              bool collect, double timeout, struct spx_srv_shmf_batch *batch);
 
 /* ---- handlers (return 0, or -1 for a malformed payload: the caller closes) ---- */
 int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b);

@@ -251,6 +251,7 @@ static void ns_free(struct spx_srv_ns *ns)
     free(ns->hello);
     free(ns->rank_node);
     free(ns->nodes);
+    spx_srv_shmf_free(ns->shmf);
     free(ns);
 }
 
@@ -390,6 +391,13 @@ static void do_register_nspace(void *arg)
 {
     struct ns_call *c = arg;
     struct spx_srv_ns *old = spx_srv_ns_find(c->ns->name);
+    /* the shared-memory fence is made here, on the progress thread, so that a
+     * re-registration can end the old one first (its clients mapped it) */
+    if (old)
+        spx_srv_shmf_break(old, PMIX_ERR_NOT_AVAILABLE, false);
+    if (spx_srv_shmf_setup(c->ns) == PMIX_SUCCESS && c->ns->shmf &&
+        ns_encode_hello(c->ns) != PMIX_SUCCESS)
+        spx_srv_shmf_free(spx_srv_shmf_take(c->ns));
     if (old) { /* re-registration: new job info, same clients and cleanups */
         c->ns->clients = old->clients;
         c->ns->cleanups = old->cleanups;
@@ -461,6 +469,7 @@ static void do_deregister_nspace(void *arg)
             if (spx_srv.fence)
                 spx_fence_proc_lost(spx_srv.fence, &p);
         }
+        spx_srv_shmf_break(ns, PMIX_ERR_NOT_AVAILABLE, false);
         spx_srv_cleanup_run(ns);
         spx_store_remove_nspace(spx_srv.store, ns->name);
         ns_free(ns);
@@ -560,6 +569,8 @@ static void do_deregister_client(void *arg)
         spx_srv_get_target_gone(ns->name, cl->rank);
         if (spx_srv.fence)
             spx_fence_proc_lost(spx_srv.fence, &c->proc);
+        if (!cl->finalized)
+            spx_srv_shmf_break(ns, PMIX_ERR_PROC_ABORTED, true);
         if (cl->peer) {
             cl->peer->client = NULL;
             spx_srv_peer_close(cl->peer, "client deregistered by the host");

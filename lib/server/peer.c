@@ -68,6 +68,8 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
                 spx_srv_relay_proc_lost(&p->proc, true);
             if (spx_srv.fence)
                 spx_fence_proc_lost(spx_srv.fence, &p->proc);
+            if (!cl->finalized)
+                spx_srv_shmf_break(cl->ns, PMIX_ERR_PROC_ABORTED, true);
         }
     }
     peer_unlink(p);
@@ -201,6 +203,7 @@ static void hello_done(struct spx_srv_req *r)
     p->state = SPX_PEER_READY;
     cl->connected_once = true;
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
+    spx_srv_shmf_client_ready(cl->ns);
     spx_debug("%s: connected", p->name);
     spx_srv_req_free(r);
 }
@@ -292,6 +295,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = spx_srv_handle_commit(p, payload);
     else if (h->type == SPX_MSG_FENCE)
         rc = spx_srv_handle_fence(p, h->seq, payload);
+    else if (h->type == SPX_MSG_FENCE_LOCAL)
+        rc = spx_srv_handle_fence_local(p, payload);
     else if (h->type == SPX_MSG_GET)
         rc = spx_srv_handle_get(p, h->seq, payload);
     else if (h->type == SPX_MSG_NOTIFY)

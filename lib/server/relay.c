@@ -85,6 +85,7 @@ void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others)
     }
     if (spx_srv.fence)
         spx_fence_fail_if(spx_srv.fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
+    spx_srv_shmf_break(spx_srv_ns_find(p.nspace), PMIX_ERR_PROC_ABORTED, false);
     spx_srv_dmx_target_gone(p.nspace, p.rank);
     raise_aborted(&p);
 }
@@ -138,6 +139,7 @@ void spx_srv_relay_node_lost(uint32_t node)
             n += ns->rank_node[r] == node;
         if (n == 0)
             continue;
+        spx_srv_shmf_break(ns, PMIX_ERR_UNREACH, false);
         pmix_proc_t *procs = calloc(n, sizeof(*procs));
         if (!procs)
             continue;

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <spmix.h>
+
 #include "proto/msg.h"
 #include "progress/progress.h"
 #include "types/types.h"
@@ -132,6 +134,7 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
         snprintf(spx_srv.hostname, sizeof(spx_srv.hostname), "%s", i->value.data.string);
     else if (gethostname(spx_srv.hostname, sizeof(spx_srv.hostname) - 1) != 0)
         snprintf(spx_srv.hostname, sizeof(spx_srv.hostname), "localhost");
+    spx_srv.local_fences = spx_info_flag(info, ninfo, SPMIX_SERVER_LOCAL_FENCES);
     if ((i = spx_info_find(info, ninfo, PMIX_NODEID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS) {
         spx_srv.nodeid = u;

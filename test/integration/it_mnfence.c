@@ -317,6 +317,16 @@ static void expect_counters(uint64_t keys, uint64_t dels, const char *what)
              (unsigned long long)d, (unsigned long long)keys, (unsigned long long)dels);
 }
 
+/* The same for a fence over the whole namespace: when the whole job is on one
+ * node such a fence completes among the processes in shared memory
+ * (proto/shm_barrier.h) without the server, which then has no last
+ * collective to count - the data checks around it still apply. */
+static void expect_counters_ns(uint64_t keys, uint64_t dels, const char *what)
+{
+    if (nnodes > 1)
+        expect_counters(keys, dels, what);
+}
+
 /* A stretch between two barriers in which this node must send no tree
  * message (what the ranks ask for is already here). */
 static uint64_t quiet_begin(void)
@@ -354,7 +364,7 @@ static void mode_data(void)
     /* the default fence moves no data; a remote key then comes by direct
      * modex (a message from this node) */
     it_fence();
-    expect_counters(0, 0, "a fence without PMIX_COLLECT_DATA");
+    expect_counters_ns(0, 0, "a fence without PMIX_COLLECT_DATA");
     t = quiet_begin();
     get_u32(peer, "d.a", PMIX_SUCCESS, 10 * peer, false, 0);
     if (nnodes > 1)
@@ -372,7 +382,7 @@ static void mode_data(void)
 
     /* a collecting fence: everything is here afterwards (no message sent) */
     collect_fence(NULL, 0, "collecting fence #1");
-    expect_counters(2 * nloc, 0, "the first collecting fence");
+    expect_counters_ns(2 * nloc, 0, "the first collecting fence");
     t = quiet_begin();
     for (uint32_t r = 0; r < size; r++) {
         get_u32(r, "d.a", PMIX_SUCCESS, 10 * r, false, 0);
@@ -380,7 +390,7 @@ static void mode_data(void)
     }
     quiet_end(t, "Gets of collected data");
     collect_fence(NULL, 0, "collecting fence #2");
-    expect_counters(0, 0, "a collecting fence with nothing new");
+    expect_counters_ns(0, 0, "a collecting fence with nothing new");
 
     /* one changed key travels alone */
     if (me == 0) {
@@ -388,7 +398,7 @@ static void mode_data(void)
         IT_RC(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
     }
     collect_fence(NULL, 0, "collecting fence #3");
-    expect_counters(mynode == node_of[0] ? 1 : 0, 0, "one key changed on rank 0");
+    expect_counters_ns(mynode == node_of[0] ? 1 : 0, 0, "one key changed on rank 0");
     get_u32(0, "d.a", PMIX_SUCCESS, 999, true, 0);
 
     /* another participant set (the ranks of one half of the nodes, or all
@@ -402,9 +412,9 @@ static void mode_data(void)
     collect_fence(group, ngroup, "collecting fence over half of the nodes");
     expect_counters(2 * nloc, 0, "a collecting fence over another set");
     collect_fence(NULL, 0, "collecting fence #4");
-    expect_counters(2 * nloc, 0, "back to the whole namespace");
+    expect_counters_ns(2 * nloc, 0, "back to the whole namespace");
     collect_fence(NULL, 0, "collecting fence #5");
-    expect_counters(0, 0, "the whole namespace again");
+    expect_counters_ns(0, 0, "the whole namespace again");
     PMIX_PROC_FREE(group, size);
 
     /* a deletion: local peers at commit, remote ones with the next collecting fence */
@@ -416,7 +426,7 @@ static void mode_data(void)
     if (mynode == node_of[0])
         get_u32(0, "d.b", PMIX_ERR_NOT_FOUND, 0, true, 0);
     collect_fence(NULL, 0, "collecting fence #6");
-    expect_counters(0, mynode == node_of[0] ? 1 : 0, "rank 0 deleted a key");
+    expect_counters_ns(0, mynode == node_of[0] ? 1 : 0, "rank 0 deleted a key");
     /* every node held d.b of rank 0 since fence #1: not finding it now means
      * the fence removed it */
     get_u32(0, "d.b", PMIX_ERR_NOT_FOUND, 0, true, 0);
