@@ -258,15 +258,45 @@ static pmix_status_t load_hello_reply(spx_buf_t *b)
     return spx_buf_finish(b) == 0 ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
 }
 
+/* The cpus this process may run on as a list ("0-3,8"), written into buf;
+ * "" when unknown. */
+static void my_cpu_list(char *buf, size_t cap)
+{
+    cpu_set_t set;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        int w = last > c ? snprintf(buf + n, cap - n, "%s%d-%d", n ? "," : "", c, last)
+                         : snprintf(buf + n, cap - n, "%s%d", n ? "," : "", c);
+        if (w < 0 || (size_t)w >= cap - n) {
+            buf[0] = '\0'; /* too long to be worth sending */
+            return;
+        }
+        n += (size_t)w;
+        c = last;
+    }
+}
+
 static pmix_status_t handshake(int fd)
 {
     spx_buf_t req;
+    char cpus[2048];
+    my_cpu_list(cpus, sizeof(cpus));
     spx_buf_init(&req);
     spx_buf_push_u32(&req, SPX_PROTO_VERSION);
     spx_buf_push_u8(&req, SPX_PEER_CLIENT);
     spx_buf_push_str(&req, spx_client.myproc.nspace);
     spx_buf_push_u32(&req, spx_client.myproc.rank);
     spx_buf_push_u32(&req, (uint32_t)getpid());
+    if (cpus[0])
+        spx_buf_push_str(&req, cpus);
     int rc = spx_buf_failed(&req) ? -1 : spx_frame_send_blocking(fd, SPX_MSG_HELLO, 0, 1, &req);
     spx_buf_fini(&req);
     if (rc != 0) {

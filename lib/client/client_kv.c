@@ -194,11 +194,16 @@ static pmix_status_t get_local(const struct get_req *r, pmix_value_t *copy)
     return rc;
 }
 
-/* True when a miss is final: nobody else can know the key. */
+/* True when a miss is final: nobody else can know the key. Job-level data of
+ * our own namespace (rank WILDCARD) came whole with the HELLO: the server
+ * would look in the same registered info (Open MPI asks for a dozen such
+ * optional keys in MPI_Init, each a round trip otherwise). */
 static bool miss_is_final(const struct get_req *r)
 {
     bool self = PMIX_CHECK_PROCID(&r->proc, &spx_client.myproc);
-    return spx_client.singleton || (self && !spx_key_is_reserved(r->key));
+    bool own_job = r->proc.rank == PMIX_RANK_WILDCARD &&
+                   PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
+    return spx_client.singleton || (self && !spx_key_is_reserved(r->key)) || own_job;
 }
 
 static void get_ask_server(struct get_req *r)

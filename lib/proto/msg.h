@@ -18,7 +18,9 @@
 
 enum spx_msg_type {
     /* HELLO  req: u32 proto_version, u8 peer_kind (spx_peer_kind), str nspace,
-     *            u32 rank, u32 pid
+     *            u32 rank, u32 pid, optionally str cpus (the cpus the process
+     *            may run on, as a list "0-3,8", at most SPX_HELLO_MAX_CPULIST
+     *            characters)
      *        rep: i32 status, then for a client: u32 nblocks, nblocks x
      *            {u32 rank, info[] }  - the registered info of the job:
      *            rank WILDCARD holds job-level and this node's node-level keys,
@@ -64,6 +66,8 @@ enum spx_msg_type {
     SPX_MSG_FENCE_LOCAL = 14,
     SPX_MSG_TYPE_MAX
 };
+
+#define SPX_HELLO_MAX_CPULIST 65536
 
 enum spx_peer_kind {
     SPX_PEER_CLIENT = 1,

@@ -127,6 +127,9 @@ static bool target_may_commit(const pmix_proc_t *target, const char *key)
     return true;
 }
 
+/* seconds an optional Get of a local peer's locality waits for its HELLO */
+#define SPX_SRV_EARLY_LOCALITY_WAIT 2
+
 int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 {
     pmix_proc_t target;
@@ -152,11 +155,19 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         spx_srv_get_reply(p, seq, PMIX_SUCCESS, v);
         return 0;
     }
-    if (spx_srv.mn && target.rank != PMIX_RANK_WILDCARD && !spx_key_is_reserved(key) &&
+    /* PMIX_OPTIONAL: only what is here already, no request to another node */
+    if (spx_srv.mn && !optional && target.rank != PMIX_RANK_WILDCARD && !spx_key_is_reserved(key) &&
         !spx_srv_proc_is_local(target.nspace, target.rank) &&
         spx_srv_dmx_get(p, seq, &p->proc, &target, key, optional, timeout))
         return 0; /* asked of the target's node */
-    if (optional || !target_may_commit(&target, key)) {
+    /* a local peer reports its cpus with its HELLO: an optional ask for its
+     * locality before that waits for it, briefly */
+    struct spx_srv_client *tc = spx_srv_client_find(target.nspace, target.rank);
+    bool early_locality = optional && tc && !tc->connected_once &&
+                          (spx_key_eq(key, PMIX_LOCALITY_STRING) || spx_key_eq(key, PMIX_CPUSET));
+    if (early_locality && timeout <= 0)
+        timeout = SPX_SRV_EARLY_LOCALITY_WAIT;
+    if ((optional && !early_locality) || !target_may_commit(&target, key)) {
         spx_srv_get_reply(p, seq, PMIX_ERR_NOT_FOUND, NULL);
         return 0;
     }

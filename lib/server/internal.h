@@ -95,6 +95,7 @@ struct spx_srv_peer {
     pmix_proc_t proc;               /* valid from HELLO on */
     struct spx_srv_client *client;  /* NULL before HELLO or after deregistration */
     int refs;
+    char *cpus;                     /* cpu list sent with HELLO, or NULL (owned) */
     char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
 };
 
@@ -199,6 +200,13 @@ void spx_srv_req_op_cb(pmix_status_t status, void *cbdata);
 void spx_srv_req_finish_now(struct spx_srv_req *r, pmix_status_t status);
 /* The usual done: reply r->status and free. */
 void spx_srv_req_reply_done(struct spx_srv_req *r);
+
+/* ---- topo.c: this node's topology for the clients ---- */
+/* Adds PMIX_HWLOC_XML_V2 to ns's job info unless the host gave a topology. */
+pmix_status_t spx_srv_topo_add_xml(struct spx_srv_ns *ns);
+/* Stores PMIX_CPUSET and (bound processes) PMIX_LOCALITY_STRING of rank from
+ * the cpu list its HELLO carried ("0-3,8"). cpulist: borrowed. */
+void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const char *cpulist);
 
 /* ---- shmfence.c: the shared-memory fence of a namespace ---- */
 /* Creates ns's segment when every local process is known and adds its path

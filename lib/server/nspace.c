@@ -338,6 +338,8 @@ static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix
     ns->nlocalprocs = nlocalprocs;
     *rc = ns_parse(ns, info, ninfo);
     if (*rc == PMIX_SUCCESS)
+        *rc = spx_srv_topo_add_xml(ns);
+    if (*rc == PMIX_SUCCESS)
         *rc = ns_encode_hello(ns);
     if (*rc == PMIX_SUCCESS)
         ns_map_nodes(ns);

@@ -33,8 +33,10 @@ void spx_srv_peer_ref(struct spx_srv_peer *p)
 
 void spx_srv_peer_unref(struct spx_srv_peer *p)
 {
-    if (--p->refs == 0)
+    if (--p->refs == 0) {
+        free(p->cpus);
         free(p);
+    }
 }
 
 static void peer_unlink(struct spx_srv_peer *p)
@@ -204,6 +206,10 @@ static void hello_done(struct spx_srv_req *r)
     cl->connected_once = true;
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
     spx_srv_shmf_client_ready(cl->ns);
+    if (p->cpus) { /* its cpuset and locality, for the peers that ask */
+        spx_srv_topo_client_cpus(cl->ns, cl->rank, p->cpus);
+        spx_srv_get_committed(cl->ns->name, cl->rank);
+    }
     spx_debug("%s: connected", p->name);
     spx_srv_req_free(r);
 }
@@ -225,8 +231,13 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     spx_buf_pull_str_into(b, nspace, sizeof(nspace));
     pmix_rank_t rank = spx_buf_pull_u32(b);
     uint32_t pid = spx_buf_pull_u32(b);
-    if (spx_buf_finish(b) != 0)
+    char *cpus = spx_buf_remaining(b) > 0 ? spx_buf_pull_str(b) : NULL;
+    if (spx_buf_finish(b) != 0 || (cpus && strlen(cpus) > SPX_HELLO_MAX_CPULIST)) {
+        free(cpus);
         return -1;
+    }
+    free(p->cpus);
+    p->cpus = cpus;
     (void)pid;
     spx_proc_load(&p->proc, nspace, rank);
     snprintf(p->name, sizeof(p->name), "%s %s:%u (pid %ld uid %ld)", spx_peer_kind_str(kind),

@@ -637,8 +637,13 @@ START_TEST(mn_fence_delta_and_deletions)
     ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, s1), PMIX_SUCCESS);
     ck_assert_uint_eq(query(c0, SPMIX_QUERY_LAST_COLL_DELS), 1);
     ck_assert_uint_eq(query(c0, SPMIX_QUERY_LAST_COLL_KEYS), 0);
-    /* rk is gone here: the GET asks node 1, which has nothing either */
-    uint32_t gs = get_send(c0, 2, "rk", true);
+    /* rk is gone here: an optional GET answers from what is here, at once and
+     * without a message; a plain one asks node 1, which has nothing either */
+    ck_assert_int_eq(get_reply(c0, get_send(c0, 2, "rk", true), &v), PMIX_ERR_NOT_FOUND);
+    pthread_mutex_lock(&T.lock);
+    ck_assert_int_eq(T.nmsgs, 0);
+    pthread_mutex_unlock(&T.lock);
+    uint32_t gs = get_send(c0, 2, "rk", false);
     wait_msgs(1);
     ck_assert_int_eq(T.msgs[0].channel, 1);
     spx_buf_t req;
