@@ -30,6 +30,7 @@ struct spx_srv_get {
     pmix_proc_t target;
     char key[PMIX_MAX_KEYLEN + 1];
     spx_timer_t *timer;             /* NULL when no timeout */
+    bool until_hello;               /* optional: answered when the target has said hello */
     pmix_dmodex_response_fn_t dmx_cb;
     void *dmx_arg;
 };
@@ -179,6 +180,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     g->peer = p;
     spx_srv_peer_ref(p);
     g->seq = seq;
+    g->until_hello = early_locality;
     g->requester = p->proc;
     g->target = target;
     memcpy(g->key, key, sizeof(g->key));
@@ -212,10 +214,23 @@ static void dmodex_answer(struct spx_srv_get *g)
     free(g);
 }
 
+static void recheck_held(const char *nspace, pmix_rank_t rank);
+
 void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
 {
     if (spx_srv.mn)
         spx_srv_dmx_committed(nspace, rank);
+    recheck_held(nspace, rank);
+}
+
+void spx_srv_get_target_hello(const char *nspace, pmix_rank_t rank)
+{
+    recheck_held(nspace, rank);
+}
+
+/* Answers the held GETs of (nspace, rank) that can be answered now. */
+static void recheck_held(const char *nspace, pmix_rank_t rank)
+{
     struct spx_srv_get *g = spx_srv.gets, *next;
     for (; g; g = next) {
         next = g->next;
@@ -227,8 +242,10 @@ void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
             continue;
         }
         const pmix_value_t *v = spx_srv_get_lookup(&g->requester, &g->target, g->key);
-        if (v) {
-            held_finish(g, PMIX_SUCCESS, v);
+        struct spx_srv_client *tc = g->until_hello && !v
+                                        ? spx_srv_client_find(nspace, rank) : NULL;
+        if (v || (tc && tc->connected_once)) {
+            held_finish(g, v ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, v);
             next = spx_srv.gets;
         }
     }

@@ -252,6 +252,8 @@ void spx_srv_fence_teardown(void);
 /* ---- get.c ---- */
 /* A local process committed or went away: answer held requests. */
 void spx_srv_get_committed(const char *nspace, pmix_rank_t rank);
+/* (nspace, rank) completed its HELLO: GETs waiting for its locality are answered. */
+void spx_srv_get_target_hello(const char *nspace, pmix_rank_t rank);
 void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank);
 void spx_srv_get_requester_gone(struct spx_srv_peer *p);
 void spx_srv_get_fail_all(void);

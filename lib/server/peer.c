@@ -206,10 +206,10 @@ static void hello_done(struct spx_srv_req *r)
     cl->connected_once = true;
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
     spx_srv_shmf_client_ready(cl->ns);
-    if (p->cpus) { /* its cpuset and locality, for the peers that ask */
+    /* its cpuset and locality, for the peers that ask (and have waited) */
+    if (p->cpus)
         spx_srv_topo_client_cpus(cl->ns, cl->rank, p->cpus);
-        spx_srv_get_committed(cl->ns->name, cl->rank);
-    }
+    spx_srv_get_target_hello(cl->ns->name, cl->rank);
     spx_debug("%s: connected", p->name);
     spx_srv_req_free(r);
 }

@@ -95,7 +95,11 @@ int main(int argc, char **argv)
     pmix_rank_t peer = (it_me.rank + 1) % size;
     char *mine = get_str(it_me.rank, PMIX_LOCALITY_STRING,
                          bound ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
+    double t0 = it_now();
     char *theirs = get_str(peer, PMIX_LOCALITY_STRING, bound ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
+    /* an unbound peer has none: the answer comes once it said hello, not
+     * after the wait's bound (2 s) */
+    IT_CHECK(it_now() - t0 < 1.0, "the peer's locality took %.2f s", it_now() - t0);
     if (bound) {
         hwloc_bitmap_t a = ht_of(mine), b = ht_of(theirs);
         IT_CHECK(hwloc_bitmap_weight(a) == 1, "bound to one cpu but HT is \"%s\"", mine);
