@@ -187,8 +187,14 @@ void spx_client_shmb_attach(void)
     }
     if (!b)
         return;
+    /* spin only where it cannot starve anyone: a core per local process, and
+     * one more for the server when it has to finish the fence (other nodes) */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    spx_client.shmb_spin_ns = cpus >= (long)count ? 50000 : 0;
+    long need = (long)count + (spx_shmb_self_complete(b) ? 0 : 1);
+    spx_client.shmb_spin_ns = cpus >= need ? 50000 : 0;
+    const char *spin = getenv("SPMIX_FENCE_SPIN_NS"); /* override, for measurements */
+    if (spin && *spin)
+        spx_client.shmb_spin_ns = strtol(spin, NULL, 10);
     spx_client.shmb_slot = (uint32_t)slot;
     spx_client.shmb = b;
 }
