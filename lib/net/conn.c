@@ -203,6 +203,12 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+void spx_conn_drain(spx_conn_t *c)
+{
+    if (c && !c->closed)
+        conn_read_cb(c->fd, EV_READ, c);
+}
+
 /* ---- writing ---- */
 
 /* Writes what the socket takes. 0: queue empty or would block, -1: failed (errno). */

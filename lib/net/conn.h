@@ -45,6 +45,11 @@ int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx
  * idempotent. on_close runs before this returns (if not run already). */
 void spx_conn_close(spx_conn_t *c, const char *reason, int is_error);
 
+/* Reads and dispatches, now, whatever the socket already holds (as a readable
+ * event would); for a caller that must see a peer's last frames before it
+ * acts on another connection's end. No-op on a closed connection. */
+void spx_conn_drain(spx_conn_t *c);
+
 void spx_conn_set_arg(spx_conn_t *c, void *arg);
 void *spx_conn_get_arg(const spx_conn_t *c);
 const char *spx_conn_label(const spx_conn_t *c);

@@ -381,6 +381,17 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
     if (p && p->send_link == l)
         p->send_link = NULL;
     if (state == LINK_READY) {
+        /* A node that ends normally closes all its links at once; its last
+         * frames (a collective's DOWN) may still wait unread on another link
+         * whose end has not been seen yet: read them before calling it lost. */
+        spx_tree_link_t *others[4];
+        size_t n = 0;
+        for (spx_tree_link_t *o = t->links; o && n < 4; o = o->next)
+            if (o != l && o->peer == node && o->state == LINK_READY && o->conn)
+                others[n++] = o; /* draining may bury links: pick them first */
+        for (size_t i = 0; i < n; i++)
+            if (others[i]->state == LINK_READY && others[i]->conn)
+                spx_conn_drain(others[i]->conn);
         char why[300];
         snprintf(why, sizeof(why), "connection to node %u lost: %s", node, reason);
         spx_tree_declare_lost(t, node, why, -1);
