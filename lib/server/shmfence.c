@@ -38,6 +38,7 @@
 /* A FENCE request that came through the socket. */
 struct sock_waiter {
     struct sock_waiter *next;
+    char nspace[PMIX_MAX_NSLEN + 1];
     struct spx_srv_peer *peer;    /* referenced */
     uint32_t seq;
     uint32_t slot;
@@ -49,6 +50,7 @@ struct sock_waiter {
 };
 
 struct spx_srv_shmf {
+    char nspace[PMIX_MAX_NSLEN + 1];
     spx_shmb_t *seg;
     pmix_rank_t *ranks;           /* local ranks, ascending: slot i is ranks[i] (owned) */
     uint32_t nlocal;
@@ -91,6 +93,7 @@ pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns)
         return PMIX_ERR_NOMEM;
     }
     memcpy(f->ranks, ns->local, ns->nlocal * sizeof(*f->ranks));
+    snprintf(f->nspace, sizeof(f->nspace), "%s", ns->name);
     qsort(f->ranks, ns->nlocal, sizeof(*f->ranks), rank_cmp);
     for (size_t i = 1; i < ns->nlocal; i++)
         if (f->ranks[i] == f->ranks[i - 1]) { /* a repeated rank: no fast path */
@@ -239,32 +242,22 @@ static void retry_deferred(struct spx_srv_ns *ns)
     }
 }
 
-struct ns_ref {
-    char nspace[PMIX_MAX_NSLEN + 1];
-};
-
+/* The retry timer's argument is the fence itself: spx_srv_shmf_free cancels
+ * the timer before it frees f. */
 static void retry_tick(void *arg)
 {
-    struct ns_ref *r = arg;
-    struct spx_srv_ns *ns = spx_srv_ns_find(r->nspace);
-    free(r);
-    if (!ns || !ns->shmf)
-        return;
-    ns->shmf->retry = NULL;
-    retry_deferred(ns);
+    struct spx_srv_shmf *f = arg;
+    f->retry = NULL;
+    struct spx_srv_ns *ns = spx_srv_ns_find(f->nspace);
+    if (ns && ns->shmf == f)
+        retry_deferred(ns);
 }
 
 static void arm_retry(struct spx_srv_ns *ns)
 {
     struct spx_srv_shmf *f = ns->shmf;
-    if (f->retry)
-        return;
-    struct ns_ref *r = malloc(sizeof(*r));
-    if (!r)
-        return;
-    snprintf(r->nspace, sizeof(r->nspace), "%s", ns->name);
-    if (!(f->retry = spx_timer_start(0.001, retry_tick, r)))
-        free(r);
+    if (!f->retry)
+        f->retry = spx_timer_start(0.001, retry_tick, f);
 }
 
 /* Releases generation gen with st and answers its socket waiters. */
@@ -338,23 +331,17 @@ void spx_srv_shmf_batch_done(struct spx_srv_shmf_batch *batch, pmix_status_t sta
     free(batch);
 }
 
-struct timeout_ref {
-    char nspace[PMIX_MAX_NSLEN + 1];
-    struct sock_waiter *w;        /* valid while its timer is armed */
-};
-
+/* The timeout's argument is the waiter: waiter_free cancels the timer. */
 static void waiter_timeout(void *arg)
 {
-    struct timeout_ref *r = arg;
-    struct sock_waiter *w = r->w;
-    struct spx_srv_ns *ns = spx_srv_ns_find(r->nspace);
-    free(r);
+    struct sock_waiter *w = arg;
     w->timer = NULL;
+    struct spx_srv_ns *ns = spx_srv_ns_find(w->nspace);
     if (!ns || !ns->shmf)
         return;
     bool closed;
     uint32_t cur = spx_shmb_generation(ns->shmf->seg, &closed, NULL);
-    if (cur == w->gen && !closed) { /* still gathering: everybody in it times out */
+    if (w->arrived && cur == w->gen && !closed) { /* still gathering: all of it times out */
         spx_debug("namespace %s: fence generation %u timed out after %ld s", ns->name,
                   (unsigned)cur, w->timeout);
         server_release(ns, cur, PMIX_ERR_TIMEOUT);
@@ -363,13 +350,9 @@ static void waiter_timeout(void *arg)
 
 static void arm_timeout(struct spx_srv_ns *ns, struct sock_waiter *w)
 {
-    struct timeout_ref *r = malloc(sizeof(*r));
-    if (!r)
-        return;
-    snprintf(r->nspace, sizeof(r->nspace), "%s", ns->name);
-    r->w = w;
-    if (!(w->timer = spx_timer_start((double)w->timeout, waiter_timeout, r)))
-        free(r);
+    (void)ns;
+    if (!w->timer)
+        w->timer = spx_timer_start((double)w->timeout, waiter_timeout, w);
 }
 
 static void unlink_waiter(struct spx_srv_shmf *f, struct sock_waiter *w)
@@ -433,6 +416,7 @@ void spx_srv_shmf_socket_fence(struct spx_srv_peer *p, uint32_t seq, bool collec
     }
     w->peer = p;
     spx_srv_peer_ref(p);
+    snprintf(w->nspace, sizeof(w->nspace), "%s", ns->name);
     w->seq = seq;
     w->slot = (uint32_t)slot;
     w->collect = collect;
