@@ -2,6 +2,12 @@
  * it_fence: fence variants on one node: NULL procs, WILDCARD, explicit lists
  * in different orders, a subset, a caller outside the participants
  * (PMIX_ERR_NOT_A_MEMBER), and Fence_nb callback status. Needs >= 3 ranks.
+ * Then the whole-namespace fence that goes through shared memory
+ * (proto/shm_barrier.h): a late rank holds everyone back, also when one rank
+ * uses PMIx_Fence_nb (the server arrives for it); blocking and non-blocking
+ * callers mixed over many generations; and after Put + Commit + a collecting
+ * fence every peer reads the value just committed (the fence waits for the
+ * commits to reach the server).
  */
 #include "itest.h"
 
@@ -68,6 +74,62 @@ int main(void)
     /* several fences back to back */
     for (int i = 0; i < 20; i++)
         it_fence();
+
+    /* a late rank holds everyone back: blocking callers, then rank 0 through
+     * Fence_nb while the others block */
+    for (int round = 0; round < 2; round++) {
+        bool nb = round == 1 && it_me.rank == 0;
+        t0 = it_now();
+        if (it_me.rank == size - 1)
+            it_sleep_ms(300);
+        if (nb) {
+            it_cb_done = 0;
+            IT_RC(PMIx_Fence_nb(NULL, 0, NULL, 0, it_cb, NULL), PMIX_SUCCESS, "Fence_nb (late peer)");
+            IT_WAIT_FOR(it_cb_done, 20, "the Fence_nb callback (late peer)");
+            IT_CHECK(it_cb_status == PMIX_SUCCESS, "Fence_nb (late peer): %s",
+                     PMIx_Error_string(it_cb_status));
+        } else {
+            it_fence();
+        }
+        IT_CHECK(it_now() - t0 >= 0.25, "round %d: left the fence after %.3f s while the last "
+                 "rank was 0.3 s late", round, it_now() - t0);
+    }
+
+    /* blocking and non-blocking callers mixed, generation after generation */
+    for (uint32_t i = 0; i < 200; i++) {
+        if (it_me.rank == i % size) {
+            it_cb_done = 0;
+            IT_RC(PMIx_Fence_nb(NULL, 0, NULL, 0, it_cb, NULL), PMIX_SUCCESS, "Fence_nb (mixed)");
+            IT_WAIT_FOR(it_cb_done, 20, "the Fence_nb callback (mixed)");
+            IT_CHECK(it_cb_status == PMIX_SUCCESS, "Fence_nb (mixed) %u: %s", (unsigned)i,
+                     PMIx_Error_string(it_cb_status));
+        } else {
+            it_fence();
+        }
+    }
+
+    /* a commit right before a collecting fence is seen by every peer after it */
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    for (uint32_t i = 1; i <= 100; i++) {
+        pmix_value_t v = {.type = PMIX_UINT32};
+        v.data.uint32 = i * 1000 + it_me.rank;
+        IT_RC(PMIx_Put(PMIX_GLOBAL, "it.gen", &v), PMIX_SUCCESS, "Put(it.gen)");
+        IT_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit");
+        IT_RC(PMIx_Fence(NULL, 0, &collect, 1), PMIX_SUCCESS, "Fence(collect) after Commit");
+        pmix_proc_t peer;
+        pmix_value_t *got = NULL;
+        PMIX_LOAD_PROCID(&peer, it_me.nspace, (it_me.rank + 1 + i) % size);
+        IT_RC(PMIx_Get(&peer, "it.gen", NULL, 0, &got), PMIX_SUCCESS, "Get(peer it.gen)");
+        IT_CHECK(got->type == PMIX_UINT32 && got->data.uint32 == i * 1000 + peer.rank,
+                 "round %u: rank %u's it.gen is %u, it committed %u before the fence",
+                 (unsigned)i, (unsigned)peer.rank, (unsigned)got->data.uint32,
+                 (unsigned)(i * 1000 + peer.rank));
+        PMIX_VALUE_RELEASE(got);
+        it_fence(); /* nobody commits round i + 1 before everyone has read round i */
+    }
+    PMIX_INFO_DESTRUCT(&collect);
     PMIX_PROC_FREE(all, size);
     if (it_me.rank == 0)
         printf("it_fence: %u ranks: OK\n", size);

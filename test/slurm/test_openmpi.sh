@@ -15,7 +15,9 @@
 #   hello (rank/size), ring (MPI_Send/MPI_Recv token), allreduce (sums),
 #   alltoall (every element), MPI_Abort(..., 5) in rank 1 (srun's exit status
 #   is recorded and must be non-zero, the step must end within 15 s, no task
-#   left), and mpi4py reductions (test/slurm/mpi/reduce.py).
+#   left), and mpi4py reductions (test/slurm/mpi/reduce.py); also the
+#   transports: the shared-memory BTL alone works on one node and fails
+#   across nodes, TCP alone works across nodes.
 # Every program first checks that the libpmix.so.2 mapped in it is in
 # SPMIX_EXPECT_LIBDIR (the install's library directory) and fails otherwise.
 # Prints PASS:/FAIL: lines and "N passed, M failed"; exit 1 on failure.
@@ -106,6 +108,20 @@ for lay in 1x2 3x2 4x4; do
     fi
     grep -m1 -i "abort" "$OUT/e" | sed 's/^/    srun: /' | cut -c1-200
 done
+
+# ---- transports: shared memory within a node, TCP between nodes ----
+# Open MPI decides from what the server registered (local peers, node map,
+# locality) which ranks share a node. With the shared-memory BTL alone a ring
+# must work on one node and must fail across nodes; with TCP alone it works
+# across nodes.
+run_ok 1x2 "ring over shared memory only (btl self,vader)" "ring ok size 2 value 6" \
+    -N1 -n2 env OMPI_MCA_btl=self,vader "$OUT/ompi_check" ring
+run_ok 3x2 "ring over TCP only (btl self,tcp)" "ring ok size 6 value 42" \
+    -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,tcp "$OUT/ompi_check" ring
+$S -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,vader "$OUT/ompi_check" ring >"$OUT/o" 2>"$OUT/e"; rc=$?
+if [ $rc != 0 ] && [ $rc != 124 ] && ! grep -q "ring ok" "$OUT/o"; then
+    pass "3x2 ring over shared memory only fails (ranks on other nodes unreachable; srun rc $rc)"
+else fail "3x2 ring over shared memory only: srun rc $rc (must fail, not hang)"; show; fi
 
 # ---- mpi4py ----
 for lay in 1x2 3x2 4x4; do
