@@ -63,6 +63,10 @@ struct shmb_seg {
 struct spx_shmb {
     struct shmb_seg *seg;  /* mapping */
     size_t len;
+    /* the header's values, read once: every other process of the job can
+     * write the segment, so its header is never trusted again (bounds) */
+    uint32_t nlocal;
+    bool self_complete;
     char *path;            /* owned; set only in the creating server (removed on close) */
 };
 
@@ -119,6 +123,8 @@ spx_shmb_t *spx_shmb_create(const char *path, uint32_t nlocal, bool self_complet
     }
     b->seg->nlocal = nlocal;
     b->seg->self_complete = self_complete;
+    b->nlocal = nlocal;
+    b->self_complete = self_complete;
     b->seg->version = SHMB_VERSION;
     atomic_store(&b->seg->state, 0);
     atomic_store(&b->seg->done_gen, 0);
@@ -148,8 +154,9 @@ spx_shmb_t *spx_shmb_attach(const char *path)
     struct shmb_seg *seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (seg == MAP_FAILED)
         goto out;
-    if (seg->magic != SHMB_MAGIC || seg->version != SHMB_VERSION || seg->nlocal == 0 ||
-        seg->nlocal > SPX_SHMB_MAX_LOCAL || seg_len(seg->nlocal) != len) {
+    uint32_t nlocal = seg->nlocal; /* read once: another process may change it */
+    if (seg->magic != SHMB_MAGIC || seg->version != SHMB_VERSION || nlocal == 0 ||
+        nlocal > SPX_SHMB_MAX_LOCAL || seg_len(nlocal) != len) {
         spx_debug("shared-memory fence: %s has an unexpected header", path);
         munmap(seg, len);
         goto out;
@@ -160,6 +167,8 @@ spx_shmb_t *spx_shmb_attach(const char *path)
     }
     b->seg = seg;
     b->len = len;
+    b->nlocal = nlocal;
+    b->self_complete = seg->self_complete != 0;
 out:
     close(fd);
     return b;
@@ -178,8 +187,8 @@ void spx_shmb_close(spx_shmb_t *b)
     free(b);
 }
 
-uint32_t spx_shmb_nlocal(const spx_shmb_t *b) { return b->seg->nlocal; }
-bool spx_shmb_self_complete(const spx_shmb_t *b) { return b->seg->self_complete != 0; }
+uint32_t spx_shmb_nlocal(const spx_shmb_t *b) { return b->nlocal; }
+bool spx_shmb_self_complete(const spx_shmb_t *b) { return b->self_complete; }
 
 static void futex_wake_all(_Atomic uint32_t *word)
 {
@@ -188,7 +197,7 @@ static void futex_wake_all(_Atomic uint32_t *word)
 
 bool spx_shmb_commits_pending(spx_shmb_t *b)
 {
-    for (uint32_t i = 0; i < b->seg->nlocal; i++) {
+    for (uint32_t i = 0; i < b->nlocal; i++) {
         struct shmb_slot *s = &b->seg->slot[i];
         if (atomic_load_explicit(&s->commits_applied, memory_order_acquire) <
             atomic_load_explicit(&s->commits_sent, memory_order_acquire))
@@ -201,7 +210,7 @@ enum spx_shmb_arrive spx_shmb_arrive(spx_shmb_t *b, uint32_t slot, bool collect,
                                      uint32_t *gen, uint32_t *ncollect, pmix_status_t *status)
 {
     struct shmb_seg *g = b->seg;
-    if (slot >= g->nlocal) {
+    if (slot >= b->nlocal) {
         *status = PMIX_ERR_BAD_PARAM;
         return SPX_SHMB_BROKEN;
     }
@@ -223,10 +232,10 @@ enum spx_shmb_arrive spx_shmb_arrive(spx_shmb_t *b, uint32_t slot, bool collect,
         uint64_t flags = (s & VIA_BIT) | (via_server ? VIA_BIT : 0);
         uint64_t next;
         enum spx_shmb_arrive res;
-        if (count < g->nlocal) {
+        if (count < b->nlocal) {
             next = st_make(cur, count, nc, flags);
             res = SPX_SHMB_WAIT;
-        } else if (g->self_complete && !flags) {
+        } else if (b->self_complete && !flags) {
             next = st_make(cur, count, nc, 0); /* full; the caller releases or closes it */
             res = SPX_SHMB_LAST_SELF;
         } else {
@@ -238,7 +247,7 @@ enum spx_shmb_arrive spx_shmb_arrive(spx_shmb_t *b, uint32_t slot, bool collect,
             atomic_store_explicit(&g->slot[slot].arrived, ARRIVED_FLAG | cur,
                                   memory_order_release);
             *ncollect = nc;
-            if (res == SPX_SHMB_LAST_SELF && nc != 0 && nc != g->nlocal)
+            if (res == SPX_SHMB_LAST_SELF && nc != 0 && nc != b->nlocal)
                 *status = PMIX_ERR_BAD_PARAM;
             else
                 *status = PMIX_SUCCESS;
@@ -277,7 +286,7 @@ bool spx_shmb_close_gather(spx_shmb_t *b, uint32_t gen)
     struct shmb_seg *g = b->seg;
     uint64_t s = atomic_load_explicit(&g->state, memory_order_acquire);
     for (;;) {
-        if (st_gen(s) != (gen & GEN_MASK) || st_count(s) != g->nlocal)
+        if (st_gen(s) != (gen & GEN_MASK) || st_count(s) != b->nlocal)
             return false;
         if (s & CLOSED_BIT)
             return true;
@@ -365,13 +374,13 @@ void spx_shmb_unbreak(spx_shmb_t *b)
 
 void spx_shmb_commit_sent(spx_shmb_t *b, uint32_t slot)
 {
-    if (slot < b->seg->nlocal)
+    if (slot < b->nlocal)
         atomic_fetch_add_explicit(&b->seg->slot[slot].commits_sent, 1, memory_order_release);
 }
 
 void spx_shmb_commit_applied(spx_shmb_t *b, uint32_t slot)
 {
-    if (slot < b->seg->nlocal)
+    if (slot < b->nlocal)
         atomic_fetch_add_explicit(&b->seg->slot[slot].commits_applied, 1, memory_order_release);
 }
 

@@ -263,6 +263,32 @@ START_TEST(lost_flag_ends_a_wait)
 }
 END_TEST
 
+/* Any process of the job can write the segment: a header rewritten after
+ * the server made it must not move the server's bounds. */
+START_TEST(hostile_header_does_not_move_bounds)
+{
+    spx_shmb_t *b = make(2, false);
+    int fd = open(path, O_RDWR);
+    ck_assert_int_ge(fd, 0);
+    uint32_t *hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    ck_assert_ptr_ne(hdr, MAP_FAILED);
+    hdr[2] = 0x7fffffff; /* nlocal */
+    hdr[3] = 1;          /* self_complete */
+    ck_assert_uint_eq(spx_shmb_nlocal(b), 2);
+    ck_assert(!spx_shmb_self_complete(b));
+    ck_assert(!spx_shmb_commits_pending(b)); /* walks 2 slots, not 2^31 */
+    uint32_t gen, nc;
+    pmix_status_t st;
+    ck_assert_int_eq(spx_shmb_arrive(b, 5, false, true, &gen, &nc, &st), SPX_SHMB_BROKEN);
+    ck_assert_int_eq(spx_shmb_arrive(b, 0, false, true, &gen, &nc, &st), SPX_SHMB_WAIT);
+    ck_assert_int_eq(spx_shmb_arrive(b, 1, false, true, &gen, &nc, &st), SPX_SHMB_LAST_SERVER);
+    ck_assert_ptr_null(spx_shmb_attach(path)); /* a client refuses the bad header */
+    munmap(hdr, 4096);
+    spx_shmb_close(b);
+}
+END_TEST
+
 START_TEST(slot_of_ranks)
 {
     pmix_rank_t r[] = {7, 2, 5};
@@ -338,6 +364,7 @@ int main(void)
     tcase_add_test(tc, late_participant_holds_everyone);
     tcase_add_test(tc, break_fails_waiters_and_later_arrivals);
     tcase_add_test(tc, lost_flag_ends_a_wait);
+    tcase_add_test(tc, hostile_header_does_not_move_bounds);
     tcase_add_test(tc, slot_of_ranks);
     tcase_add_test(tc, processes_hammer_the_barrier);
     suite_add_tcase(s, tc);
