@@ -166,13 +166,6 @@ SPX_EXPORT pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t *fabric, pmix_op_cb
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref)
-{
-    (void)cpuset;
-    (void)ref;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
 SPX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo, pmix_byte_object_t *credential)
 {
     (void)info;
@@ -187,14 +180,6 @@ SPX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t
     (void)ninfo;
     (void)cbfunc;
     (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1, const char *locality2, pmix_locality_t *locality)
-{
-    (void)locality1;
-    (void)locality2;
-    (void)locality;
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
@@ -367,13 +352,6 @@ SPX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata, con
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string, pmix_cpuset_t *cpuset)
-{
-    (void)cpuset_string;
-    (void)cpuset;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
 SPX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error, const pmix_info_t directives[], size_t ndirs, pmix_info_t **results, size_t *nresults)
 {
     (void)monitor;
@@ -442,20 +420,6 @@ SPX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *c
     (void)ninfo;
     (void)cbfunc;
     (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset, char **cpuset_string)
-{
-    (void)cpuset;
-    (void)cpuset_string;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset, char **locality)
-{
-    (void)cpuset;
-    (void)locality;
     return PMIX_ERR_NOT_SUPPORTED;
 }
 

@@ -160,3 +160,19 @@ void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const cha
     }
     hwloc_bitmap_free(cpus);
 }
+
+SPX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset,
+                                                             char **locality)
+{
+    if (!cpuset || !locality || !cpuset->bitmap)
+        return PMIX_ERR_BAD_PARAM;
+    if (!cpuset->source || strcmp(cpuset->source, "hwloc") != 0)
+        return PMIX_ERR_NOT_SUPPORTED;
+    if (!topo_ready())
+        return PMIX_ERR_NOT_AVAILABLE;
+    char *s = locality_of((hwloc_const_bitmap_t)cpuset->bitmap);
+    if (!s)
+        return PMIX_ERR_NOMEM;
+    *locality = s;
+    return PMIX_SUCCESS;
+}

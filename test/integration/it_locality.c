@@ -121,7 +121,34 @@ int main(int argc, char **argv)
                  hwloc_bitmap_intersects(a, b) ? "meet" : "differ", same_cpu ? "equal" : "not");
         hwloc_bitmap_free(a);
         hwloc_bitmap_free(b);
+        /* the same answer from PMIx_Get_relative_locality */
+        pmix_locality_t rel = 0;
+        IT_RC(PMIx_Get_relative_locality(mine, theirs, &rel), PMIX_SUCCESS,
+              "PMIx_Get_relative_locality");
+        IT_CHECK((rel & PMIX_LOCALITY_SHARE_NODE) &&
+                     !!(rel & PMIX_LOCALITY_SHARE_HWTHREAD) == same_cpu,
+                 "relative locality of %s and %s is 0x%x", mine, theirs, (unsigned)rel);
     }
+    /* my binding through the API, and its string form both ways */
+    pmix_cpuset_t cs, back;
+    char *str = NULL;
+    memset(&cs, 0, sizeof(cs));
+    memset(&back, 0, sizeof(back));
+    IT_RC(PMIx_Get_cpuset(&cs, PMIX_CPUBIND_PROCESS), PMIX_SUCCESS, "PMIx_Get_cpuset");
+    IT_RC(PMIx_server_generate_cpuset_string(&cs, &str), PMIX_SUCCESS,
+          "PMIx_server_generate_cpuset_string");
+    IT_RC(PMIx_Parse_cpuset_string(str, &back), PMIX_SUCCESS, "PMIx_Parse_cpuset_string");
+    IT_CHECK(hwloc_bitmap_isequal(cs.bitmap, back.bitmap), "\"%s\" parsed to another set", str);
+    if (bound) {
+        char want[40];
+        snprintf(want, sizeof(want), "hwloc:%d", mycpu);
+        IT_CHECK(strcmp(str, want) == 0, "my cpuset string is %s, want %s", str, want);
+    }
+    IT_RC(PMIx_Parse_cpuset_string("bogus:1", &back), PMIX_ERR_NOT_SUPPORTED,
+          "PMIx_Parse_cpuset_string(unknown source)");
+    free(str);
+    PMIx_Cpuset_destruct(&cs);
+    PMIx_Cpuset_destruct(&back);
     free(mine);
     free(theirs);
     it_fence();

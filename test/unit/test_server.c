@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pmix.h>
 #include <pmix_server.h>
 
 #include "codec/buf.h"
@@ -698,6 +699,35 @@ static const pmix_value_t *find_key(pmix_info_t *info, size_t n, const char *key
     return NULL;
 }
 
+/* The server's locality strings for a cpuset: PU 0 alone and all PUs. */
+START_TEST(server_locality_string)
+{
+    pmix_cpuset_t one, all;
+    char *l1 = NULL, *la = NULL;
+    ck_assert_int_eq(PMIx_Parse_cpuset_string("hwloc:0", &one), PMIX_SUCCESS);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    char spec[64];
+    snprintf(spec, sizeof(spec), "hwloc:0-%ld", n - 1);
+    ck_assert_int_eq(PMIx_Parse_cpuset_string(spec, &all), PMIX_SUCCESS);
+    ck_assert_int_eq(PMIx_server_generate_locality_string(&one, &l1), PMIX_SUCCESS);
+    ck_assert_int_eq(PMIx_server_generate_locality_string(&all, &la), PMIX_SUCCESS);
+    ck_assert_ptr_nonnull(strstr(l1, "HT0:"));  /* the first PU only */
+    ck_assert_ptr_nonnull(strstr(l1, "CR0:"));
+    pmix_locality_t rel;
+    ck_assert_int_eq(PMIx_Get_relative_locality(l1, la, &rel), PMIX_SUCCESS);
+    ck_assert(rel & PMIX_LOCALITY_SHARE_HWTHREAD); /* PU 0 is in both */
+    ck_assert(rel & PMIX_LOCALITY_SHARE_NODE);
+    pmix_cpuset_t bad = {.source = "other", .bitmap = one.bitmap};
+    char *x = NULL;
+    ck_assert_int_eq(PMIx_server_generate_locality_string(&bad, &x), PMIX_ERR_NOT_SUPPORTED);
+    ck_assert_int_eq(PMIx_server_generate_locality_string(NULL, &x), PMIX_ERR_BAD_PARAM);
+    free(l1);
+    free(la);
+    PMIx_Cpuset_destruct(&one);
+    PMIx_Cpuset_destruct(&all);
+}
+END_TEST
+
 START_TEST(server_hello_job_info)
 {
     pmix_status_t st;
@@ -1095,6 +1125,7 @@ static Suite *server_suite(void)
     tcase_add_checked_fixture(tc, server_setup, server_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, server_hello_job_info);
+    tcase_add_test(tc, server_locality_string);
     tcase_add_test(tc, server_hostile_bytes);
     tcase_add_test(tc, server_commit_get_fence);
     tcase_add_test(tc, server_notify_and_jobctl);
