@@ -65,6 +65,9 @@ struct spx_client {
     uint32_t shmb_slot;       /* this process's slot */
     long shmb_spin_ns;        /* how long a waiter spins before sleeping */
     pthread_mutex_t shmb_lock; /* one direct arrival of this process at a time */
+    pmix_rank_t *shmb_ranks;  /* local ranks, ascending: slot i is shmb_ranks[i] (owned) */
+    uint64_t *cache_epoch;    /* [slot]: that peer's applied commits when its cached
+                               * values were current (guarded by lock; owned) */
     /* progress-thread state */
     spx_conn_t *conn;         /* reading side; NULL in singleton mode or after loss */
     volatile bool conn_lost;
@@ -89,6 +92,9 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
                               const pmix_info_t *info, size_t ninfo);
 /* Frees every registered handler (finalize). */
 void spx_client_event_clear(void);
+
+/* Slot of a local process in the shared-memory segment, or -1. */
+long spx_client_local_slot(pmix_rank_t rank);
 
 /* Drops cached remote values (after a collecting fence, or on finalize). */
 void spx_client_cache_reset(void);

@@ -168,6 +168,33 @@ static long local_slot(const char *list, pmix_rank_t rank, uint32_t *count)
     return found ? below : -1;
 }
 
+static int rank_cmp(const void *a, const void *b)
+{
+    pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ranks of a list local_slot() accepted (count of them), sorted. */
+static int local_ranks(const char *list, pmix_rank_t *out, uint32_t count)
+{
+    uint32_t n = 0;
+    for (const char *p = list; p && *p && n <= count;) {
+        char *end;
+        unsigned long lo = strtoul(p, &end, 10), hi = lo;
+        if (*end == '-')
+            hi = strtoul(end + 1, &end, 10);
+        for (unsigned long r = lo; r <= hi && n < count; r++)
+            out[n++] = (pmix_rank_t)r;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    if (n != count)
+        return -1;
+    qsort(out, n, sizeof(*out), rank_cmp);
+    return 0;
+}
+
 void spx_client_shmb_attach(void)
 {
     const pmix_value_t *path = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
@@ -185,8 +212,17 @@ void spx_client_shmb_attach(void)
         spx_shmb_close(b);
         b = NULL;
     }
-    if (!b)
+    pmix_rank_t *ranks = b ? malloc(count * sizeof(*ranks)) : NULL;
+    uint64_t *epochs = b ? calloc(count, sizeof(*epochs)) : NULL;
+    if (b && (!ranks || !epochs || local_ranks(peers->data.string, ranks, count) != 0)) {
+        spx_shmb_close(b);
+        b = NULL;
+    }
+    if (!b) {
+        free(ranks);
+        free(epochs);
         return;
+    }
     /* spin only where it cannot starve anyone: a core per local process, and
      * one more for the server when it has to finish the fence (other nodes) */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -196,13 +232,40 @@ void spx_client_shmb_attach(void)
     if (spin && *spin)
         spx_client.shmb_spin_ns = strtol(spin, NULL, 10);
     spx_client.shmb_slot = (uint32_t)slot;
+    pthread_mutex_lock(&spx_client.lock);
+    spx_client.shmb_ranks = ranks;
+    spx_client.cache_epoch = epochs;
+    pthread_mutex_unlock(&spx_client.lock);
     spx_client.shmb = b;
+}
+
+long spx_client_local_slot(pmix_rank_t rank)
+{
+    if (!spx_client.shmb || !spx_client.shmb_ranks)
+        return -1;
+    size_t lo = 0, hi = spx_shmb_nlocal(spx_client.shmb);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (spx_client.shmb_ranks[mid] == rank)
+            return (long)mid;
+        if (spx_client.shmb_ranks[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
 }
 
 void spx_client_shmb_detach(void)
 {
     spx_shmb_t *b = spx_client.shmb;
     spx_client.shmb = NULL;
+    pthread_mutex_lock(&spx_client.lock);
+    free(spx_client.shmb_ranks);
+    free(spx_client.cache_epoch);
+    spx_client.shmb_ranks = NULL;
+    spx_client.cache_epoch = NULL;
+    pthread_mutex_unlock(&spx_client.lock);
     spx_shmb_close(b);
 }
 

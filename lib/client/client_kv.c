@@ -115,6 +115,8 @@ SPX_EXPORT pmix_status_t PMIx_Commit(void)
 struct get_req {
     pmix_proc_t proc;
     char key[PMIX_MAX_KEYLEN + 1];
+    long slot;          /* the target's slot when it is a local peer, else -1 */
+    uint64_t epoch;     /* cache_epoch[slot] when the server was asked */
     pmix_info_t *info; /* owned copy */
     size_t ninfo;
     pmix_value_cbfunc_t cbfunc;
@@ -135,6 +137,27 @@ static void get_finish(struct get_req *r, pmix_status_t status, pmix_value_t *va
     get_req_free(r);
 }
 
+/* Called with spx_client.lock held. Values cached from a local peer are
+ * current while the server has applied no further commit of that peer (the
+ * count is in the shared-memory segment): a newer commit (an update or a
+ * deletion) drops them, so the peer's change is seen at once. Returns the
+ * peer's slot, or -1 for anything else. */
+static long cache_check_peer(const char *nspace, pmix_rank_t rank)
+{
+    if (!spx_client.cache_epoch || rank == PMIX_RANK_WILDCARD ||
+        rank == spx_client.myproc.rank || !PMIX_CHECK_NSPACE(nspace, spx_client.myproc.nspace))
+        return -1;
+    long slot = spx_client_local_slot(rank);
+    if (slot < 0)
+        return -1;
+    uint64_t now = spx_shmb_commits_applied(spx_client.shmb, (uint32_t)slot);
+    if (now != spx_client.cache_epoch[slot]) {
+        spx_store_remove_proc(spx_client.cache, nspace, rank);
+        spx_client.cache_epoch[slot] = now;
+    }
+    return slot;
+}
+
 /* Called with spx_client.lock held; the result is borrowed until it is released. */
 static const pmix_value_t *lookup_local(const struct get_req *r)
 {
@@ -150,9 +173,34 @@ static const pmix_value_t *lookup_local(const struct get_req *r)
         v = spx_store_peek(spx_client.jobinfo, ns, rank, r->key, NULL);
     if (!v && mine && rank != PMIX_RANK_WILDCARD && spx_key_is_reserved(r->key))
         v = spx_store_peek(spx_client.jobinfo, ns, PMIX_RANK_WILDCARD, r->key, NULL);
-    if (!v)
+    if (!v) {
+        cache_check_peer(ns, rank);
         v = spx_store_peek(spx_client.cache, ns, rank, r->key, NULL);
+    }
     return v;
+}
+
+/* The rest of the target's record that came with a GET answer (msg.h):
+ * cached like the answer itself. 0, or -1 when malformed. */
+static int cache_record(const struct get_req *r, spx_buf_t *payload)
+{
+    uint32_t n = spx_buf_pull_u32(payload);
+    if (spx_buf_failed(payload) || n > 4096)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        char key[PMIX_MAX_KEYLEN + 1];
+        pmix_value_t v = {.type = PMIX_UNDEF};
+        spx_buf_pull_str_into(payload, key, sizeof(key));
+        if (spx_buf_failed(payload) || spx_codec_pull_value(payload, &v) != 0)
+            return -1;
+        pthread_mutex_lock(&spx_client.lock);
+        if (spx_client.cache && (r->slot < 0 || !spx_client.cache_epoch ||
+                                 spx_client.cache_epoch[r->slot] == r->epoch))
+            spx_store_put(spx_client.cache, r->proc.nspace, r->proc.rank, key, &v, PMIX_GLOBAL);
+        pthread_mutex_unlock(&spx_client.lock);
+        PMIx_Value_destruct(&v);
+    }
+    return 0;
 }
 
 static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
@@ -167,13 +215,20 @@ static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     if (!spx_buf_failed(payload) && status == PMIX_SUCCESS &&
         spx_codec_pull_value(payload, &val) != 0)
         status = PMIX_ERR_UNPACK_FAILURE;
+    if (status == PMIX_SUCCESS && !spx_buf_failed(payload) && spx_buf_remaining(payload) > 0 &&
+        cache_record(r, payload) != 0)
+        status = PMIX_ERR_UNPACK_FAILURE;
     if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0) {
         if (spx_client.conn)
             spx_conn_close(spx_client.conn, "malformed GET reply", 1);
         status = PMIX_ERR_UNPACK_FAILURE;
     }
     pthread_mutex_lock(&spx_client.lock);
-    if (status == PMIX_SUCCESS && spx_client.cache)
+    /* cached only if no newer commit of that peer was seen meanwhile */
+    bool cache = status == PMIX_SUCCESS && spx_client.cache &&
+                 (r->slot < 0 || !spx_client.cache_epoch ||
+                  spx_client.cache_epoch[r->slot] == r->epoch);
+    if (cache)
         spx_store_put(spx_client.cache, r->proc.nspace, r->proc.rank, r->key, &val, PMIX_GLOBAL);
     pthread_mutex_unlock(&spx_client.lock);
     get_finish(r, status, &val);
@@ -208,6 +263,10 @@ static bool miss_is_final(const struct get_req *r)
 
 static void get_ask_server(struct get_req *r)
 {
+    pthread_mutex_lock(&spx_client.lock);
+    r->slot = cache_check_peer(r->proc.nspace, r->proc.rank);
+    r->epoch = r->slot >= 0 ? spx_client.cache_epoch[r->slot] : 0;
+    pthread_mutex_unlock(&spx_client.lock);
     spx_buf_t b;
     spx_buf_init(&b);
     spx_codec_push_proc(&b, &r->proc);

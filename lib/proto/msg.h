@@ -40,7 +40,10 @@ enum spx_msg_type {
      *        rep: i32 status */
     SPX_MSG_FENCE = 5,
     /* GET    req: proc target, str key, info[] directives
-     *        rep: i32 status, value (present iff status == PMIX_SUCCESS) */
+     *        rep: i32 status, value (present iff status == PMIX_SUCCESS),
+     *            optionally u32 n, n x {str key, value}: more entries of the
+     *            target's record the requester may see (at most 256), for its
+     *            cache */
     SPX_MSG_GET = 6,
     /* NOTIFY req: i32 status, proc source, u8 range, info[]
      *        rep: i32 status */

@@ -367,6 +367,13 @@ bool spx_shmb_gathering(spx_shmb_t *b)
     return st_count(atomic_load_explicit(&b->seg->state, memory_order_acquire)) > 0;
 }
 
+uint64_t spx_shmb_commits_applied(spx_shmb_t *b, uint32_t slot)
+{
+    return slot < b->nlocal
+               ? atomic_load_explicit(&b->seg->slot[slot].commits_applied, memory_order_acquire)
+               : 0;
+}
+
 void spx_shmb_unbreak(spx_shmb_t *b)
 {
     atomic_store_explicit(&b->seg->broken, 0, memory_order_release);

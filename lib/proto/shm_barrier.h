@@ -115,6 +115,8 @@ void spx_shmb_unbreak(spx_shmb_t *b);
 void spx_shmb_commit_sent(spx_shmb_t *b, uint32_t slot);
 void spx_shmb_commit_applied(spx_shmb_t *b, uint32_t slot);
 bool spx_shmb_commits_pending(spx_shmb_t *b);
+/* How many COMMIT frames of slot the server has applied (0 for a bad slot). */
+uint64_t spx_shmb_commits_applied(spx_shmb_t *b, uint32_t slot);
 
 /* Current generation, whether the gather is closed, and how many of its
  * arrivals asked to collect (closed and ncollect may be NULL). */

@@ -82,6 +82,68 @@ void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
     spx_srv_reply(p, SPX_MSG_GET, seq, &b);
 }
 
+/* The rest of a process's record, sent with a GET's answer so that the
+ * client's next reads of that process need no round trip. */
+#define SPX_SRV_RECORD_MAX_ENTRIES 256
+#define SPX_SRV_RECORD_MAX_BYTES (64u << 10)
+
+struct record_ctx {
+    const pmix_proc_t *requester;
+    const pmix_proc_t *target;
+    const char *skip;            /* the key answered already */
+    bool past;                   /* the walk is past that key */
+    spx_buf_t *entries;
+    uint32_t n;
+};
+
+static int record_entry(const char *key, const pmix_value_t *val, pmix_scope_t scope,
+                        uint64_t seq, void *arg)
+{
+    (void)seq;
+    struct record_ctx *c = arg;
+    /* the entries written after the one asked for: a process reading a
+     * peer's keys in the order they were put finds the next ones cached */
+    if (!c->past) {
+        c->past = strcmp(key, c->skip) == 0;
+        return 0;
+    }
+    if (!val || !spx_srv_proc_visible(c->requester, c->target->nspace, c->target->rank, scope))
+        return 0;
+    if (c->n >= SPX_SRV_RECORD_MAX_ENTRIES || c->entries->len >= SPX_SRV_RECORD_MAX_BYTES)
+        return 1;
+    spx_buf_push_str(c->entries, key);
+    spx_codec_push_value(c->entries, val);
+    c->n++;
+    return 0;
+}
+
+/* A successful GET answer plus, for another process's committed or
+ * delivered data, the rest of its record (msg.h). */
+static void reply_with_record(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *target,
+                              const char *key, const pmix_value_t *v)
+{
+    spx_buf_t b, entries;
+    spx_buf_init(&b);
+    spx_buf_init(&entries);
+    spx_buf_push_i32(&b, PMIX_SUCCESS);
+    spx_codec_push_value(&b, v);
+    struct record_ctx c = {.requester = &p->proc, .target = target, .skip = key,
+                           .past = false, .entries = &entries, .n = 0};
+    if (target->rank != PMIX_RANK_WILDCARD && !spx_proc_eq(&p->proc, target))
+        spx_store_foreach_since(spx_srv.store, target->nspace, target->rank, 0, record_entry, &c);
+    if (c.n > 0 && !spx_buf_failed(&entries)) {
+        spx_buf_push_u32(&b, c.n);
+        spx_buf_push_raw(&b, entries.data, entries.len);
+    }
+    spx_buf_fini(&entries);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        spx_srv_get_reply(p, seq, PMIX_SUCCESS, v);
+        return;
+    }
+    spx_srv_reply(p, SPX_MSG_GET, seq, &b);
+}
+
 static void held_unlink(struct spx_srv_get *g)
 {
     for (struct spx_srv_get **pp = &spx_srv.gets; *pp; pp = &(*pp)->next)
@@ -153,7 +215,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 
     const pmix_value_t *v = spx_srv_get_lookup(&p->proc, &target, key);
     if (v) {
-        spx_srv_get_reply(p, seq, PMIX_SUCCESS, v);
+        reply_with_record(p, seq, &target, key, v);
         return 0;
     }
     /* PMIX_OPTIONAL: only what is here already, no request to another node */

@@ -245,6 +245,27 @@ int main(void)
     IT_CHECK(it_now() - t0 < 5.0, "get with a 1 s timeout took %.2f s", it_now() - t0);
     PMIX_INFO_DESTRUCT(&info);
 
+    /* a peer's values this process has read (and cached, with the rest of the
+     * peer's record) change or go away when the peer commits an update or a
+     * deletion: seen after the next plain barrier, no collecting fence needed */
+    uint32_t src = (me + 1) % size;
+    it_fence();
+    it_put_str(PMIX_GLOBAL, "it.upd", "old");
+    it_put_str(PMIX_GLOBAL, "it.gone", "here");
+    IT_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit (it.upd, it.gone)");
+    it_fence();
+    it_get_str(src, "it.upd", "old", PMIX_SUCCESS, NULL, 0);
+    it_get_str(src, "it.gone", "here", PMIX_SUCCESS, NULL, 0);
+    it_fence();
+    it_put_str(PMIX_GLOBAL, "it.upd", "new");
+    IT_RC(PMIx_Put(PMIX_DEL_GLOBAL, "it.gone", NULL), PMIX_SUCCESS, "Put(PMIX_DEL_GLOBAL)");
+    IT_RC(PMIx_Commit(), PMIX_SUCCESS, "Commit (update and deletion)");
+    it_fence();
+    it_get_str(src, "it.upd", "new", PMIX_SUCCESS, NULL, 0);
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    it_get_str(src, "it.gone", NULL, PMIX_ERR_NOT_FOUND, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+
     it_fence();
     if (me == 0)
         printf("it_putget: %u ranks, %zu types: OK\n", size, IT_NTYPES);
