@@ -402,6 +402,10 @@ static pmix_status_t first_init(void)
     } else {
         spx_client.singleton = false;
         rc = read_identity();
+        /* the progress thread starts while the handshake's round trip runs */
+        bool progress = rc == PMIX_SUCCESS && spx_progress_acquire() == 0;
+        if (rc == PMIX_SUCCESS && !progress)
+            rc = PMIX_ERR_INIT;
         int fd = -1;
         if (rc == PMIX_SUCCESS) {
             fd = spx_unix_connect(path);
@@ -412,8 +416,8 @@ static pmix_status_t first_init(void)
         }
         if (rc == PMIX_SUCCESS)
             rc = handshake(fd);
-        if (rc == PMIX_SUCCESS && spx_progress_acquire() != 0)
-            rc = PMIX_ERR_INIT;
+        if (rc != PMIX_SUCCESS && progress)
+            spx_progress_release();
         else if (rc == PMIX_SUCCESS) {
             struct attach_req r = {.fd = fd};
             fd = -1; /* owned by the connection now */
