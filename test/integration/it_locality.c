@@ -12,6 +12,7 @@
 #include "itest.h"
 
 #include <hwloc.h>
+#include <pmix_server.h>
 #include <sched.h>
 
 static char *get_str(pmix_rank_t rank, const char *key, pmix_status_t want)
