@@ -4,8 +4,14 @@
 #   - a 4-process job under spmix-run exchanging data with a collecting fence;
 #   - the same program built against OpenPMIx's headers, run unchanged on our
 #     libpmix.so.2;
-#   - a job whose rank 1 calls PMIx_Abort, showing how the job ends.
-# Leaves no process behind. (The Slurm plugin demo is added with that plugin.)
+#   - a job whose rank 1 calls PMIx_Abort, showing how the job ends;
+#   - then Slurm: brings up a 3-node virtual Slurm cluster on this machine
+#     (test/slurm/cluster.sh: munge, slurmctld, one slurmd per network
+#     namespace, our plugin first in PluginDir) and runs real jobs through
+#     srun --mpi=spmix: the same exchange on 3 nodes x 2 tasks, an unchanged
+#     Open MPI program (mpicc.openmpi), an sbatch script, and a PMIx_Abort
+#     seen by srun; then tears the cluster down.
+# Leaves no process, namespace or file of the cluster behind.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/_demo
@@ -29,3 +35,42 @@ echo "== rank 1 calls PMIx_Abort(3, ...): the job ends with status 3"
 set +e
 "$inst/bin/spmix-run" -n 3 "$out/demo_exchange" --abort
 echo "spmix-run exit status: $?"
+
+# ---- the Slurm plugin on a 3-node virtual cluster ----
+set -e
+cluster=$top/test/slurm/cluster.sh
+plugdir=$(make -s -C "$out/build" --no-print-directory \
+    --eval='spx-print-dirs: ; @echo $(slurmplugindir)' spx-print-dirs | tail -n 1)
+[ -f "$plugdir/mpi_spmix.so" ] || { echo "demo: no Slurm plugin was built (libslurm-dev missing?)"; exit 1; }
+exec 9>/tmp/spmix-vc.lock
+flock 9   # one virtual cluster per machine
+trap '"$cluster" down >/dev/null 2>&1' EXIT
+echo "== bringing up Slurm: 3 nodes in network namespaces, mpi_spmix.so from $plugdir"
+"$cluster" up -n 3 --plugin-dir "$plugdir" >"$out/cluster-up.log" 2>&1 ||
+    { cat "$out/cluster-up.log"; exit 1; }
+. "$("$cluster" env)"
+sinfo -h -N -o "   node %N  state %T  cpus %c"
+echo "== srun --mpi=list"
+srun --mpi=list 2>&1 | sed 's/^/   /'
+echo "== srun --mpi=spmix -N3 -n6: put, commit, collecting fence, get (3 nodes x 2 tasks)"
+timeout 60 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 "$out/demo_exchange" | sort
+if command -v mpicc.openmpi >/dev/null; then
+    mpicc.openmpi -o "$out/demo_mpi" "$top/test/demo/demo_mpi.c"
+    echo "== an unchanged Open MPI 4.1 program (mpicc.openmpi): srun --mpi=spmix -N3 -n6"
+    OMPI_MCA_mpi_yield_when_idle=1 timeout 90 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 \
+        "$out/demo_mpi" | sort
+fi
+echo "== an sbatch script that calls srun --mpi=spmix"
+printf '#!/bin/sh\nsrun --mpi=spmix -N3 -n3 %s\n' "$out/demo_exchange" >"$out/job.sh"
+chmod 755 "$out/job.sh"
+timeout 90 sbatch --wait -N3 -n3 -o "$out/job.out" "$out/job.sh" >/dev/null
+sort "$out/job.out" | sed 's/^/   /'
+echo "== PMIx_Abort(3) in rank 1 under srun: the step ends, srun shows why"
+set +e
+timeout 60 srun --mpi=spmix -N3 -n3 "$out/demo_exchange" --abort
+echo "srun exit status: $?"
+set -e
+echo "== tearing the cluster down"
+"$cluster" down >/dev/null 2>&1
+trap - EXIT
+echo "== demo done: nothing left running"

@@ -34,7 +34,12 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     pmix_status_t rc = PMIx_Fence(NULL, 0, &collect, 1);
     PMIX_INFO_DESTRUCT(&collect);
-    int bad = rc != PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) { /* e.g. a peer aborted: the fence fails at once */
+        printf("rank %u/%u: fence failed: %s\n", me.rank, size, PMIx_Error_string(rc));
+        PMIx_Finalize(NULL, 0);
+        return 4;
+    }
+    int bad = 0;
     for (uint32_t r = 0; r < size; r++) {
         pmix_proc_t peer;
         char want[64];
