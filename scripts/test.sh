@@ -5,7 +5,8 @@
 #   3. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. an integration job under valgrind (memcheck, leaks are errors);
 #   5. `make install` into a staging prefix and a check that libpmix.so.2
-#      exports only PMIx_* names;
+#      exports only PMIx_* names; unchanged Open MPI / mpi4py programs under
+#      the installed spmix-run (test/openmpi_run.sh);
 #   6. the Slurm plugin on a real 3-node virtual Slurm cluster (network
 #      namespaces; test/slurm/test_plugin.sh), built in /opt/spmix-ci so that the
 #      unprivileged test user can read it), then unchanged Open MPI and mpi4py
@@ -58,6 +59,9 @@ bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^PMIx_' || true)
 n=$(nm -D --defined-only "$lib" | awk '$2=="T"{print $3}' | grep -c '^PMIx_')
 echo "libpmix.so.2: SONAME ok, $n PMIx_* functions exported, nothing else"
 [ "$n" -ge 141 ] || { echo "expected 141 PMIx_* functions"; exit 1; }
+
+step "unchanged Open MPI and mpi4py programs under the installed spmix-run"
+sh "$top/test/openmpi_run.sh" "$root/normal/_inst"
 
 if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     step "Slurm: mpi_spmix on a 3-node virtual cluster"

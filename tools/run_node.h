@@ -35,6 +35,7 @@ struct spx_run_opts {
     bool cyclic;           /* --map cyclic (default block) */
     bool stats;            /* --stats */
     bool tag;              /* --tag-output */
+    bool no_lib_path;      /* --no-lib-path */
     double timeout;        /* --timeout, 0: none */
     char **xvars;          /* -x arguments */
     size_t nx;

@@ -14,8 +14,9 @@
 #include "run_launch.h"
 #include "run_node.h"
 
-#include <pmix_common.h>
+#include <pmix.h>
 
+#include <dlfcn.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,10 +24,56 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Open MPI 4.x recognises a direct launch only by a resource manager it
+ * knows (Slurm, Flux, LSF, ...); anything else it takes for a singleton and
+ * tries to start its own daemon, which fails. Its "orte" personality is the
+ * one that declares the singleton: leaving it out makes Open MPI use the PMIx
+ * server it finds in the environment. Set before any thread exists; a value
+ * the user set (environment or -x) wins. Open MPI 5 and other PMIx clients
+ * do not read the variable. */
+static void spx_run_hint_openmpi(void)
+{
+    if (setenv("OMPI_MCA_schizo", "^orte", 0) != 0)
+        perror("spmix-run: setenv OMPI_MCA_schizo");
+}
+
+/* Programs linked to libpmix.so.2 (Open MPI, the pmix Python module) must
+ * load the library this launcher uses, not another PMIx found first: the
+ * directory holding it goes first in the ranks' LD_LIBRARY_PATH, as the Slurm
+ * plugin does (SpmixSetLdLibraryPath). Called before any thread exists. */
+static void spx_run_put_lib_first(void)
+{
+    Dl_info info;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    char dir[4096], *slash, *v;
+    size_t len;
+
+    if (dladdr((void *)&PMIx_Init, &info) == 0 || info.dli_fname == NULL ||
+        info.dli_fname[0] != '/' || strlen(info.dli_fname) >= sizeof(dir)) {
+        fprintf(stderr, "spmix-run: cannot tell where libpmix.so.2 was loaded from; "
+                        "LD_LIBRARY_PATH left as it is\n");
+        return;
+    }
+    strcpy(dir, info.dli_fname);
+    slash = strrchr(dir, '/');
+    *(slash == dir ? slash + 1 : slash) = '\0';
+    len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    v = malloc(len);
+    if (v == NULL)
+        return;
+    if (old != NULL && *old != '\0')
+        snprintf(v, len, "%s:%s", dir, old);
+    else
+        snprintf(v, len, "%s", dir);
+    if (setenv("LD_LIBRARY_PATH", v, 1) != 0)
+        perror("spmix-run: setenv LD_LIBRARY_PATH");
+    free(v);
+}
+
 static void spx_run_usage(FILE *f)
 {
     fprintf(f, "usage: spmix-run -n N [--nodes M [--map block|cyclic] [--width W] [--stats]]\n"
-               "                 [--timeout SEC] [--tag-output] [-x VAR[=VALUE]]... "
+               "                 [--timeout SEC] [--tag-output] [--no-lib-path] [-x VAR[=VALUE]]... "
                "[--] program [args...]\n"
                "Run N ranks of program under embedded PMIx servers, on this host or on M\n"
                "simulated nodes (node k at 127.0.0.(k+1)).\n");
@@ -56,6 +103,7 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         { "timeout", required_argument, NULL, 't' },
         { "tag-output", no_argument, NULL, 'T' },
         { "export", required_argument, NULL, 'x' },
+        { "no-lib-path", no_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -107,6 +155,9 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         case 'x':
             o->xvars[o->nx++] = optarg;
             break;
+        case 'L':
+            o->no_lib_path = true;
+            break;
         case 'h':
             spx_run_usage(stdout);
             exit(0);
@@ -142,6 +193,9 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(nspace, sizeof(nspace), "spmix-run.%d", (int)getpid());
+    spx_run_hint_openmpi();
+    if (!o.no_lib_path)
+        spx_run_put_lib_first();
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
