@@ -270,13 +270,6 @@ static void spx_launch_err_line(uint32_t k, const char *line, size_t len)
         L.stats[k] = strndup(line, len);
         return;
     }
-    /* Nodes leave the tree one by one at the end; the others' warnings about
-     * lost nodes and reset tree connections then say nothing (the tree has no
-     * orderly leave). */
-    if (L.finishing && ((memmem(line, len, "warning: tree: node ", 20) != NULL &&
-                         memmem(line, len, " lost", 5) != NULL) ||
-                        memmem(line, len, "warning: connection tree ", 25) != NULL))
-        return;
     fwrite(line, 1, len, stderr);
     fputc('\n', stderr);
     fflush(stderr);

@@ -16,10 +16,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SPX_CONN_READ_CHUNK (64u << 10)
@@ -260,16 +262,40 @@ static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (c->closed)
         return;
-    if (c->write_error) {
-        conn_close_errno(c, "write failed", c->write_error);
-        return;
-    }
-    if (conn_flush(c) < 0) {
-        conn_close_errno(c, "write failed", errno);
+    int err = c->write_error;
+    if (!err && conn_flush(c) < 0)
+        err = errno;
+    if (err) {
+        /* The peer went away; what it sent before that is still worth
+         * reading (its last frames may explain why, or end it in order). */
+        conn_read_cb(c->fd, EV_READ, c);
+        if (!c->closed)
+            conn_close_errno(c, "write failed", err);
         return;
     }
     if (!c->out_head)
         event_del(c->ev_write);
+}
+
+int spx_conn_flush_wait(spx_conn_t *c, int timeout_ms)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (c && !c->closed && !c->write_error && c->out_head) {
+        if (conn_flush(c) < 0)
+            return -1;
+        if (!c->out_head)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left = timeout_ms - ((now.tv_sec - t0.tv_sec) * 1000L +
+                                  (now.tv_nsec - t0.tv_nsec) / 1000000L);
+        if (left <= 0)
+            return -1;
+        struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
+        if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+            return -1;
+    }
+    return c && !c->closed && !c->write_error && !c->out_head ? 0 : -1;
 }
 
 int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx_buf_t *payload)

@@ -50,6 +50,12 @@ void spx_conn_close(spx_conn_t *c, const char *reason, int is_error);
  * acts on another connection's end. No-op on a closed connection. */
 void spx_conn_drain(spx_conn_t *c);
 
+/* Writes out what is still queued, waiting at most timeout_ms for the socket
+ * to take it; for a caller about to close the connection on purpose whose
+ * last frames must not be dropped. 0 when nothing is left queued, -1
+ * otherwise (timeout, write error, or closed). Blocks the calling thread. */
+int spx_conn_flush_wait(spx_conn_t *c, int timeout_ms);
+
 void spx_conn_set_arg(spx_conn_t *c, void *arg);
 void *spx_conn_get_arg(const spx_conn_t *c);
 const char *spx_conn_label(const spx_conn_t *c);

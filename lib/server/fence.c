@@ -424,14 +424,14 @@ void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
     }
 }
 
-size_t spx_fence_fail_if(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
-                         pmix_status_t status)
+static size_t fail_matching(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
+                            pmix_status_t status, bool gathering_only)
 {
     size_t n = 0;
     struct tracker *t = e->trackers, *next;
     for (; t; t = next) {
         next = t->next;
-        if (!pred(t->set, t->nset, pred_arg))
+        if ((gathering_only && t->state != TRK_GATHER) || !pred(t->set, t->nset, pred_arg))
             continue;
         spx_warn("fence %s#%llu: failed (status %d)", t->key, (unsigned long long)t->seq,
                  status);
@@ -440,6 +440,18 @@ size_t spx_fence_fail_if(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pre
         next = e->trackers; /* the list changed: rescan (finished trackers are gone) */
     }
     return n;
+}
+
+size_t spx_fence_fail_if(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
+                         pmix_status_t status)
+{
+    return fail_matching(e, pred, pred_arg, status, false);
+}
+
+size_t spx_fence_fail_gathering_if(spx_fence_engine_t *e, spx_fence_pred_f pred,
+                                   void *pred_arg, pmix_status_t status)
+{
+    return fail_matching(e, pred, pred_arg, status, true);
 }
 
 size_t spx_fence_count(const spx_fence_engine_t *e)

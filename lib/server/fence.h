@@ -99,6 +99,10 @@ void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc);
 typedef bool (*spx_fence_pred_f)(const pmix_proc_t *set, size_t nset, void *pred_arg);
 size_t spx_fence_fail_if(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
                          pmix_status_t status);
+/* The same for trackers still gathering only: those already with the host
+ * are left to the host's answer (which may be a success decided already). */
+size_t spx_fence_fail_gathering_if(spx_fence_engine_t *e, spx_fence_pred_f pred,
+                                   void *pred_arg, pmix_status_t status);
 
 /* Number of live trackers (for tests and statistics). */
 size_t spx_fence_count(const spx_fence_engine_t *e);

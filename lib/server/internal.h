@@ -156,6 +156,8 @@ struct spx_srv {
     struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the tree is made */
     struct spx_srv_stats stats;
     bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
+    bool local_failure;             /* a local process ended without PMIx_Finalize:
+                                     * the tree then does not announce an orderly end */
 };
 
 extern struct spx_srv spx_srv;
@@ -223,6 +225,9 @@ void spx_srv_shmf_free(struct spx_srv_shmf *f);
 void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recoverable);
 /* A client of ns completed its HELLO. */
 void spx_srv_shmf_client_ready(struct spx_srv_ns *ns);
+/* A node of ns ended in order: break the segment with status now, or, when
+ * the current generation is with the fence engine, once it is released. */
+void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status);
 /* Does a FENCE from p over set go through p's namespace's segment? */
 bool spx_srv_shmf_covers(const struct spx_srv_peer *p, const pmix_proc_t *set, size_t nset);
 /* A FENCE request that spx_srv_shmf_covers: arrives on p's behalf. */
@@ -321,7 +326,9 @@ int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b);
 /* A client of this node left without PMIx_Finalize (or a PROC_ABORTED notification
  * named it): fail what needs it here and everywhere, tell every client of its job. */
 void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others);
-void spx_srv_relay_node_lost(uint32_t node);
+/* A node is gone: fail what waits for it; notify_clients: raise PMIX_ERR_UNREACH
+ * naming its processes (a lost node), not for one that ended in order. */
+void spx_srv_relay_node_lost(uint32_t node, bool notify_clients);
 /* An event with range beyond this node: broadcast it (no-op in single-node mode or
  * for node-local ranges). Returns true when it was relayed. */
 bool spx_srv_relay_event(pmix_status_t status, const pmix_proc_t *source,

@@ -470,6 +470,8 @@ static void do_deregister_nspace(void *arg)
             spx_srv_get_target_gone(ns->name, cl->rank);
             if (spx_srv.fence)
                 spx_fence_proc_lost(spx_srv.fence, &p);
+            if (cl->connected_once && !cl->finalized)
+                spx_srv.local_failure = true;
         }
         spx_srv_shmf_break(ns, PMIX_ERR_NOT_AVAILABLE, false);
         spx_srv_cleanup_run(ns);
@@ -571,8 +573,10 @@ static void do_deregister_client(void *arg)
         spx_srv_get_target_gone(ns->name, cl->rank);
         if (spx_srv.fence)
             spx_fence_proc_lost(spx_srv.fence, &c->proc);
-        if (!cl->finalized)
+        if (!cl->finalized) {
             spx_srv_shmf_break(ns, PMIX_ERR_PROC_ABORTED, true);
+            spx_srv.local_failure |= cl->connected_once;
+        }
         if (cl->peer) {
             cl->peer->client = NULL;
             spx_srv_peer_close(cl->peer, "client deregistered by the host");

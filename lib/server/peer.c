@@ -63,8 +63,10 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
         cl->peer = NULL;
         p->client = NULL;
         if (was_ready) {
-            if (!cl->finalized)
+            if (!cl->finalized) {
                 spx_warn("%s: connection lost before PMIx_Finalize", p->name);
+                spx_srv.local_failure = true;
+            }
             spx_srv_get_target_gone(p->proc.nspace, p->proc.rank);
             if (spx_srv.mn && !cl->finalized)
                 spx_srv_relay_proc_lost(&p->proc, true);

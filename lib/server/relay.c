@@ -126,12 +126,17 @@ static bool pred_on_node(const pmix_proc_t *set, size_t nset, void *arg)
     return hit;
 }
 
-void spx_srv_relay_node_lost(uint32_t node)
+void spx_srv_relay_node_lost(uint32_t node, bool notify_clients)
 {
     if (!spx_srv.mn || !spx_srv.active)
         return;
-    if (spx_srv.fence)
+    /* a node that ended in order finished every collective it was in: one
+     * already with the tree may be complete there, and the tree engine fails
+     * it if it still needed that node */
+    if (spx_srv.fence && notify_clients)
         spx_fence_fail_if(spx_srv.fence, pred_on_node, &node, PMIX_ERR_UNREACH);
+    else if (spx_srv.fence)
+        spx_fence_fail_gathering_if(spx_srv.fence, pred_on_node, &node, PMIX_ERR_UNREACH);
     spx_srv_dmx_node_lost(node);
     for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next) {
         size_t n = 0;
@@ -139,7 +144,13 @@ void spx_srv_relay_node_lost(uint32_t node)
             n += ns->rank_node[r] == node;
         if (n == 0)
             continue;
-        spx_srv_shmf_break(ns, PMIX_ERR_UNREACH, false);
+        /* a lost node ends the shared-memory fences of the job at once; after
+         * an orderly end the one in flight may still complete, and later ones
+         * fail when their tracker meets the gone node */
+        if (notify_clients)
+            spx_srv_shmf_break(ns, PMIX_ERR_UNREACH, false);
+        else
+            spx_srv_shmf_end(ns, PMIX_ERR_UNREACH);
         pmix_proc_t *procs = calloc(n, sizeof(*procs));
         if (!procs)
             continue;
@@ -149,6 +160,10 @@ void spx_srv_relay_node_lost(uint32_t node)
                 spx_proc_load(&procs[n++], ns->name, (pmix_rank_t)r);
                 spx_srv_mn_mark_lost(&procs[n - 1]);
             }
+        if (!notify_clients) {
+            free(procs);
+            continue;
+        }
         pmix_data_array_t arr = {.type = PMIX_PROC, .size = n, .array = procs};
         pmix_info_t info;
         memset(&info, 0, sizeof(info));

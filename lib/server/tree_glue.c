@@ -180,10 +180,36 @@ static void mn_node_lost(uint32_t node, const char *reason, void *arg)
         return;
     spx_warn("tree: node %u lost (%s)", node, reason ? reason : "no reason given");
     m->node_lost[node] = true;
-    spx_srv_relay_node_lost(node);
+    spx_srv_relay_node_lost(node, true);
 }
 
-static const spx_tree_ops_t mn_ops = {.recv = mn_recv, .node_lost = mn_node_lost};
+/* The node's server ended in order (its processes all finalized): nothing
+ * to report to the clients, but what still waits for that node fails. */
+static void mn_node_left(uint32_t node, void *arg)
+{
+    (void)arg;
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m || node >= m->nnodes || m->node_lost[node])
+        return;
+    spx_info("tree: node %u ended (its processes finished)", node);
+    m->node_lost[node] = true;
+    spx_srv_relay_node_lost(node, false);
+}
+
+static const spx_tree_ops_t mn_ops = {.recv = mn_recv, .node_lost = mn_node_lost,
+                                      .node_left = mn_node_left};
+
+/* Did every process this server served end with PMIx_Finalize? */
+static bool mn_ended_in_order(void)
+{
+    if (spx_srv.local_failure)
+        return false;
+    for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next)
+        for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next)
+            if (cl->connected_once && !cl->finalized) /* never connected: not a PMIx program */
+                return false;
+    return true;
+}
 
 int spx_srv_mn_start(void)
 {
@@ -243,6 +269,11 @@ void spx_srv_mn_stop(void)
     /* pending collectives complete (UNREACH) while the fence engine still exists;
      * m->tree is cleared first so nothing reaches into the engine being destroyed */
     spx_tree_t *t = m->tree;
+    if (mn_ended_in_order())
+        spx_tree_leave(t); /* the others see an orderly end, not a lost node */
+    else
+        spx_info("server: node %u: a local process ended without PMIx_Finalize; "
+                 "the other nodes will see this node as lost", m->me);
     m->tree = NULL;
     spx_tree_destroy(t);
     spx_srv_dmx_fini();

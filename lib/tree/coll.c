@@ -593,6 +593,36 @@ void spx_coll_node_lost(spx_coll_engine_t *e, uint32_t node)
     }
 }
 
+/* Does c, as it stands here, still wait for a message from node? */
+static bool coll_waits_on(const spx_coll_t *c, uint32_t node)
+{
+    if (c->state == SPX_COLL_WAIT_DOWN)
+        return c->parent == (long)node;
+    if (c->state == SPX_COLL_GATHER)
+        for (uint32_t i = 0; i < c->nchild; i++)
+            if (c->child[i] == node && !c->got[i])
+                return true;
+    return false;
+}
+
+void spx_coll_node_left(spx_coll_engine_t *e, uint32_t node)
+{
+    if (node >= e->nnodes)
+        return;
+    e->lost[node] = 1;
+    for (;;) {
+        spx_coll_t *c;
+        for (c = e->active; c; c = c->next)
+            if (coll_waits_on(c, node))
+                break;
+        if (!c)
+            return;
+        spx_info("tree: node %u: collective %s#%u fails: node %u ended without taking part",
+                 e->self, c->set_id, c->seq, node);
+        coll_abort(c, PMIX_ERR_UNREACH, (long)node);
+    }
+}
+
 void spx_coll_run_deferred(spx_coll_engine_t *e)
 {
     while (e->deferred) {
@@ -649,6 +679,16 @@ int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
     if (s && seq < s->started)
         return SPX_COLL_DONE;
     return -1;
+}
+
+const char *spx_coll_some_active(const spx_coll_engine_t *e, uint32_t *seq,
+                                 spx_coll_state_t *state)
+{
+    if (!e->active)
+        return NULL;
+    *seq = e->active->seq;
+    *state = e->active->state;
+    return e->active->set_id;
 }
 
 size_t spx_coll_active(const spx_coll_engine_t *e)

@@ -89,6 +89,12 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
 /* A message from node `from` (authenticated by the transport). m borrowed. */
 void spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m);
 void spx_coll_node_lost(spx_coll_engine_t *e, uint32_t node);
+/* node ended in order: it finished every collective it took part in, so only
+ * a collective that still waits for a message from it (its UP as a child,
+ * its DOWN as the parent) can no longer complete; that one is aborted with
+ * PMIX_ERR_UNREACH (and the abort passed on). Later starts involving the node
+ * fail as for a lost one. */
+void spx_coll_node_left(spx_coll_engine_t *e, uint32_t node);
 void spx_coll_timeout(spx_coll_engine_t *e, spx_coll_t *c);
 void spx_coll_run_deferred(spx_coll_engine_t *e);
 
@@ -104,5 +110,8 @@ void spx_coll_get_counters(const spx_coll_engine_t *e, spx_coll_counters_t *out)
 int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq);
 /* Collectives not yet finished (started or pending). */
 size_t spx_coll_active(const spx_coll_engine_t *e);
+/* One of them, for log lines: its set_id (borrowed), seq and state; NULL if none. */
+const char *spx_coll_some_active(const spx_coll_engine_t *e, uint32_t *seq,
+                                 spx_coll_state_t *state);
 
 #endif

@@ -69,7 +69,9 @@ typedef struct spx_tree_peer {
     size_t pending_bytes;
     double deadline;             /* monotonic seconds: stop retrying connects */
     struct event *retry_ev;
-    bool lost;
+    bool lost;                   /* gone: lost, or left (below) and settled */
+    bool leaving;                /* said NODE_LEFT: settled once its links are closed */
+    struct event *leave_ev;      /* settles a leaving node whose links stay open */
 } spx_tree_peer_t;
 
 struct spx_tree {
@@ -118,5 +120,9 @@ void spx_tree_kick(spx_tree_t *t);
 int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *payload);
 /* informer: the node that told us (-1: we saw it ourselves). */
 void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer);
+/* A link to a leaving node closed: settle its departure once none is left. */
+void spx_tree_left_check(spx_tree_t *t, uint32_t node);
+/* Whether an authenticated link to node is still open (transport.c). */
+bool spx_tree_has_ready_link(const spx_tree_t *t, uint32_t node);
 
 #endif

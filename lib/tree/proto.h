@@ -24,6 +24,10 @@
  * MSG:       u8 channel, bytes data                     (point to point)
  * BCAST:     u32 origin, u8 channel, bytes data         (flooded along the full tree)
  * NODE_LOST: u32 node, str reason                       (flooded along the full tree)
+ * NODE_LEFT: u32 node                                   (flooded along the full tree)
+ *   Sent by a node that ends in order (its processes finished, no collective
+ *   of its own unfinished) on every ready link just before it closes them,
+ *   so that the closing links are not taken for a failure.
  */
 #ifndef SPX_TREE_PROTO_H
 #define SPX_TREE_PROTO_H
@@ -35,6 +39,7 @@ enum spx_tree_frame_type {
     SPX_TREE_FRAME_MSG = 0xA3,
     SPX_TREE_FRAME_BCAST = 0xA4,
     SPX_TREE_FRAME_NODE_LOST = 0xA5,
+    SPX_TREE_FRAME_NODE_LEFT = 0xA6,
 };
 
 enum spx_tree_auth_step {

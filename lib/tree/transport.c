@@ -338,10 +338,16 @@ static void link_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *p,
         spx_conn_close(l->conn, "tree: authentication frame on an authenticated link", 1);
         return;
     }
+    /* NODE_LEFT about the sender itself is the last frame on this link */
+    bool own_end = h->type == SPX_TREE_FRAME_NODE_LEFT && p->len >= 4 &&
+                   ((uint32_t)p->data[0] | (uint32_t)p->data[1] << 8 |
+                    (uint32_t)p->data[2] << 16 | (uint32_t)p->data[3] << 24) == l->peer;
     if (spx_tree_dispatch(t, l->peer, h->type, p) < 0 && l->state == LINK_READY) {
         spx_warn("tree: node %u: malformed frame (type 0x%x) from node %u; closing", t->self,
                  h->type, l->peer);
         spx_conn_close(l->conn, "tree: malformed frame", 1);
+    } else if (own_end && l->state == LINK_READY && l->conn) {
+        spx_conn_close(l->conn, "tree: node ended in order", 0);
     }
 }
 
@@ -380,7 +386,9 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
     spx_tree_peer_t *p = state == LINK_READY || l->outgoing ? &t->peers[node] : NULL;
     if (p && p->send_link == l)
         p->send_link = NULL;
-    if (state == LINK_READY) {
+    if (state == LINK_READY && t->peers[node].leaving) {
+        spx_tree_left_check(t, node); /* it said it ends: settled once all its links closed */
+    } else if (state == LINK_READY) {
         /* A node that ends normally closes all its links at once; its last
          * frames (a collective's DOWN) may still wait unread on another link
          * whose end has not been seen yet: read them before calling it lost. */
@@ -540,6 +548,14 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
     return (long)(SPX_FRAME_HDR_LEN + len);
 }
 
+bool spx_tree_has_ready_link(const spx_tree_t *t, uint32_t node)
+{
+    for (const spx_tree_link_t *l = t->links; l; l = l->next)
+        if (l->peer == node && l->state == LINK_READY && l->conn)
+            return true;
+    return false;
+}
+
 void spx_tree_drop_node(spx_tree_t *t, uint32_t node)
 {
     spx_tree_peer_t *p = &t->peers[node];
@@ -664,6 +680,8 @@ void spx_tree_transport_fini(spx_tree_t *t)
         free_pending(&t->peers[i]);
         if (t->peers[i].retry_ev)
             event_free(t->peers[i].retry_ev);
+        if (t->peers[i].leave_ev)
+            event_free(t->peers[i].leave_ev);
     }
     if (t->listen_ev)
         event_free(t->listen_ev);

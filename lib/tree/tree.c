@@ -11,7 +11,11 @@
  * node is known). A lost neighbour is "transparent": the frame goes to that
  * node's other neighbours instead, so a dead interior node does not cut the
  * tree in two. Node loss: links dropped, the news flooded, the collectives
- * involving the node failed, ops->node_lost called once.
+ * involving the node failed, ops->node_lost called once. Orderly departure
+ * (spx_tree_leave): NODE_LEFT on every ready link, flooded on like NODE_LOST;
+ * a receiver settles the departure when the leaver's links to it have closed
+ * (whatever it sent before, a collective's DOWN say, is read by then), or
+ * after SPX_TREE_LEAVE_SETTLE seconds, and then calls ops->node_left.
  */
 #include "config.h"
 #include "tree/internal.h"
@@ -19,6 +23,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#define SPX_TREE_LEAVE_SETTLE 2.0   /* s to wait for a leaving node's links to close */
+#define SPX_TREE_LEAVE_FLUSH_MS 100 /* ms the leaver waits for its last frames to go */
 
 /* ------------------------------------------------------- collective hooks */
 
@@ -117,7 +124,7 @@ static uint32_t neighbours(const spx_tree_t *t, uint32_t x, uint32_t *out)
 static void flood_to(spx_tree_t *t, uint32_t x, uint32_t via, uint8_t type, const void *d,
                      size_t len)
 {
-    if (!t->peers[x].lost) {
+    if (!t->peers[x].lost && !t->peers[x].leaving) {
         spx_tree_send_frame(t, x, type, d, len);
         return;
     }
@@ -167,6 +174,17 @@ void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, lon
     spx_tree_peer_t *p = &t->peers[node];
     if (p->lost)
         return;
+    if (p->leaving) { /* it said it ends in order: its closing links are no failure */
+        spx_debug("tree: node %u: leaving node %u: %s", t->self, node, reason);
+        p->lost = true;
+        if (p->leave_ev)
+            event_del(p->leave_ev);
+        spx_tree_drop_node(t, node);
+        spx_coll_node_left(t->coll, node);
+        if (t->ops.node_left)
+            t->ops.node_left(node, t->ops_arg);
+        return;
+    }
     p->lost = true;
     spx_warn("tree: node %u: node %u lost: %s", t->self, node, reason);
     spx_tree_drop_node(t, node);
@@ -180,6 +198,104 @@ void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, lon
     spx_coll_node_lost(t->coll, node);
     if (t->ops.node_lost)
         t->ops.node_lost(node, reason, t->ops_arg);
+}
+
+/* ------------------------------------------------------ orderly departure */
+
+static void settle_left(spx_tree_t *t, uint32_t node)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    if (p->lost || t->destroying)
+        return;
+    p->lost = true;
+    if (p->leave_ev)
+        event_del(p->leave_ev);
+    spx_info("tree: node %u: node %u ended in order", t->self, node);
+    spx_tree_drop_node(t, node);
+    spx_coll_node_left(t->coll, node);
+    if (t->ops.node_left)
+        t->ops.node_left(node, t->ops_arg);
+}
+
+static void leave_settle_cb(evutil_socket_t fd, short w, void *arg)
+{
+    spx_tree_peer_t *p = arg;
+    (void)fd, (void)w;
+    spx_info("tree: node %u: node %u said it ends but its links stay open; settling", p->t->self,
+             p->idx);
+    settle_left(p->t, p->idx);
+}
+
+void spx_tree_left_check(spx_tree_t *t, uint32_t node)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    if (!p->leaving || p->lost || t->destroying)
+        return;
+    if (!spx_tree_has_ready_link(t, node)) {
+        settle_left(t, node);
+        return;
+    }
+    if (!p->leave_ev)
+        p->leave_ev = evtimer_new(t->base, leave_settle_cb, p);
+    if (p->leave_ev && !evtimer_pending(p->leave_ev, NULL)) {
+        struct timeval tv = { (time_t)SPX_TREE_LEAVE_SETTLE, 0 };
+        evtimer_add(p->leave_ev, &tv);
+    }
+}
+
+/* NODE_LEFT about node, told by informer: pass it on once, then settle when
+ * node's links to us are closed. */
+static void note_left(spx_tree_t *t, uint32_t node, long informer, const void *d, size_t len)
+{
+    spx_tree_peer_t *p = &t->peers[node];
+    if (p->lost || p->leaving)
+        return;
+    p->leaving = true;
+    spx_debug("tree: node %u: node %u says it ends (told by node %ld)", t->self, node, informer);
+    flood(t, SPX_TREE_FRAME_NODE_LEFT, d, len, informer);
+    spx_tree_left_check(t, node);
+}
+
+int spx_tree_leave(spx_tree_t *t)
+{
+    size_t busy = spx_coll_active(t->coll);
+    if (busy) {
+        uint32_t seq = 0;
+        spx_coll_state_t st = SPX_COLL_PENDING;
+        const char *set = spx_coll_some_active(t->coll, &seq, &st);
+        spx_info("tree: node %u: %zu collective(s) unfinished here (e.g. %.80s#%u, %s); "
+                 "ending without notice", t->self, busy, set ? set : "?", seq,
+                 spx_coll_state_str(st));
+        return -1;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, t->self);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        return -1;
+    }
+    for (spx_tree_link_t *l = t->links; l; l = l->next) {
+        if (l->state != LINK_READY || !l->conn)
+            continue;
+        spx_buf_t one;
+        spx_buf_init(&one);
+        spx_buf_push_raw(&one, b.data, b.len);
+        if (!spx_buf_failed(&one))
+            spx_conn_send(l->conn, SPX_TREE_FRAME_NODE_LEFT, 0, 0, &one);
+        spx_buf_fini(&one);
+    }
+    spx_buf_fini(&b);
+    double end = spx_tree_now() + SPX_TREE_LEAVE_FLUSH_MS / 1000.0;
+    for (spx_tree_link_t *l = t->links; l; l = l->next) {
+        int ms = (int)((end - spx_tree_now()) * 1000.0);
+        if (l->state == LINK_READY && l->conn &&
+            spx_conn_flush_wait(l->conn, ms > 0 ? ms : 0) < 0)
+            spx_debug("tree: node %u: the end notice to node %u may not have gone out",
+                      t->self, l->peer);
+    }
+    spx_debug("tree: node %u: ends in order", t->self);
+    return 0;
 }
 
 /* ------------------------------------------------------------- dispatch */
@@ -252,6 +368,17 @@ int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
         }
         spx_tree_declare_lost(t, node, reason, (long)from);
         free(reason);
+        return 0;
+    }
+    case SPX_TREE_FRAME_NODE_LEFT: {
+        uint32_t node = spx_buf_pull_u32(p);
+        if (spx_buf_finish(p) < 0 || node >= t->n)
+            return -1;
+        if (node == t->self) {
+            spx_warn("tree: node %u: told by node %u that I ended; ignored", t->self, from);
+            return 0;
+        }
+        note_left(t, node, (long)from, p->data, p->len);
         return 0;
     }
     default:

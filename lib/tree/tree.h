@@ -15,7 +15,9 @@
  * sends anything malformed, is closed with a log line and the engine goes on.
  * Every node keeps a connection to its parent in the full tree, so the death of
  * a node is noticed by its parent (or children) and broadcast to everybody
- * (ops->node_lost on every surviving node).
+ * (ops->node_lost on every surviving node). A node that ends in order says so
+ * first (spx_tree_leave): the others call ops->node_left instead and fail only
+ * the collectives that still wait for it.
  *
  * Threading: everything runs on the event_base given at creation (the PMIx
  * progress thread). No function may be called from another thread.
@@ -53,6 +55,10 @@ typedef struct spx_tree_ops {
     /* Node node_index is gone (connection lost, or told so by another node). Called
      * once per lost node, on every surviving node. */
     void (*node_lost)(uint32_t node_index, const char *reason, void *arg);
+    /* Node node_index ended in order (spx_tree_leave): its links are closed and
+     * collectives that still waited for it failed. Called once, instead of
+     * node_lost; may be NULL. */
+    void (*node_left)(uint32_t node_index, void *arg);
 } spx_tree_ops_t;
 
 typedef struct spx_tree_config {
@@ -78,6 +84,11 @@ int spx_tree_start(spx_tree_t *t);
 /* (Added note) Not from inside one of the engine's own callbacks (done, recv,
  * node_lost): the engine is still on the stack there. */
 void spx_tree_destroy(spx_tree_t *t);
+/* Tells every other node that this one ends in order, and waits (at most
+ * about 100 ms) for the news to leave the sockets; then call spx_tree_destroy.
+ * Refused (returns -1, nothing sent: the others will see a lost node) while a
+ * collective involving this node is unfinished here. */
+int spx_tree_leave(spx_tree_t *t);
 uint32_t spx_tree_node_index(const spx_tree_t *t);
 uint32_t spx_tree_nnodes(const spx_tree_t *t);
 

@@ -13,6 +13,11 @@
  *   abort S    rank 1 calls PMIx_Abort(S, "probe abort"); the others wait
  *   env F      writes the PMIx environment of rank 0 to file F, then sleeps
  *              until F is removed (at most 60 s)
+ *   early_end  the ranks of the last node finalize and exit after a first
+ *              fence; the others count the events they get for 3 s, then
+ *              fence over the whole job, which must fail (its members on the
+ *              last node are gone) and not hang; they print
+ *              "early_end <rank> events <n> fence <status> <seconds>"
  * Exit status 0 when the mode's checks pass; failures print "FAIL ...".
  */
 #include <pmix.h>
@@ -181,6 +186,44 @@ static int mode_abort(int status)
     return 3;
 }
 
+static volatile int nevents;
+
+static void count_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    nevents++;
+    fprintf(stderr, "rank %u: event %s\n", me.rank, PMIx_Error_string(status));
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static int mode_early_end(void)
+{
+    pmix_value_t *v = get(me.rank, PMIX_NODEID, PMIX_UINT32);
+    uint32_t node = v->data.uint32, nnodes;
+    pmix_status_t rc;
+    double t0;
+
+    PMIX_VALUE_RELEASE(v);
+    v = get(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, PMIX_UINT32);
+    nnodes = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, count_event, NULL, NULL);
+    if (rc < 0)
+        FAIL("PMIx_Register_event_handler: %s", PMIx_Error_string(rc));
+    fence();
+    if (node == nnodes - 1)
+        return 0;
+    sleep(3);
+    t0 = now();
+    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    printf("early_end %u events %d fence %s %.3f\n", me.rank, nevents, PMIx_Error_string(rc),
+           now() - t0);
+    return 0;
+}
+
 static int mode_env(const char *file)
 {
     extern char **environ;
@@ -210,7 +253,7 @@ int main(int argc, char **argv)
     int ret = 2;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: slurm_probe keys|barrier R|killfence|abort S|env FILE\n");
+        fprintf(stderr, "usage: slurm_probe keys|barrier R|killfence|abort S|env FILE|early_end\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -229,6 +272,8 @@ int main(int argc, char **argv)
         ret = mode_abort(atoi(argv[2]));
     else if (strcmp(argv[1], "env") == 0 && argc > 2)
         ret = mode_env(argv[2]);
+    else if (strcmp(argv[1], "early_end") == 0)
+        ret = mode_early_end();
     if (ret == 0)
         PMIx_Finalize(NULL, 0);
     return ret;

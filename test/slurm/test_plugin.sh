@@ -14,7 +14,9 @@
 #   fence -> the others fail promptly, the step ends, no slurmstepd is left;
 #   jobs of the unprivileged user; another uid cannot connect to the step's
 #   server; a forged message on a tree port is rejected (connection closed,
-#   logged) and the step still completes; a fence is a barrier across nodes.
+#   logged) and the step still completes; a fence is a barrier across nodes;
+#   a node whose ranks finished ends in order (no event for the others, a
+#   later fence naming its ranks fails at once).
 # Prints PASS:/FAIL: lines; exit 1 if anything failed. About 30-40 s.
 set -u
 
@@ -182,6 +184,18 @@ held=$(awk '$1 == "fence_wait" && $2 != 4 && $3 >= 0.9 { n++ } END { print n + 0
 if [ $rc = 0 ] && [ "$held" = 5 ]; then
     pass "fence on 3 nodes: rank 4 (vn3) 1 s late holds back all 5 others ($(awk '$1=="fence_wait"&&$2!=4{printf "%s ", $3}' "$OUT/o")s)"
 else fail "fence barrier: rc $rc, $held/5 held back"; sed 's/^/    /' "$OUT/o"; fi
+
+# ---- a node whose ranks all finalized ends in order ----
+# The ranks of vn3 finalize and exit after a first fence, so its slurmstepd
+# ends while the others still run: no failure event may reach them, and a
+# fence that names the gone ranks fails at once instead of hanging.
+t=$(date +%s.%N)
+$S -N3 -n6 "$PROBE" early_end >"$OUT/o" 2>"$OUT/e"; rc=$?
+dt=$(echo "$(date +%s.%N) - $t" | bc | cut -c1-4)
+good=$(awk '$1 == "early_end" && $4 == 0 && $6 != "SUCCESS" && $7 < 3 { n++ } END { print n + 0 }' "$OUT/o")
+if [ $rc = 0 ] && [ "$good" = 4 ] && ! grep -q " lost" "$OUT/e"; then
+    pass "a node ending in order: the 4 ranks left get no event, their fence fails ($(awk '$1=="early_end"{printf "%s in %s s; ", $6, $7}' "$OUT/o")step ${dt} s)"
+else fail "a node ending in order: rc $rc, $good/4 as expected"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 12; fi
 
 # ---- nothing left behind ----
 left=$(ls -d /tmp/spmix.[0-9]*.[0-9]*.?????? 2>/dev/null | wc -l)

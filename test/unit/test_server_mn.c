@@ -61,7 +61,7 @@ static struct {
     pthread_mutex_t lock;
     spx_tree_ops_t ops;
     void *ops_arg;
-    int created, started, destroyed;
+    int created, started, destroyed, left;
     struct fake_coll colls[16];
     int ncolls;
     struct fake_msg msgs[32];
@@ -139,6 +139,15 @@ void spx_tree_destroy(spx_tree_t *t)
             pthread_mutex_lock(&T.lock);
         }
     pthread_mutex_unlock(&T.lock);
+}
+
+int spx_tree_leave(spx_tree_t *t)
+{
+    (void)t;
+    pthread_mutex_lock(&T.lock);
+    T.left++;
+    pthread_mutex_unlock(&T.lock);
+    return 0;
 }
 
 uint32_t spx_tree_node_index(const spx_tree_t *t)
@@ -220,7 +229,7 @@ static void fake_reset(void)
     for (int i = 0; i < T.nmsgs; i++)
         spx_buf_fini(&T.msgs[i].data);
     T.ncolls = T.nmsgs = 0;
-    T.created = T.started = T.destroyed = 0;
+    T.created = T.started = T.destroyed = T.left = 0;
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -312,7 +321,9 @@ struct inject {
 static void do_inject(void *arg)
 {
     struct inject *in = arg;
-    if (in->node_lost >= 0)
+    if (in->node_lost >= 0 && in->b == (spx_buf_t *)&in->node_lost) /* marks "left" */
+        T.ops.node_left((uint32_t)in->node_lost, T.ops_arg);
+    else if (in->node_lost >= 0)
         T.ops.node_lost((uint32_t)in->node_lost, "test", T.ops_arg);
     else
         T.ops.recv(1, in->channel, in->b->data, in->b->len, T.ops_arg);
@@ -387,10 +398,16 @@ static void setup(void)
     free(env);
 }
 
+/* Whether the test ends with every client finalized, so that the server must
+ * announce an orderly end to the tree (spx_tree_leave) before destroying it. */
+static int expect_leave;
+
 static void teardown(void)
 {
     ck_assert_int_eq(PMIx_server_finalize(), PMIX_SUCCESS);
     ck_assert_int_eq(T.destroyed, 1);
+    ck_assert_int_eq(T.left, expect_leave);
+    expect_leave = 0;
     rmdir(tmpdir);
     fake_reset();
 }
@@ -863,6 +880,49 @@ START_TEST(mn_events_and_lost_node)
 }
 END_TEST
 
+/* Reads frames until the reply to seq; fails on any EVENT push before it. */
+static pmix_status_t reply_without_event(int fd, uint8_t type, uint32_t seq)
+{
+    for (;;) {
+        spx_frame_hdr_t h;
+        spx_buf_t r;
+        ck_assert_int_eq(spx_frame_recv_blocking(fd, &h, &r, 5000), 0);
+        ck_assert_msg(h.type != SPX_MSG_EVENT, "an event reached the client");
+        if (h.type == type && (h.flags & SPX_FRAME_F_REPLY) && h.seq == seq) {
+            pmix_status_t st = spx_buf_pull_i32(&r);
+            spx_buf_fini(&r);
+            return st;
+        }
+        spx_buf_fini(&r);
+    }
+}
+
+START_TEST(mn_orderly_end)
+{
+    int c0 = client(0), c1 = client(1);
+    /* node 1 ends in order while a fence over the whole job (ranks 2, 3 live
+     * there) waits here: the fence fails at once, and nobody gets an event */
+    uint32_t s0 = fence_send(c0, false);
+    usleep(50000);
+    struct inject in = {0, NULL, 1};
+    in.b = (spx_buf_t *)&in.node_lost;
+    on_loop(do_inject, &in);
+    ck_assert_int_eq(reply_without_event(c0, SPX_MSG_FENCE, s0), PMIX_ERR_UNREACH);
+    /* every local client finalizes: the server says so to the tree at the end */
+    for (int i = 0; i < 2; i++) {
+        int fd = i ? c1 : c0;
+        spx_buf_t b;
+        spx_buf_init(&b);
+        ck_assert_int_eq(reply_without_event(fd, SPX_MSG_FINALIZE, send_req(fd, SPX_MSG_FINALIZE, &b)),
+                         PMIX_SUCCESS);
+    }
+    close(c0);
+    close(c1);
+    usleep(50000);
+    expect_leave = 1;
+}
+END_TEST
+
 static Suite *mn_suite(void)
 {
     Suite *s = suite_create("server_mn");
@@ -873,6 +933,7 @@ static Suite *mn_suite(void)
     tcase_add_test(tc, mn_direct_modex);
     tcase_add_test(tc, mn_lost_client);
     tcase_add_test(tc, mn_events_and_lost_node);
+    tcase_add_test(tc, mn_orderly_end);
     suite_add_tcase(s, tc);
     return s;
 }

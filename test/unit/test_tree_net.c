@@ -32,6 +32,7 @@ typedef struct node {
     spx_tree_t *t;
     uint32_t idx;
     int lost_calls[MAXN];
+    int left_calls[MAXN];
     int recv_calls;
     uint32_t recv_from[256];
     uint8_t recv_ch[256];
@@ -103,7 +104,14 @@ static void on_lost(uint32_t node, const char *reason, void *arg)
     nd->lost_calls[node]++;
 }
 
-static const spx_tree_ops_t ops = { on_recv, on_lost };
+static void on_left(uint32_t node, void *arg)
+{
+    node_t *nd = arg;
+    ck_assert_uint_lt(node, MAXN);
+    nd->left_calls[node]++;
+}
+
+static const spx_tree_ops_t ops = { on_recv, on_lost, on_left };
 
 static spx_tree_t *make_engine(cluster_t *cl, uint32_t i, uint32_t width, const char *secret,
                                double connect_timeout)
@@ -503,6 +511,76 @@ START_TEST(net_node_loss)
 }
 END_TEST
 
+static int left_seen(void *arg)
+{
+    lostwait_t *w = arg;
+    for (uint32_t i = 0; i < w->cl->n; i++)
+        if (i != w->dead && w->cl->nodes[i].left_calls[w->dead] == 0)
+            return 0;
+    return w->res[0].calls && w->res[1].calls;
+}
+
+START_TEST(net_orderly_leave)
+{
+    /* n = 8, w = 2: 0 <- 1 <- {2 <- {3, 4}, 5 <- {6, 7}}; node 2 (interior) ends in order */
+    cluster_t *cl = cluster_new(8, 2);
+    uint32_t nodes[8];
+    all_nodes(8, nodes);
+    run_coll(cl, "warm", nodes, 8, 5000);
+    /* a collective not finished here: leaving is refused */
+    static const uint32_t pair[] = { 6, 7 };
+    result_t busy[2] = { { 0 } };
+    ck_assert_int_eq(spx_tree_coll_start(cl->nodes[7].t, "busy", pair, 2, 0, 0, "x", 1, 60.0,
+                                         done_cb, &busy[1]), 0);
+    ck_assert_int_eq(spx_tree_leave(cl->nodes[7].t), -1);
+    ck_assert_int_eq(spx_tree_coll_start(cl->nodes[6].t, "busy", pair, 2, 0, 0, "x", 1, 60.0,
+                                         done_cb, &busy[0]), 0);
+    waitn_t wb = { busy, 2 };
+    ck_assert(run_until(cl->base, all_done, &wb, 3000));
+    ck_assert_int_eq(busy[0].status, PMIX_SUCCESS);
+    free_results(busy, 2);
+    /* {0, 1, 2}: 0 is the root, 1 and 2 its children; 0 and 1 start, 2 never
+     * does and ends: 0 (waiting for 2's UP) fails it and tells 1 */
+    static const uint32_t trio[] = { 0, 1, 2 };
+    result_t res[2] = { { 0 } };
+    for (uint32_t i = 0; i < 2; i++)
+        ck_assert_int_eq(spx_tree_coll_start(cl->nodes[i].t, "trio", trio, 3, 0, 0, "x", 1, 60.0,
+                                             done_cb, &res[i]), 0);
+    run_for(cl->base, 50);
+    ck_assert_int_eq(res[0].calls + res[1].calls, 0);
+    int64_t t0 = now_ms();
+    ck_assert_int_eq(spx_tree_leave(cl->nodes[2].t), 0);
+    spx_tree_destroy(cl->nodes[2].t);
+    cl->nodes[2].t = NULL;
+    lostwait_t w = { cl, 2, res };
+    ck_assert_msg(run_until(cl->base, left_seen, &w, 3000), "the others did not all see node 2 end");
+    fprintf(stderr, "orderly end seen by all 7 others in %lld ms\n", (long long)(now_ms() - t0));
+    run_for(cl->base, 100);
+    ck_assert_int_eq(res[0].status, PMIX_ERR_UNREACH);
+    ck_assert_int_eq(res[1].status, PMIX_ERR_UNREACH);
+    free_results(res, 2);
+    for (uint32_t i = 0; i < 8; i++) {
+        if (i == 2)
+            continue;
+        ck_assert_int_eq(cl->nodes[i].left_calls[2], 1);
+        for (uint32_t j = 0; j < 8; j++)
+            ck_assert_msg(cl->nodes[i].lost_calls[j] == 0, "node %u calls node %u lost", i, j);
+        ck_assert(spx_tree_node_is_lost(cl->nodes[i].t, 2));
+    }
+    /* a later collective naming node 2 fails at once; the others still work together */
+    result_t late = { 0 };
+    ck_assert_int_eq(spx_tree_coll_start(cl->nodes[0].t, "trio", trio, 3, 0, 0, "x", 1, 60.0,
+                                         done_cb, &late), 0);
+    run_for(cl->base, 20);
+    ck_assert_int_eq(late.calls, 1);
+    ck_assert_int_eq(late.status, PMIX_ERR_UNREACH);
+    free_results(&late, 1);
+    static const uint32_t surv[] = { 0, 1, 3, 4, 5, 6, 7 };
+    run_coll(cl, "after", surv, 7, 5000);
+    cluster_free(cl);
+}
+END_TEST
+
 static int node_lost_1_0(void *arg)
 {
     cluster_t *cl = arg;
@@ -794,6 +872,7 @@ int main(void)
     tcase_add_test(tc, net_simultaneous_links);
     tcase_add_test(tc, net_late_parent);
     tcase_add_test(tc, net_node_loss);
+    tcase_add_test(tc, net_orderly_leave);
     tcase_add_test(tc, net_wrong_secret);
     tcase_add_test(tc, net_hostile);
     tcase_add_test(tc, net_bench);
