@@ -26,17 +26,6 @@ SPX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset)
     cpuset->source = NULL;
 }
 
-SPX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo)
-{
-    if (!topo)
-        return;
-    if (topo->topology)
-        hwloc_topology_destroy((hwloc_topology_t)topo->topology);
-    free(topo->source);
-    topo->topology = NULL;
-    topo->source = NULL;
-}
-
 SPX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive, pmix_info_t *info, size_t ninfo, pmix_info_t **results, size_t *nresults)
 {
     (void)directive;
@@ -50,28 +39,6 @@ SPX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directiv
 SPX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive, pmix_info_t *info, size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     (void)directive;
-    (void)info;
-    (void)ninfo;
-    (void)cbfunc;
-    (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset, pmix_info_t info[], size_t ninfo, pmix_device_distance_t *distances[], size_t *ndist)
-{
-    (void)topo;
-    (void)cpuset;
-    (void)info;
-    (void)ninfo;
-    (void)distances;
-    (void)ndist;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset, pmix_info_t info[], size_t ninfo, pmix_device_dist_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)topo;
-    (void)cpuset;
     (void)info;
     (void)ninfo;
     (void)cbfunc;
@@ -323,12 +290,6 @@ SPX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntarg
     (void)ndirs;
     (void)cbfunc;
     (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
-{
-    (void)topo;
     return PMIX_ERR_NOT_SUPPORTED;
 }
 

@@ -147,6 +147,17 @@ int main(int argc, char **argv)
     }
     IT_RC(PMIx_Parse_cpuset_string("bogus:1", &back), PMIX_ERR_NOT_SUPPORTED,
           "PMIx_Parse_cpuset_string(unknown source)");
+    /* PMIx_Load_topology in a client: the server's topology (hwloc records
+     * the exporting process's name), this machine's processing units */
+    pmix_topology_t topo = {NULL, NULL};
+    IT_RC(PMIx_Load_topology(&topo), PMIX_SUCCESS, "PMIx_Load_topology");
+    const char *pn = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo.topology), "ProcessName");
+    IT_CHECK(pn && strstr(pn, "spmix-run"), "the topology is not the server's (made by %s)",
+             pn ? pn : "?");
+    IT_CHECK(hwloc_get_nbobjs_by_type(topo.topology, HWLOC_OBJ_PU) == npu,
+             "PMIx_Load_topology: %d processing units, want %d",
+             hwloc_get_nbobjs_by_type(topo.topology, HWLOC_OBJ_PU), npu);
+    PMIx_Topology_destruct(&topo);
     free(str);
     PMIx_Cpuset_destruct(&cs);
     PMIx_Cpuset_destruct(&back);
