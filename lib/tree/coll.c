@@ -575,24 +575,6 @@ static bool coll_involves(const spx_coll_t *c, uint32_t node)
     return false;
 }
 
-void spx_coll_node_lost(spx_coll_engine_t *e, uint32_t node)
-{
-    if (node >= e->nnodes)
-        return;
-    e->lost[node] = 1;
-    for (;;) {
-        spx_coll_t *c;
-        for (c = e->active; c; c = c->next)
-            if (c->state != SPX_COLL_PENDING && coll_involves(c, node))
-                break;
-        if (!c)
-            return;
-        spx_info("tree: node %u: collective %s#%u fails: node %u lost", e->self, c->set_id,
-                 c->seq, node);
-        coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
-    }
-}
-
 /* Does c, as it stands here, still wait for a message from node? */
 static bool coll_waits_on(const spx_coll_t *c, uint32_t node)
 {
@@ -605,7 +587,10 @@ static bool coll_waits_on(const spx_coll_t *c, uint32_t node)
     return false;
 }
 
-void spx_coll_node_left(spx_coll_engine_t *e, uint32_t node)
+/* node is gone. Lost: every running collective involving it fails here (the
+ * others learn of the loss themselves). Ended in order: only those that still
+ * wait for it fail, and the abort is passed on (nobody else may notice). */
+static void node_gone(spx_coll_engine_t *e, uint32_t node, bool in_order)
 {
     if (node >= e->nnodes)
         return;
@@ -613,15 +598,23 @@ void spx_coll_node_left(spx_coll_engine_t *e, uint32_t node)
     for (;;) {
         spx_coll_t *c;
         for (c = e->active; c; c = c->next)
-            if (coll_waits_on(c, node))
+            if (in_order ? coll_waits_on(c, node)
+                         : c->state != SPX_COLL_PENDING && coll_involves(c, node))
                 break;
         if (!c)
             return;
-        spx_info("tree: node %u: collective %s#%u fails: node %u ended without taking part",
-                 e->self, c->set_id, c->seq, node);
-        coll_abort(c, PMIX_ERR_UNREACH, (long)node);
+        spx_info("tree: node %u: collective %s#%u fails: node %u %s", e->self, c->set_id,
+                 c->seq, node, in_order ? "ended without taking part" : "lost");
+        if (in_order)
+            coll_abort(c, PMIX_ERR_UNREACH, (long)node);
+        else
+            coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
     }
 }
+
+void spx_coll_node_lost(spx_coll_engine_t *e, uint32_t node) { node_gone(e, node, false); }
+
+void spx_coll_node_left(spx_coll_engine_t *e, uint32_t node) { node_gone(e, node, true); }
 
 void spx_coll_run_deferred(spx_coll_engine_t *e)
 {
