@@ -4,6 +4,7 @@
 #   - a 4-process job under spmix-run exchanging data with a collecting fence;
 #   - the same program built against OpenPMIx's headers, run unchanged on our
 #     libpmix.so.2;
+#   - an unchanged Open MPI program (mpicc.openmpi) under spmix-run;
 #   - a job whose rank 1 calls PMIx_Abort, showing how the job ends;
 #   - then Slurm: brings up a 3-node virtual Slurm cluster on this machine
 #     (test/slurm/cluster.sh: munge, slurmctld, one slurmd per network
@@ -29,7 +30,13 @@ if [ -f /usr/lib/x86_64-linux-gnu/pmix2/include/pmix.h ]; then
     cc -o "$out/demo_exchange_openpmix" "$top/test/demo/demo_exchange.c" \
         -I/usr/lib/x86_64-linux-gnu/pmix2/include -L"$inst/lib/spmix" -lpmix
     echo "== the same program compiled against OpenPMIx's headers, run on our library"
-    LD_LIBRARY_PATH=$inst/lib/spmix "$inst/bin/spmix-run" -n 2 "$out/demo_exchange_openpmix"
+    echo "   (spmix-run puts its own library directory first in the ranks' LD_LIBRARY_PATH)"
+    "$inst/bin/spmix-run" -n 2 "$out/demo_exchange_openpmix"
+fi
+if command -v mpicc.openmpi >/dev/null; then
+    mpicc.openmpi -o "$out/demo_mpi" "$top/test/demo/demo_mpi.c"
+    echo "== an unchanged Open MPI 4.1 program (mpicc.openmpi) under spmix-run -n 4"
+    OMPI_MCA_mpi_yield_when_idle=1 "$inst/bin/spmix-run" -n 4 "$out/demo_mpi" | sort
 fi
 echo "== rank 1 calls PMIx_Abort(3, ...): the job ends with status 3"
 set +e
@@ -54,9 +61,8 @@ echo "== srun --mpi=list"
 srun --mpi=list 2>&1 | sed 's/^/   /'
 echo "== srun --mpi=spmix -N3 -n6: put, commit, collecting fence, get (3 nodes x 2 tasks)"
 timeout 60 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 "$out/demo_exchange" | sort
-if command -v mpicc.openmpi >/dev/null; then
-    mpicc.openmpi -o "$out/demo_mpi" "$top/test/demo/demo_mpi.c"
-    echo "== an unchanged Open MPI 4.1 program (mpicc.openmpi): srun --mpi=spmix -N3 -n6"
+if [ -x "$out/demo_mpi" ]; then
+    echo "== the same Open MPI program: srun --mpi=spmix -N3 -n6"
     OMPI_MCA_mpi_yield_when_idle=1 timeout 90 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 \
         "$out/demo_mpi" | sort
 fi
