@@ -10,8 +10,9 @@
 #   6. the Slurm plugin on a real 3-node virtual Slurm cluster (network
 #      namespaces; test/slurm/test_plugin.sh), built in /opt/spmix-ci so that the
 #      unprivileged test user can read it), then unchanged Open MPI and mpi4py
-#      programs through it (test/slurm/test_openmpi.sh). SPX_SKIP_SLURM=1 skips
-#      these stages.
+#      programs through it (test/slurm/test_openmpi.sh), and the drop-in
+#      build that answers `srun --mpi=pmix` (test/slurm/test_dropin.sh).
+#      SPX_SKIP_SLURM=1 skips these stages.
 # Build trees go to $SPX_BUILD_ROOT (default: ./_ci). Exit status: 0 = all passed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +74,11 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
     step "Slurm: unchanged Open MPI and mpi4py programs under mpi_spmix (1x2, 3x2, 4x4)"
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
+    step "Slurm: the drop-in build (--enable-pmix-typename) answers srun --mpi=pmix"
+    mkdir -p "$sroot/dropin" && chmod 755 "$sroot/dropin" && cd "$sroot/dropin"
+    "$top/configure" -q --enable-werror --enable-pmix-typename --disable-tests --prefix="$sroot/dropin-inst"
+    make -s -j"$jobs" >/dev/null
+    flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_dropin.sh" --build "$sroot/dropin"
     cd "$top"
     rm -rf "$sroot"
 fi
