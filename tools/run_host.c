@@ -4,12 +4,12 @@
  * Data flow: the PMIx server library calls these functions on its progress
  * thread. On one node every collective is already complete when it reaches
  * the host: fence_nb hands back the data it was given (a copy, released by
- * spx_run_host_release). publish/lookup/unpublish go to run_pubsub. Process
+ * spx_run_host_release). publish/lookup/unpublish are left to the server
+ * library's own job-wide directory (lib/server/pubsub.c). Process
  * state (connected, finalized, a pending abort) is written under one mutex
  * and read by the main thread, which does all process work (kill, reap).
  */
 #include "run_host.h"
-#include "run_pubsub.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -78,7 +78,6 @@ static pmix_status_t spx_run_host_client_finalized(const pmix_proc_t *proc, void
                                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     spx_run_host_mark(spx_run_host.finalized, proc);
-    spx_pubsub_proc_gone(proc);
     return PMIX_OPERATION_SUCCEEDED;
 }
 
@@ -129,26 +128,6 @@ static pmix_status_t spx_run_host_dmodex(const pmix_proc_t *proc, const pmix_inf
                                          size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
     return PMIX_ERR_NOT_FOUND;   /* every process is local: nothing remote to ask */
-}
-
-static pmix_status_t spx_run_host_publish(const pmix_proc_t *proc, const pmix_info_t info[],
-                                          size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
-}
-
-static pmix_status_t spx_run_host_lookup(const pmix_proc_t *proc, char **keys,
-                                         const pmix_info_t info[], size_t ninfo,
-                                         pmix_lookup_cbfunc_t cbfunc, void *cbdata)
-{
-    return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
-}
-
-static pmix_status_t spx_run_host_unpublish(const pmix_proc_t *proc, char **keys,
-                                            const pmix_info_t info[], size_t ninfo,
-                                            pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    return spx_pubsub_unpublish(proc, keys, info, ninfo, cbfunc, cbdata);
 }
 
 /* Cleanup registrations are accepted (the server library removes what was
@@ -243,9 +222,6 @@ static pmix_server_module_t spx_run_host_mod = {
     .abort = spx_run_host_abort,
     .fence_nb = spx_run_host_fence_nb,
     .direct_modex = spx_run_host_dmodex,
-    .publish = spx_run_host_publish,
-    .lookup = spx_run_host_lookup,
-    .unpublish = spx_run_host_unpublish,
     /* no notify_event: with one node there is nobody to relay to, and a host
      * that provides it takes over local delivery in some libraries */
     .query = spx_run_host_query,
@@ -276,7 +252,6 @@ int spx_run_host_init(const char *nspace, uint32_t nprocs, int wake_fd)
 
 void spx_run_host_fini(void)
 {
-    spx_pubsub_fini();
     pthread_mutex_lock(&spx_run_host.lock);
     free(spx_run_host.connected);
     free(spx_run_host.finalized);

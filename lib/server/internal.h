@@ -52,6 +52,7 @@ struct spx_srv_client {
     bool connected_once;            /* a peer completed HELLO for it */
     bool finalized;
     bool committed;                 /* committed at least once */
+    bool published;                 /* used the server's own publish directory */
 };
 
 struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
@@ -290,7 +291,10 @@ enum spx_srv_channel {
                               * u32 timeout */
     SPX_SRV_CH_DMX_REP = 2,  /* u32 id, i32 status, records (proto/records.h) */
     SPX_SRV_CH_EVENT = 3,    /* i32 status, proc source, u8 range, info[] */
-    SPX_SRV_CH_PROC_LOST = 4 /* proc: a process died without PMIx_Finalize */
+    SPX_SRV_CH_PROC_LOST = 4, /* proc: a process died without PMIx_Finalize */
+    SPX_SRV_CH_PUBSUB_REQ = 5, /* pubsub.c: a publish/lookup/unpublish for node 0 */
+    SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
+    SPX_SRV_CH_PUBSUB_GONE = 7 /* pubsub.c: a process that published finalized */
 };
 /* Reads the SPMIX_TREE_* directives (caller's thread) into spx_srv.mn_cfg; PMIX_SUCCESS
  * also when there are none (single node), PMIX_ERR_BAD_PARAM when incomplete. */
@@ -329,6 +333,24 @@ void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others);
 /* A node is gone: fail what waits for it; notify_clients: raise PMIX_ERR_UNREACH
  * naming its processes (a lost node), not for one that ended in order. */
 void spx_srv_relay_node_lost(uint32_t node, bool notify_clients);
+
+/* ---- pubsub.c: the server's own publish/lookup directory (no host module one) ---- */
+/* Same contracts as the host module's publish/lookup/unpublish. */
+pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
+                                    const pmix_info_t info[], size_t ninfo,
+                                    pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
+                                       const pmix_info_t info[], size_t ninfo,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* proc finalized or was lost; published: it used the directory from this node. */
+void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool published);
+void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
+/* node is gone: with node 0, requests waiting for it fail (PMIX_ERR_UNREACH). */
+void spx_srv_pubsub_node_gone(uint32_t node);
+/* Server stop: waiting requests fail, the table is emptied. */
+void spx_srv_pubsub_fini(void);
 /* An event with range beyond this node: broadcast it (no-op in single-node mode or
  * for node-local ranges). Returns true when it was relayed. */
 bool spx_srv_relay_event(pmix_status_t status, const pmix_proc_t *source,

@@ -70,6 +70,8 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
             spx_srv_get_target_gone(p->proc.nspace, p->proc.rank);
             if (spx_srv.mn && !cl->finalized)
                 spx_srv_relay_proc_lost(&p->proc, true);
+            else if (!cl->finalized && !spx_srv.host.publish)
+                spx_srv_pubsub_proc_done(&p->proc, false);
             if (spx_srv.fence)
                 spx_fence_proc_lost(spx_srv.fence, &p->proc);
             if (!cl->finalized)

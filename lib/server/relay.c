@@ -87,6 +87,7 @@ void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others)
         spx_fence_fail_if(spx_srv.fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
     spx_srv_shmf_break(spx_srv_ns_find(p.nspace), PMIX_ERR_PROC_ABORTED, false);
     spx_srv_dmx_target_gone(p.nspace, p.rank);
+    spx_srv_pubsub_proc_done(&p, false); /* node 0 hears of every lost process */
     raise_aborted(&p);
 }
 
@@ -138,6 +139,7 @@ void spx_srv_relay_node_lost(uint32_t node, bool notify_clients)
     else if (spx_srv.fence)
         spx_fence_fail_gathering_if(spx_srv.fence, pred_on_node, &node, PMIX_ERR_UNREACH);
     spx_srv_dmx_node_lost(node);
+    spx_srv_pubsub_node_gone(node);
     for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next) {
         size_t n = 0;
         for (size_t r = 0; r < ns->nrank_node; r++)

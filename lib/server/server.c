@@ -94,6 +94,7 @@ static void stop_on_thread(void *arg)
 {
     (void)arg;
     spx_srv.active = false;
+    spx_srv_pubsub_fini(); /* lookups still waiting are answered while clients are connected */
     spx_srv_mn_stop(); /* its pending fences are answered while clients are connected */
     if (spx_srv.listener)
         spx_listener_destroy(spx_srv.listener);

@@ -166,6 +166,11 @@ static void mn_recv(uint32_t from, uint8_t channel, const void *data, size_t len
     case SPX_SRV_CH_PROC_LOST:
         spx_srv_relay_recv(from, channel, &b);
         break;
+    case SPX_SRV_CH_PUBSUB_REQ:
+    case SPX_SRV_CH_PUBSUB_REP:
+    case SPX_SRV_CH_PUBSUB_GONE:
+        spx_srv_pubsub_recv(from, channel, &b);
+        break;
     default:
         spx_warn("tree: message on unknown channel %u from node %u dropped", channel, from);
     }

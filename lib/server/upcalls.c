@@ -254,11 +254,9 @@ static int handle_publish(struct spx_srv_req *r, spx_buf_t *b)
 {
     if (spx_codec_pull_info_array(b, &r->info, &r->ninfo) != 0 || spx_buf_finish(b) != 0)
         return -1;
-    if (!spx_srv.host.publish)
-        spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);
-    else
-        upcall_result(r, spx_srv.host.publish(&r->peer->proc, r->info, r->ninfo,
-                                              spx_srv_req_op_cb, r));
+    /* without a host directory the server's own serves the whole job (pubsub.c) */
+    upcall_result(r, (spx_srv.host.publish ? spx_srv.host.publish : spx_srv_pubsub_publish)(
+                         &r->peer->proc, r->info, r->ninfo, spx_srv_req_op_cb, r));
     return 0;
 }
 
@@ -268,21 +266,17 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
         spx_buf_finish(b) != 0)
         return -1;
     if (unpublish) {
-        if (!spx_srv.host.unpublish)
-            spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);
-        else
-            upcall_result(r, spx_srv.host.unpublish(&r->peer->proc, r->keys, r->info, r->ninfo,
-                                                    spx_srv_req_op_cb, r));
+        upcall_result(r, (spx_srv.host.unpublish ? spx_srv.host.unpublish
+                                                 : spx_srv_pubsub_unpublish)(
+                             &r->peer->proc, r->keys, r->info, r->ninfo, spx_srv_req_op_cb, r));
         return 0;
     }
     r->done = lookup_done;
     if (!r->keys)
         spx_srv_req_finish_now(r, PMIX_ERR_BAD_PARAM);
-    else if (!spx_srv.host.lookup)
-        spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);
     else
-        upcall_result(r, spx_srv.host.lookup(&r->peer->proc, r->keys, r->info, r->ninfo,
-                                             lookup_cb, r));
+        upcall_result(r, (spx_srv.host.lookup ? spx_srv.host.lookup : spx_srv_pubsub_lookup)(
+                             &r->peer->proc, r->keys, r->info, r->ninfo, lookup_cb, r));
     return 0;
 }
 
@@ -340,6 +334,8 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     if (cl) {
         cl->finalized = true;
         spx_srv_get_target_gone(r->peer->proc.nspace, r->peer->proc.rank);
+        if (!spx_srv.host.publish)
+            spx_srv_pubsub_proc_done(&r->peer->proc, cl->published);
     }
     if (!cl || !spx_srv.host.client_finalized)
         spx_srv_req_finish_now(r, PMIX_SUCCESS);

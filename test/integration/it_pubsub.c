@@ -5,7 +5,8 @@
  */
 #include "itest.h"
 
-static void it_lookup(const char *key, pmix_status_t want_rc, const char *want, bool wait)
+static void it_lookup_from(const char *key, pmix_status_t want_rc, const char *want, bool wait,
+                           pmix_rank_t publisher)
 {
     pmix_pdata_t pd;
     pmix_info_t info;
@@ -21,11 +22,17 @@ static void it_lookup(const char *key, pmix_status_t want_rc, const char *want, 
     if (want != NULL) {
         IT_CHECK(pd.value.type == PMIX_STRING && strcmp(pd.value.data.string, want) == 0,
                  "lookup %s: wrong value", key);
-        IT_CHECK(pd.proc.rank == 0 && PMIX_CHECK_NSPACE(pd.proc.nspace, it_me.nspace),
-                 "lookup %s: publisher %s:%u, expected rank 0", key, pd.proc.nspace, pd.proc.rank);
+        IT_CHECK(pd.proc.rank == publisher && PMIX_CHECK_NSPACE(pd.proc.nspace, it_me.nspace),
+                 "lookup %s: publisher %s:%u, expected rank %u", key, pd.proc.nspace,
+                 pd.proc.rank, publisher);
     }
     PMIX_INFO_DESTRUCT(&info);
     PMIX_PDATA_DESTRUCT(&pd);
+}
+
+static void it_lookup(const char *key, pmix_status_t want_rc, const char *want, bool wait)
+{
+    it_lookup_from(key, want_rc, want, wait, 0);
 }
 
 static void it_query(void)
@@ -68,8 +75,27 @@ int main(void)
     } else if (it_me.rank == 1) {
         it_lookup("it.service", PMIX_SUCCESS, "port-of-rank-0", true);
     }
+    /* with 3 ranks or more: rank 1 waits for what rank 2 publishes late (on
+     * several nodes both requests travel to the directory on node 0) */
+    if (size >= 3 && it_me.rank == 2) {
+        it_sleep_ms(200);
+        PMIX_INFO_LOAD(&pub[0], "it.from2", "value-of-rank-2", PMIX_STRING);
+        IT_RC(PMIx_Publish(pub, 1), PMIX_SUCCESS, "PMIx_Publish (rank 2)");
+        PMIX_INFO_DESTRUCT(&pub[0]);
+    } else if (size >= 3 && it_me.rank == 1) {
+        it_lookup_from("it.from2", PMIX_SUCCESS, "value-of-rank-2", true, 2);
+    }
     it_fence();
     it_lookup("it.service", PMIX_SUCCESS, "port-of-rank-0", false);
+    if (size >= 3) {
+        it_lookup_from("it.from2", PMIX_SUCCESS, "value-of-rank-2", false, 2);
+        /* the same key again from another rank: refused */
+        if (it_me.rank == 0) {
+            PMIX_INFO_LOAD(&pub[0], "it.from2", "other", PMIX_STRING);
+            IT_RC(PMIx_Publish(pub, 1), PMIX_ERR_DUPLICATE_KEY, "PMIx_Publish of a taken key");
+            PMIX_INFO_DESTRUCT(&pub[0]);
+        }
+    }
     it_lookup("it.missing", PMIX_ERR_NOT_FOUND, NULL, false);
     it_fence();
     if (it_me.rank == 0)

@@ -1,5 +1,6 @@
 /*
- * run_pubsub: publish/lookup/unpublish table for spmix-run.
+ * pubsub_table: the publish/lookup/unpublish table of the server's own
+ * directory (lib/server/pubsub.c).
  *
  * Data flow: publish copies each info into an entry (key, value, publisher,
  * range, persistence) on spx_pubsub_entries, then retries the parked lookups;
@@ -8,7 +9,8 @@
  * is there. FIRST_READ entries are removed when they are read, PROC entries
  * when their publisher goes away. Answers are sent after the lock is dropped.
  */
-#include "run_pubsub.h"
+#include "config.h"
+#include "server/pubsub_table.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -1,14 +1,14 @@
 /*
- * run_pubsub: the in-memory publish/lookup/unpublish table behind spmix-run's
- * host module (PMIx_Publish, PMIx_Lookup, PMIx_Unpublish of its clients).
+ * pubsub_table: the in-memory publish/lookup/unpublish table of the server's
+ * own directory (pubsub.c keeps it on tree node 0 and routes to it).
  *
- * One launcher runs one job on one node, so the table is a list. Entries keep
+ * One table per job step, so it is a list. Entries keep
  * their publisher, range and persistence; lookups that ask to wait (PMIX_WAIT)
  * are parked and completed by a later publish. All functions lock one mutex,
  * so they may be called from any thread; callbacks are called without it held.
  */
-#ifndef SPX_RUN_PUBSUB_H
-#define SPX_RUN_PUBSUB_H
+#ifndef SPX_SRV_PUBSUB_TABLE_H
+#define SPX_SRV_PUBSUB_TABLE_H
 
 #include <pmix_server.h>
 
@@ -38,4 +38,4 @@ void spx_pubsub_proc_gone(const pmix_proc_t *proc);
 /* Release everything; parked lookups are answered PMIX_ERR_NOT_FOUND. */
 void spx_pubsub_fini(void);
 
-#endif /* SPX_RUN_PUBSUB_H */
+#endif /* SPX_SRV_PUBSUB_TABLE_H */

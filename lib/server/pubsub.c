@@ -1,0 +1,308 @@
+/* pubsub.c - the server's own publish/lookup/unpublish directory, used when
+ * the host module has none (the Slurm plugin; spmix-run).
+ *
+ * One directory per job step: the table (pubsub_table.c) lives in the server
+ * of tree node 0, or in this server when there is no tree. Other nodes send
+ * each request to node 0 over the tree and complete the client's request
+ * when the answer comes back:
+ *
+ *   PUBSUB_REQ  u64 id, u8 op (1 publish, 2 lookup, 3 unpublish), proc
+ *               requester, u32 nkeys + str keys, info[]      (node -> node 0)
+ *   PUBSUB_REP  u64 id, i32 status, u32 n + n x (proc, str key, value)
+ *                                                            (node 0 -> node)
+ *   PUBSUB_GONE proc: a process that published has finalized (its
+ *               PMIX_PERSIST_PROC data goes, its waiting lookups end)
+ *
+ * A lookup with PMIX_WAIT is parked at node 0 until the keys are published.
+ * If node 0 is lost or ends, requests still waiting fail (PMIX_ERR_UNREACH)
+ * and later ones fail at once. Everything here runs on the progress thread.
+ */
+#include "config.h"
+#include "server/internal.h"
+#include "server/pubsub_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "types/types.h"
+#include "util/log.h"
+
+enum { OP_PUBLISH = 1, OP_LOOKUP = 2, OP_UNPUBLISH = 3 };
+
+#define MAX_KEYS 4096u /* keys in one request from the wire */
+
+struct pending {                    /* a request sent to node 0 */
+    struct pending *next;
+    uint64_t id;
+    uint8_t op;
+    pmix_op_cbfunc_t opcb;          /* publish / unpublish */
+    pmix_lookup_cbfunc_t lookupcb;  /* lookup */
+    void *cbdata;
+};
+
+static struct pending *pendings;
+static uint64_t next_id = 1;
+
+/* Is the table here (no tree, or this is node 0)? */
+static bool table_here(void)
+{
+    return !spx_srv.mn || spx_srv_mn_me() == 0;
+}
+
+/* ---- requests leaving this node ---- */
+
+static pmix_status_t send_request(uint8_t op, const pmix_proc_t *proc, char **keys,
+                                  const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t opcb,
+                                  pmix_lookup_cbfunc_t lookupcb, void *cbdata)
+{
+    if (spx_srv_mn_node_is_lost(0))
+        return PMIX_ERR_UNREACH;
+    struct pending *p = calloc(1, sizeof(*p));
+    if (!p)
+        return PMIX_ERR_NOMEM;
+    p->id = next_id++;
+    p->op = op;
+    p->opcb = opcb;
+    p->lookupcb = lookupcb;
+    p->cbdata = cbdata;
+    uint32_t nkeys = 0;
+    while (keys && keys[nkeys])
+        nkeys++;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, p->id);
+    spx_buf_push_u8(&b, op);
+    spx_codec_push_proc(&b, proc);
+    spx_buf_push_u32(&b, nkeys);
+    for (uint32_t i = 0; i < nkeys; i++)
+        spx_buf_push_str(&b, keys[i]);
+    spx_codec_push_info_array(&b, info, ninfo);
+    int rc = spx_buf_failed(&b) ? -1 : spx_srv_mn_send(0, SPX_SRV_CH_PUBSUB_REQ, &b);
+    spx_buf_fini(&b);
+    if (rc != 0) {
+        free(p);
+        return PMIX_ERR_UNREACH;
+    }
+    p->next = pendings;
+    pendings = p;
+    return PMIX_SUCCESS;
+}
+
+static struct pending *take_pending(uint64_t id)
+{
+    for (struct pending **pp = &pendings; *pp; pp = &(*pp)->next)
+        if ((*pp)->id == id) {
+            struct pending *p = *pp;
+            *pp = p->next;
+            return p;
+        }
+    return NULL;
+}
+
+static void finish(struct pending *p, pmix_status_t st, pmix_pdata_t *data, size_t n)
+{
+    if (p->op == OP_LOOKUP)
+        p->lookupcb(st, data, n, p->cbdata);
+    else if (p->opcb)
+        p->opcb(st, p->cbdata);
+    free(p);
+}
+
+static void recv_reply(uint32_t from, spx_buf_t *b)
+{
+    uint64_t id = spx_buf_pull_u64(b);
+    pmix_status_t st = spx_buf_pull_i32(b);
+    uint32_t n = spx_buf_pull_u32(b);
+    if (spx_buf_failed(b) || from != 0 || n > MAX_KEYS) {
+        spx_warn("pubsub: malformed answer from node %u dropped", from);
+        return;
+    }
+    pmix_pdata_t *data = n ? calloc(n, sizeof(*data)) : NULL;
+    if (n && !data)
+        st = PMIX_ERR_NOMEM;
+    for (uint32_t i = 0; data && i < n; i++) {
+        char *key = NULL;
+        spx_codec_pull_proc(b, &data[i].proc);
+        key = spx_buf_pull_str(b);
+        if (key)
+            PMIX_LOAD_KEY(data[i].key, key);
+        free(key);
+        spx_codec_pull_value(b, &data[i].value);
+    }
+    if (spx_buf_finish(b) != 0) {
+        spx_warn("pubsub: malformed answer from node %u dropped", from);
+        for (uint32_t i = 0; data && i < n; i++)
+            spx_codec_value_release(&data[i].value);
+        free(data);
+        return;
+    }
+    struct pending *p = take_pending(id);
+    if (p)
+        finish(p, st, data, data ? n : 0);
+    for (uint32_t i = 0; data && i < n; i++)
+        spx_codec_value_release(&data[i].value);
+    free(data);
+}
+
+/* ---- requests arriving at node 0 ---- */
+
+struct remote {                     /* whom to answer */
+    uint32_t node;
+    uint64_t id;
+};
+
+static void send_reply(uint32_t node, uint64_t id, pmix_status_t st, const pmix_pdata_t *d,
+                       size_t n)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, id);
+    spx_buf_push_i32(&b, st);
+    spx_buf_push_u32(&b, st == PMIX_SUCCESS ? (uint32_t)n : 0);
+    for (size_t i = 0; st == PMIX_SUCCESS && i < n; i++) {
+        spx_codec_push_proc(&b, &d[i].proc);
+        spx_buf_push_str(&b, d[i].key);
+        spx_codec_push_value(&b, &d[i].value);
+    }
+    if (spx_buf_failed(&b) || spx_srv_mn_send(node, SPX_SRV_CH_PUBSUB_REP, &b) != 0)
+        spx_warn("pubsub: cannot answer node %u", node);
+    spx_buf_fini(&b);
+}
+
+static void remote_op_done(pmix_status_t st, void *cbdata)
+{
+    struct remote *r = cbdata;
+    send_reply(r->node, r->id, st, NULL, 0);
+    free(r);
+}
+
+static void remote_lookup_done(pmix_status_t st, pmix_pdata_t data[], size_t n, void *cbdata)
+{
+    struct remote *r = cbdata;
+    send_reply(r->node, r->id, st, data, n);
+    free(r);
+}
+
+static void recv_request(uint32_t from, spx_buf_t *b)
+{
+    pmix_proc_t proc;
+    char **keys = NULL;
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    uint64_t id = spx_buf_pull_u64(b);
+    uint8_t op = spx_buf_pull_u8(b);
+    spx_codec_pull_proc(b, &proc);
+    uint32_t nkeys = spx_buf_pull_u32(b);
+    bool ok = !spx_buf_failed(b) && nkeys <= MAX_KEYS && op >= OP_PUBLISH && op <= OP_UNPUBLISH &&
+              (keys = calloc(nkeys + 1, sizeof(char *))) != NULL;
+    for (uint32_t i = 0; ok && i < nkeys; i++)
+        ok = (keys[i] = spx_buf_pull_str(b)) != NULL && strlen(keys[i]) <= PMIX_MAX_KEYLEN;
+    ok = ok && spx_codec_pull_info_array(b, &info, &ninfo) == 0 && spx_buf_finish(b) == 0;
+    struct remote *r = ok ? calloc(1, sizeof(*r)) : NULL;
+    if (!ok || !r || !table_here()) {
+        if (!ok)
+            spx_warn("pubsub: malformed request from node %u dropped", from);
+        else
+            send_reply(from, id, r ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOMEM, NULL, 0);
+        free(r);
+    } else {
+        r->node = from;
+        r->id = id;
+        pmix_status_t rc;
+        if (op == OP_PUBLISH)
+            rc = spx_pubsub_publish(&proc, info, ninfo, remote_op_done, r);
+        else if (op == OP_UNPUBLISH)
+            rc = spx_pubsub_unpublish(&proc, nkeys ? keys : NULL, info, ninfo, remote_op_done, r);
+        else
+            rc = spx_pubsub_lookup(&proc, keys, info, ninfo, remote_lookup_done, r);
+        if (rc != PMIX_SUCCESS) { /* the table did not call back */
+            send_reply(from, id, rc, NULL, 0);
+            free(r);
+        }
+    }
+    spx_srv_argv_free(keys);
+    spx_info_array_free(info, ninfo);
+}
+
+/* ---- the host-module-shaped entry points ---- */
+
+pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    struct spx_srv_client *cl = spx_srv_client_find(proc->nspace, proc->rank);
+    if (cl)
+        cl->published = true;
+    if (table_here())
+        return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
+    return send_request(OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
+                                    const pmix_info_t info[], size_t ninfo,
+                                    pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    if (table_here())
+        return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
+    if (!keys || !keys[0] || !cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    return send_request(OP_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
+                                       const pmix_info_t info[], size_t ninfo,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (table_here())
+        return spx_pubsub_unpublish(proc, keys, info, ninfo, cbfunc, cbdata);
+    return send_request(OP_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool published)
+{
+    if (table_here()) {
+        spx_pubsub_proc_gone(proc);
+    } else if (published && !spx_srv_mn_node_is_lost(0)) {
+        spx_buf_t b;
+        spx_buf_init(&b);
+        spx_codec_push_proc(&b, proc);
+        if (spx_buf_failed(&b) || spx_srv_mn_send(0, SPX_SRV_CH_PUBSUB_GONE, &b) != 0)
+            spx_debug("pubsub: cannot tell node 0 that %s:%u is gone", proc->nspace,
+                      (unsigned)proc->rank);
+        spx_buf_fini(&b);
+    }
+}
+
+void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
+{
+    if (channel == SPX_SRV_CH_PUBSUB_REQ) {
+        recv_request(from, b);
+    } else if (channel == SPX_SRV_CH_PUBSUB_REP) {
+        recv_reply(from, b);
+    } else {
+        pmix_proc_t p;
+        if (spx_codec_pull_proc(b, &p) == 0 && spx_buf_finish(b) == 0 && table_here())
+            spx_pubsub_proc_gone(&p);
+    }
+}
+
+void spx_srv_pubsub_node_gone(uint32_t node)
+{
+    if (node != 0)
+        return;
+    while (pendings) {
+        struct pending *p = pendings;
+        pendings = p->next;
+        finish(p, PMIX_ERR_UNREACH, NULL, 0);
+    }
+}
+
+void spx_srv_pubsub_fini(void)
+{
+    while (pendings) {
+        struct pending *p = pendings;
+        pendings = p->next;
+        finish(p, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
+    }
+    spx_pubsub_fini();
+}
