@@ -52,7 +52,7 @@ struct spx_srv_client {
     bool connected_once;            /* a peer completed HELLO for it */
     bool finalized;
     bool committed;                 /* committed at least once */
-    bool published;                 /* used the server's own publish directory */
+    bool used_directory;            /* published or looked up in the server's own directory */
 };
 
 struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
@@ -294,7 +294,7 @@ enum spx_srv_channel {
     SPX_SRV_CH_PROC_LOST = 4, /* proc: a process died without PMIx_Finalize */
     SPX_SRV_CH_PUBSUB_REQ = 5, /* pubsub.c: a publish/lookup/unpublish for node 0 */
     SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
-    SPX_SRV_CH_PUBSUB_GONE = 7 /* pubsub.c: a process that published finalized */
+    SPX_SRV_CH_PUBSUB_GONE = 7 /* pubsub.c: a process that used the directory finalized */
 };
 /* Reads the SPMIX_TREE_* directives (caller's thread) into spx_srv.mn_cfg; PMIX_SUCCESS
  * also when there are none (single node), PMIX_ERR_BAD_PARAM when incomplete. */
@@ -344,8 +344,8 @@ pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
 pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
                                        const pmix_info_t info[], size_t ninfo,
                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
-/* proc finalized or was lost; published: it used the directory from this node. */
-void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool published);
+/* proc finalized or was lost; used: it used the directory from this node. */
+void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used);
 void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
 /* node is gone: with node 0, requests waiting for it fail (PMIX_ERR_UNREACH). */
 void spx_srv_pubsub_node_gone(uint32_t node);

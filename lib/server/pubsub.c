@@ -10,7 +10,7 @@
  *               requester, u32 nkeys + str keys, info[]      (node -> node 0)
  *   PUBSUB_REP  u64 id, i32 status, u32 n + n x (proc, str key, value)
  *                                                            (node 0 -> node)
- *   PUBSUB_GONE proc: a process that published has finalized (its
+ *   PUBSUB_GONE proc: a process that used the directory has finalized (its
  *               PMIX_PERSIST_PROC data goes, its waiting lookups end)
  *
  * A lookup with PMIX_WAIT is parked at node 0 until the keys are published.
@@ -227,12 +227,18 @@ static void recv_request(uint32_t from, spx_buf_t *b)
 
 /* ---- the host-module-shaped entry points ---- */
 
-pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t info[],
-                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+/* Remember that proc used the directory: node 0 hears when it finalizes. */
+static void mark_user(const pmix_proc_t *proc)
 {
     struct spx_srv_client *cl = spx_srv_client_find(proc->nspace, proc->rank);
     if (cl)
-        cl->published = true;
+        cl->used_directory = true;
+}
+
+pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    mark_user(proc);
     if (table_here())
         return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
     return send_request(OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
@@ -242,6 +248,7 @@ pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
                                     const pmix_info_t info[], size_t ninfo,
                                     pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
+    mark_user(proc);
     if (table_here())
         return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
     if (!keys || !keys[0] || !cbfunc)
@@ -258,11 +265,11 @@ pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
     return send_request(OP_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
 }
 
-void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool published)
+void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used)
 {
     if (table_here()) {
         spx_pubsub_proc_gone(proc);
-    } else if (published && !spx_srv_mn_node_is_lost(0)) {
+    } else if (used && !spx_srv_mn_node_is_lost(0)) {
         spx_buf_t b;
         spx_buf_init(&b);
         spx_codec_push_proc(&b, proc);

@@ -335,7 +335,7 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
         cl->finalized = true;
         spx_srv_get_target_gone(r->peer->proc.nspace, r->peer->proc.rank);
         if (!spx_srv.host.publish)
-            spx_srv_pubsub_proc_done(&r->peer->proc, cl->published);
+            spx_srv_pubsub_proc_done(&r->peer->proc, cl->used_directory);
     }
     if (!cl || !spx_srv.host.client_finalized)
         spx_srv_req_finish_now(r, PMIX_SUCCESS);
