@@ -923,6 +923,108 @@ START_TEST(mn_orderly_end)
 }
 END_TEST
 
+/* A directory request as node 1 forwards it (lib/server/pubsub.c). */
+static void pubsub_req(uint64_t id, uint8_t op, pmix_rank_t rank, const char *key, int value)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, id);
+    spx_buf_push_u8(&b, op);
+    pmix_proc_t p = P(rank);
+    spx_codec_push_proc(&b, &p);
+    pmix_info_t info;
+    memset(&info, 0, sizeof(info));
+    if (op == 1) { /* publish key=value */
+        spx_buf_push_u32(&b, 0);
+        PMIx_Info_load(&info, key, &value, PMIX_INT);
+        spx_codec_push_info_array(&b, &info, 1);
+        PMIX_INFO_DESTRUCT(&info);
+    } else {
+        spx_buf_push_u32(&b, 1);
+        spx_buf_push_str(&b, key);
+        spx_codec_push_info_array(&b, NULL, 0);
+    }
+    inject(5, &b);
+    spx_buf_fini(&b);
+}
+
+/* The answer node 0 sent back in message k: checks id and status; returns the
+ * value of its single entry (or -1 when it has none). */
+static int pubsub_answer(int k, uint64_t id, pmix_status_t want)
+{
+    wait_msgs(k + 1);
+    ck_assert_uint_eq(T.msgs[k].dst, 1);
+    ck_assert_int_eq(T.msgs[k].channel, 6);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_raw(&b, T.msgs[k].data.data, T.msgs[k].data.len);
+    ck_assert_uint_eq(spx_buf_pull_u64(&b), id);
+    ck_assert_int_eq(spx_buf_pull_i32(&b), want);
+    uint32_t n = spx_buf_pull_u32(&b);
+    int v = -1;
+    if (n == 1) {
+        pmix_proc_t p;
+        pmix_value_t val;
+        ck_assert_int_eq(spx_codec_pull_proc(&b, &p), 0);
+        ck_assert_uint_eq(p.rank, 2);
+        char *key = spx_buf_pull_str(&b);
+        ck_assert_str_eq(key, "svc");
+        free(key);
+        ck_assert_int_eq(spx_codec_pull_value(&b, &val), 0);
+        ck_assert_int_eq(val.type, PMIX_INT);
+        v = val.data.integer;
+        spx_codec_value_release(&val);
+    }
+    ck_assert_int_eq(spx_buf_finish(&b), 0);
+    spx_buf_fini(&b);
+    return v;
+}
+
+START_TEST(mn_pubsub_directory)
+{
+    int c0 = client(0);
+    /* this server is node 0: it holds the job's directory. Garbage on the
+     * directory's channels is dropped with a log line and nothing answered */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, 7);
+    inject(5, &b);
+    inject(6, &b);
+    spx_buf_fini(&b);
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, 1);
+    spx_buf_push_u8(&b, 2);
+    pmix_proc_t p2 = P(2);
+    spx_codec_push_proc(&b, &p2);
+    spx_buf_push_u32(&b, 100000); /* more keys than any request may carry */
+    inject(5, &b);
+    spx_buf_fini(&b);
+    usleep(50000);
+    ck_assert_int_eq(T.nmsgs, 0);
+    /* node 1 forwards rank 2's publish, then a lookup, a duplicate, an unknown key */
+    pubsub_req(7, 1, 2, "svc", 42);
+    ck_assert_int_eq(pubsub_answer(0, 7, PMIX_SUCCESS), -1);
+    pubsub_req(8, 2, 3, "svc", 0);
+    ck_assert_int_eq(pubsub_answer(1, 8, PMIX_SUCCESS), 42);
+    pubsub_req(9, 1, 3, "svc", 43);
+    ck_assert_int_eq(pubsub_answer(2, 9, PMIX_ERR_DUPLICATE_KEY), -1);
+    pubsub_req(10, 2, 3, "nothing", 0);
+    ck_assert_int_eq(pubsub_answer(3, 10, PMIX_ERR_NOT_FOUND), -1);
+    /* and a local client sees what rank 2 published */
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_str(&b, "svc");
+    spx_codec_push_info_array(&b, NULL, 0);
+    uint32_t seq = send_req(c0, SPX_MSG_LOOKUP, &b);
+    spx_buf_t r;
+    ck_assert_int_eq(recv_frame(c0, SPX_MSG_LOOKUP, seq, &r), 0);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    ck_assert_uint_eq(spx_buf_pull_u32(&r), 1);
+    spx_buf_fini(&r);
+    close(c0);
+}
+END_TEST
+
 static Suite *mn_suite(void)
 {
     Suite *s = suite_create("server_mn");
@@ -934,6 +1036,7 @@ static Suite *mn_suite(void)
     tcase_add_test(tc, mn_lost_client);
     tcase_add_test(tc, mn_events_and_lost_node);
     tcase_add_test(tc, mn_orderly_end);
+    tcase_add_test(tc, mn_pubsub_directory);
     suite_add_tcase(s, tc);
     return s;
 }
