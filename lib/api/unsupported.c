@@ -293,26 +293,6 @@ SPX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntarg
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata, const pmix_info_t directives[], size_t ndirs)
-{
-    (void)data;
-    (void)ndata;
-    (void)directives;
-    (void)ndirs;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata, const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)data;
-    (void)ndata;
-    (void)directives;
-    (void)ndirs;
-    (void)cbfunc;
-    (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
 SPX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error, const pmix_info_t directives[], size_t ndirs, pmix_info_t **results, size_t *nresults)
 {
     (void)monitor;

@@ -9,7 +9,7 @@
 
 #define IT_CODE (PMIX_EXTERNAL_ERR_BASE - 21)
 
-static pmix_status_t it_fence_rc, it_get_rc;
+static pmix_status_t it_fence_rc, it_get_rc, it_log_rc;
 static double it_took;
 static int it_done, it_reg_done;
 
@@ -25,6 +25,10 @@ static void it_block_here(void)
     it_get_rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
     if (it_get_rc == PMIX_SUCCESS)
         PMIX_VALUE_RELEASE(v);
+    pmix_info_t line;
+    PMIX_INFO_LOAD(&line, PMIX_LOG_STDERR, "it_wouldblock: must not be logged", PMIX_STRING);
+    it_log_rc = PMIx_Log(&line, 1, NULL, 0);
+    PMIX_INFO_DESTRUCT(&line);
     it_took = it_now() - t0;
     __atomic_store_n(&it_done, 1, __ATOMIC_RELEASE);
 }
@@ -62,6 +66,8 @@ static void it_check(const char *where)
              "WOULD_BLOCK", where, PMIx_Error_string(it_fence_rc));
     IT_CHECK(it_get_rc == PMIX_ERR_WOULD_BLOCK, "%s: PMIx_Get returned %s, expected "
              "WOULD_BLOCK", where, PMIx_Error_string(it_get_rc));
+    IT_CHECK(it_log_rc == PMIX_ERR_WOULD_BLOCK, "%s: PMIx_Log returned %s, expected "
+             "WOULD_BLOCK", where, PMIx_Error_string(it_log_rc));
     IT_CHECK(it_took < 1.0, "%s: the refused calls took %.2f s", where, it_took);
     it_done = 0;
 }
