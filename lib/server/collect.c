@@ -74,7 +74,7 @@ static int add_member(pmix_proc_t **out, size_t *n, size_t *cap, const char *ns,
 }
 
 static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
-                               bool *lost, void *arg)
+                               pmix_status_t *gone, void *arg)
 {
     (void)arg;
     size_t n = 0, cap = 0;
@@ -96,10 +96,11 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
     for (size_t i = 0; i < n; i++) {
         struct spx_srv_client *cl = spx_srv_client_find((*out)[i].nspace, (*out)[i].rank);
         if (cl && cl->connected_once && !cl->peer)
-            *lost = true;
+            *gone = PMIX_ERR_PROC_ABORTED;
     }
-    if (spx_srv.mn && spx_srv_mn_set_has_lost(set, nset))
-        *lost = true;
+    pmix_status_t st = spx_srv.mn ? spx_srv_mn_set_gone(set, nset) : PMIX_SUCCESS;
+    if (st != PMIX_SUCCESS)
+        *gone = st;
     return n;
 }
 

@@ -212,7 +212,7 @@ static bool tracker_has_arrived(const struct tracker *t, const pmix_proc_t *p)
 }
 
 static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *set, size_t nset,
-                                      bool *lost)
+                                      pmix_status_t *gone)
 {
     struct tracker *t = calloc(1, sizeof(*t));
     if (!t)
@@ -221,8 +221,8 @@ static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *
         free(t);
         return NULL;
     }
-    *lost = false;
-    t->nlocal = e->ops->local_members(t->set, t->nset, &t->local, lost, e->arg);
+    *gone = PMIX_SUCCESS;
+    t->nlocal = e->ops->local_members(t->set, t->nset, &t->local, gone, e->arg);
     t->id = e->next_id++;
     t->seq = next_set_seq(e, t->key);
     t->state = TRK_GATHER;
@@ -323,8 +323,8 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
             break;
     free(cs);
     free(key);
-    bool lost = false;
-    if (!t && !(t = tracker_create(e, set, nset, &lost))) {
+    pmix_status_t gone = PMIX_SUCCESS;
+    if (!t && !(t = tracker_create(e, set, nset, &gone))) {
         e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
         return;
     }
@@ -357,8 +357,8 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
               caller->nspace, (unsigned)caller->rank, t->narr, t->nlocal);
     if (timeout > t->timeout)
         t->timeout = timeout;
-    if (lost) {
-        tracker_fail_local(e, t, PMIX_ERR_PROC_ABORTED);
+    if (gone != PMIX_SUCCESS) {
+        tracker_fail_local(e, t, gone);
         return;
     }
     if (timeout > 0 && !t->timer)

@@ -31,10 +31,12 @@ typedef struct spx_fence_engine spx_fence_engine_t;
 typedef struct spx_fence_ops {
     /* Appends to *out (malloc'd array, the engine frees it) the local processes
      * covered by the participant set and returns their count (may be 0). Sets
-     * *lost when one of them has already gone away (the fence then fails with
-     * PMIX_ERR_PROC_ABORTED at once). set: borrowed. */
-    size_t (*local_members)(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bool *lost,
-                            void *arg);
+     * *gone (left PMIX_SUCCESS otherwise) when a member has already gone away:
+     * the fence then fails at once with that status (PMIX_ERR_PROC_ABORTED for
+     * a process that died, PMIX_ERR_UNREACH for one on a node that is gone).
+     * set: borrowed. */
+    size_t (*local_members)(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
+                            pmix_status_t *gone, void *arg);
     /* Appends proc's contribution for a collecting fence to out. set_key: borrowed
      * canonical name of the participant set (for delta bookkeeping). Returns the
      * boundary handed back to ops->contributed if the fence succeeds. */

@@ -307,8 +307,10 @@ void spx_srv_mn_stop(void);
 /* Nodes hosting the participants of set (sorted, own node included): *out malloc'd.
  * 0, or -1 when a participant's node is unknown. */
 int spx_srv_mn_set_nodes(const pmix_proc_t *set, size_t nset, uint32_t **out, size_t *n);
-/* True when set names a process known to be lost, or one on a lost node. */
-bool spx_srv_mn_set_has_lost(const pmix_proc_t *set, size_t nset);
+/* Whether set names a process on a node that is gone (lost or ended:
+ * PMIX_ERR_UNREACH) or a process known to be lost (PMIX_ERR_PROC_ABORTED);
+ * PMIX_SUCCESS when neither. */
+pmix_status_t spx_srv_mn_set_gone(const pmix_proc_t *set, size_t nset);
 bool spx_srv_mn_node_is_lost(uint32_t node);
 /* Records proc as lost; false when it already was (or no memory). */
 bool spx_srv_mn_mark_lost(const pmix_proc_t *proc);

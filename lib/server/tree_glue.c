@@ -337,23 +337,25 @@ bool spx_srv_mn_mark_lost(const pmix_proc_t *proc)
     return true;
 }
 
-bool spx_srv_mn_set_has_lost(const pmix_proc_t *set, size_t nset)
+pmix_status_t spx_srv_mn_set_gone(const pmix_proc_t *set, size_t nset)
 {
     struct spx_srv_mn *m = spx_srv.mn;
     if (!m)
-        return false;
-    for (size_t i = 0; i < m->nlost; i++)
-        if (spx_fence_proc_in_set(&m->lost[i], set, nset))
-            return true;
+        return PMIX_SUCCESS;
     uint32_t *nodes;
     size_t n;
-    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) != 0)
-        return false;
-    bool lost = false;
-    for (size_t i = 0; i < n && !lost; i++)
-        lost = m->node_lost[nodes[i]];
-    free(nodes);
-    return lost;
+    bool node_gone = false;
+    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) == 0) {
+        for (size_t i = 0; i < n && !node_gone; i++)
+            node_gone = m->node_lost[nodes[i]];
+        free(nodes);
+    }
+    if (node_gone)
+        return PMIX_ERR_UNREACH;
+    for (size_t i = 0; i < m->nlost; i++)
+        if (spx_fence_proc_in_set(&m->lost[i], set, nset))
+            return PMIX_ERR_PROC_ABORTED;
+    return PMIX_SUCCESS;
 }
 
 /* ---- fences ---- */

@@ -71,8 +71,8 @@ struct fake {
 static struct fake F;
 static spx_fence_engine_t *E;
 
-static size_t f_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bool *lost,
-                      void *arg)
+static size_t f_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
+                      pmix_status_t *gone, void *arg)
 {
     (void)arg;
     *out = malloc(sizeof(F.local));
@@ -80,7 +80,7 @@ static size_t f_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bo
     for (size_t i = 0; i < F.nlocal; i++)
         if (spx_fence_proc_in_set(&F.local[i], set, nset))
             (*out)[n++] = F.local[i];
-    *lost = F.lost_before;
+    *gone = F.lost_before ? PMIX_ERR_PROC_ABORTED : PMIX_SUCCESS;
     return n;
 }
 

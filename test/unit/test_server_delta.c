@@ -221,8 +221,8 @@ static void *tok;
 static size_t last_len;
 static int nreplies;
 
-static size_t e_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bool *lost,
-                      void *arg)
+static size_t e_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
+                      pmix_status_t *gone, void *arg)
 {
     (void)arg;
     *out = malloc(2 * sizeof(pmix_proc_t));
@@ -232,7 +232,7 @@ static size_t e_local(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, bo
         if (spx_fence_proc_in_set(&p, set, nset))
             (*out)[n++] = p;
     }
-    *lost = false;
+    *gone = PMIX_SUCCESS;
     return n;
 }
 
