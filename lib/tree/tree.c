@@ -163,6 +163,8 @@ static void flood(spx_tree_t *t, uint8_t type, const void *d, size_t len, long f
 
 /* ------------------------------------------------------------ node loss */
 
+static void settle_left(spx_tree_t *t, uint32_t node);
+
 void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer)
 {
     if (node >= t->n || t->destroying)
@@ -176,13 +178,7 @@ void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, lon
         return;
     if (p->leaving) { /* it said it ends in order: its closing links are no failure */
         spx_debug("tree: node %u: leaving node %u: %s", t->self, node, reason);
-        p->lost = true;
-        if (p->leave_ev)
-            event_del(p->leave_ev);
-        spx_tree_drop_node(t, node);
-        spx_coll_node_left(t->coll, node);
-        if (t->ops.node_left)
-            t->ops.node_left(node, t->ops_arg);
+        settle_left(t, node);
         return;
     }
     p->lost = true;
