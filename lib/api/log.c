@@ -28,6 +28,7 @@
 
 #include "client/client.h"
 #include "progress/progress.h"
+#include "types/types.h"
 #include "util/compiler.h"
 
 struct log_opts {
@@ -125,11 +126,18 @@ static pmix_status_t do_log(const pmix_info_t data[], size_t ndata, const pmix_i
     return done ? PMIX_ERR_PARTIAL_SUCCESS : why;
 }
 
+/* The directives read_directives() honours. */
+static const char *const log_directives[] = {PMIX_LOG_ONCE, PMIX_LOG_TAG_OUTPUT,
+                                             PMIX_LOG_GENERATE_TIMESTAMP, PMIX_LOG_TIMESTAMP,
+                                             PMIX_LOG_SYSLOG_PRI, NULL};
+
 SPX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
                                   const pmix_info_t directives[], size_t ndirs)
 {
     pmix_status_t rc = spx_progress_guard("PMIx_Log");
     if (rc != PMIX_SUCCESS)
+        return rc;
+    if ((rc = spx_directives_check("PMIx_Log", directives, ndirs, log_directives)) != PMIX_SUCCESS)
         return rc;
     return do_log(data, ndata, directives, ndirs);
 }
@@ -154,7 +162,10 @@ SPX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
     if (!cbfunc) { /* nothing to report to: the blocking form, with its guard */
         return PMIx_Log(data, ndata, directives, ndirs);
     }
-    pmix_status_t rc = do_log(data, ndata, directives, ndirs);
+    pmix_status_t rc = spx_directives_check("PMIx_Log_nb", directives, ndirs, log_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = do_log(data, ndata, directives, ndirs);
     struct log_job *j = calloc(1, sizeof(*j));
     if (!j)
         return PMIX_ERR_NOMEM;

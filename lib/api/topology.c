@@ -33,6 +33,7 @@
 
 #include "client/client.h"
 #include "progress/progress.h"
+#include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -346,10 +347,17 @@ static pmix_status_t compute(pmix_topology_t *topo, pmix_cpuset_t *cpuset, const
     return PMIX_SUCCESS;
 }
 
+/* The directives compute() honours. */
+static const char *const distance_directives[] = {PMIX_DEVICE_TYPE, PMIX_DEVICE_ID, NULL};
+
 SPX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                 pmix_info_t info[], size_t ninfo,
                                                 pmix_device_distance_t *distances[], size_t *ndist)
 {
+    pmix_status_t rc =
+        spx_directives_check("PMIx_Compute_distances", info, ninfo, distance_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     return compute(topo, cpuset, info, ninfo, distances, ndist);
 }
 
@@ -384,6 +392,10 @@ SPX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_c
         return PMIX_ERR_BAD_PARAM;
     if (!PMIx_Initialized())
         return PMIX_ERR_INIT; /* no progress thread to report from */
+    pmix_status_t rc =
+        spx_directives_check("PMIx_Compute_distances_nb", info, ninfo, distance_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     struct dist_job *j = calloc(1, sizeof(*j));
     if (!j)
         return PMIX_ERR_NOMEM;

@@ -334,6 +334,9 @@ static pmix_status_t fence_direct(bool collect)
     return rc;
 }
 
+/* The directives a fence honours (client and server side together). */
+static const char *const fence_directives[] = {PMIX_COLLECT_DATA, PMIX_TIMEOUT, NULL};
+
 /* Checks shared by both forms; PMIX_SUCCESS to proceed. */
 static pmix_status_t fence_check(const pmix_proc_t procs[], size_t nprocs,
                                  const pmix_info_t info[], size_t ninfo)
@@ -342,6 +345,9 @@ static pmix_status_t fence_check(const pmix_proc_t procs[], size_t nprocs,
         return PMIX_ERR_INIT;
     if ((!procs && nprocs > 0) || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = spx_directives_check("PMIx_Fence", info, ninfo, fence_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     if (procs && nprocs > 0 && !is_member(procs, nprocs))
         return PMIX_ERR_NOT_A_MEMBER;
     return PMIX_SUCCESS;

@@ -165,6 +165,13 @@ static void tune_malloc(void)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
+/* The directives read_directives() and spx_srv_mn_parse() honour. */
+static const char *const init_directives[] = {
+    PMIX_SERVER_TMPDIR,  PMIX_USERID,           PMIX_GRPID,         PMIX_SERVER_NSPACE,
+    PMIX_SERVER_RANK,    PMIX_HOSTNAME,         PMIX_NODEID,        SPMIX_SERVER_LOCAL_FENCES,
+    SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS,    SPMIX_TREE_SECRET,  SPMIX_TREE_WIDTH,
+    SPMIX_TREE_TIMEOUT,  NULL};
+
 SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                           size_t ninfo)
 {
@@ -172,6 +179,9 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         return PMIX_ERR_WOULD_BLOCK;
     if (ninfo && !info)
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc = spx_directives_check("PMIx_server_init", info, ninfo, init_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     pthread_mutex_lock(&init_lock);
     if (spx_server_active()) {
         pthread_mutex_unlock(&init_lock);

@@ -74,6 +74,13 @@ pmix_status_t spx_info_array_dup(pmix_info_t **dst, const pmix_info_t *src, size
  * PMIX_INFO_FREE does) and frees the array. NULL is a no-op. */
 void spx_info_array_free(pmix_info_t *info, size_t n);
 
+/* The PMIX_INFO_REQD rule: PMIX_ERR_NOT_SUPPORTED (with one error line naming
+ * call and key) when an entry of info[0..ninfo) is flagged required and its
+ * key is not in supported[] (NULL-terminated; NULL = the call honours no
+ * directive); PMIX_SUCCESS otherwise. Everything borrowed. */
+pmix_status_t spx_directives_check(const char *call, const pmix_info_t info[], size_t ninfo,
+                                   const char *const supported[]);
+
 /* Copies key into a pmix_key_t-sized buffer, truncating at PMIX_MAX_KEYLEN
  * and NUL padding. */
 void spx_key_load(char *dst, const char *key);

@@ -758,6 +758,35 @@ START_TEST(test_regex_roundtrip)
 }
 END_TEST
 
+/* The PMIX_INFO_REQD rule: only flagged entries outside the list fail. */
+START_TEST(test_directives_check)
+{
+    static const char *const honoured[] = {PMIX_TIMEOUT, PMIX_COLLECT_DATA, NULL};
+    pmix_info_t d[3];
+    int t = 5;
+    bool yes = true;
+
+    PMIX_INFO_LOAD(&d[0], PMIX_TIMEOUT, &t, PMIX_INT);
+    PMIX_INFO_LOAD(&d[1], "spmix.test.unknown", &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[2], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    ck_assert_int_eq(spx_directives_check("t", d, 3, honoured), PMIX_SUCCESS);
+    PMIX_INFO_REQUIRED(&d[0]);
+    PMIX_INFO_REQUIRED(&d[2]);
+    ck_assert_int_eq(spx_directives_check("t", d, 3, honoured), PMIX_SUCCESS);
+    PMIX_INFO_REQUIRED(&d[1]);
+    ck_assert_int_eq(spx_directives_check("t", d, 3, honoured), PMIX_ERR_NOT_SUPPORTED);
+    ck_assert_int_eq(spx_directives_check("t", d, 1, honoured), PMIX_SUCCESS);
+    ck_assert_int_eq(spx_directives_check("t", d, 1, NULL), PMIX_ERR_NOT_SUPPORTED);
+    ck_assert_int_eq(spx_directives_check("t", NULL, 3, NULL), PMIX_SUCCESS);
+    /* the other flags do not make an entry required */
+    PMIX_INFO_OPTIONAL(&d[1]);
+    d[1].flags |= PMIX_INFO_ARRAY_END | PMIX_INFO_REQD_PROCESSED;
+    ck_assert_int_eq(spx_directives_check("t", d, 3, honoured), PMIX_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        PMIX_INFO_DESTRUCT(&d[i]);
+}
+END_TEST
+
 static Suite *types_suite(void)
 {
     Suite *s = suite_create("types");
@@ -780,6 +809,7 @@ static Suite *types_suite(void)
     tcase_add_test(tc, test_info_list);
     tcase_add_test(tc, test_info_helpers);
     tcase_add_test(tc, test_proc_helpers);
+    tcase_add_test(tc, test_directives_check);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("strings");
