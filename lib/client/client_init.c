@@ -4,13 +4,16 @@
  * environment names an spmix server, connect to its unix socket, do the HELLO
  * handshake synchronously on the caller's thread (fast: no thread hops), load
  * the job info from the reply into a store, then hand the socket to the
- * progress thread as an spx_conn. Without a server the process is a singleton:
- * rank 0 of a one-process job. Nested calls only count.
+ * progress thread as an spx_conn. Without any server variable the process is
+ * a singleton: rank 0 of a one-process job. Server variables that name no
+ * spmix server (another PMIx server's URI, an identity without an address)
+ * fail init with a one-line reason and fix. Nested calls only count.
  * Finalize (last call): FINALIZE request, wait for its reply, tear down on the
  * progress thread, stop the thread.
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,16 +189,110 @@ static void on_close(spx_conn_t *c, const char *reason, void *arg)
 
 /* ---- init ---- */
 
-static const char *server_uri(void)
+/* Which server this process was started for. Server variables are the
+ * addresses a PMIx server gives its clients - PMIX_SERVER_URI followed by
+ * digits or nothing (41, 4, 3, 21 and 2 from servers of PMIx v2 to v4, the
+ * bare name from v1) - and the identity a launcher gives, PMIX_NAMESPACE and
+ * PMIX_RANK. Any of them set (non-empty) means a launcher started this process
+ * as a member of a job, so it must reach that job's server or fail: turning it
+ * into a singleton would run every rank as a job of one and let the job
+ * "succeed". Only a process with none of them is a singleton. The other
+ * PMIX_* variables (PMIX_SERVER_TMPDIR, PMIX_SYSTEM_TMPDIR, PMIX_MCA_*,
+ * PMIX_VERSION, ...) are rendezvous hints for tools and settings that login
+ * environments carry too; they make nobody a client. */
+struct server_env {
+    const char *path;  /* socket of an spmix server (borrowed from environ) or NULL */
+    const char *name;  /* else the first other server variable (not terminated) or NULL */
+    size_t name_len;
+    const char *value; /* its value */
+    bool is_uri;       /* name is an address, not an identity */
+};
+
+static const char *const uri_vars[] = {SPX_ENV_SERVER_URI, "PMIX_SERVER_URI4",
+                                       "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+                                       "PMIX_SERVER_URI2"};
+
+/* 1 if environ entry e (name of n characters) is PMIX_SERVER_URI[0-9]*. */
+static bool is_uri_name(const char *e, size_t n)
 {
-    static const char *vars[] = {SPX_ENV_SERVER_URI, "PMIX_SERVER_URI4", "PMIX_SERVER_URI3",
-                                 "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
-    for (size_t i = 0; i < SPX_ARRAY_LEN(vars); i++) {
-        const char *v = getenv(vars[i]);
-        if (v && strncmp(v, SPX_URI_PREFIX, strlen(SPX_URI_PREFIX)) == 0)
-            return v + strlen(SPX_URI_PREFIX);
+    static const char base[] = "PMIX_SERVER_URI";
+    if (n < sizeof(base) - 1 || strncmp(e, base, sizeof(base) - 1) != 0)
+        return false;
+    for (size_t i = sizeof(base) - 1; i < n; i++)
+        if (e[i] < '0' || e[i] > '9')
+            return false;
+    return true;
+}
+
+static void server_env_read(struct server_env *se)
+{
+    memset(se, 0, sizeof(*se));
+    for (size_t i = 0; i < SPX_ARRAY_LEN(uri_vars); i++) { /* ours wins, 41 first */
+        const char *v = getenv(uri_vars[i]);
+        if (v && strncmp(v, SPX_URI_PREFIX, strlen(SPX_URI_PREFIX)) == 0) {
+            se->path = v + strlen(SPX_URI_PREFIX);
+            return;
+        }
+        if (v && *v && !se->name) {
+            se->name = uri_vars[i];
+            se->name_len = strlen(uri_vars[i]);
+            se->value = v;
+            se->is_uri = true;
+        }
     }
-    return NULL;
+    if (se->name)
+        return;
+    for (char **e = environ; e && *e; e++) { /* v1's bare name, later versions' */
+        const char *eq = strchr(*e, '=');
+        if (eq && eq[1] && is_uri_name(*e, (size_t)(eq - *e))) {
+            se->name = *e;
+            se->name_len = (size_t)(eq - *e);
+            se->value = eq + 1;
+            se->is_uri = true;
+            return;
+        }
+    }
+    static const char *const ident[] = {SPX_ENV_NSPACE, SPX_ENV_RANK};
+    for (size_t i = 0; i < SPX_ARRAY_LEN(ident); i++) {
+        const char *v = getenv(ident[i]);
+        if (v && *v) {
+            se->name = ident[i];
+            se->name_len = strlen(ident[i]);
+            se->value = v;
+            return;
+        }
+    }
+}
+
+/* Explains, in one line, why this process cannot run with this library and
+ * how to fix it; returns the status PMIx_Init fails with. Not
+ * PMIX_ERR_UNREACH: Open MPI (and other callers) take UNREACH from PMIx_Init
+ * to mean "no server, run as a singleton", the very silent failure this
+ * refuses. An address of another PMIx server (OpenPMIx's "tcp4://..." under
+ * Slurm's --mpi=pmix, when LD_LIBRARY_PATH makes the task load this library)
+ * is PMIX_ERR_NOT_SUPPORTED: that server exists, but this library does not
+ * speak its protocol. An identity without any address is PMIX_ERR_INIT: the
+ * environment is incomplete, there is nothing to connect to. */
+static pmix_status_t server_env_refuse(const struct server_env *se)
+{
+    Dl_info dl;
+    const char *lib = dladdr(&spx_client, &dl) && dl.dli_fname ? dl.dli_fname : "libpmix.so.2";
+    if (se->is_uri) {
+        spx_error("PMIx_Init: %.*s=%.256s is not an spmix server; this library (%s) is "
+                  "spmix's libpmix.so.2 and speaks only to spmix servers: run under "
+                  "srun --mpi=spmix or spmix-run, or remove its directory from "
+                  "LD_LIBRARY_PATH to use the launcher's own PMIx library (OpenPMIx "
+                  "under srun --mpi=pmix)",
+                  (int)se->name_len, se->name, se->value, lib);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    spx_error("PMIx_Init: %.*s=%.256s is set but no PMIx server address "
+              "(PMIX_SERVER_URI41 ... PMIX_SERVER_URI2) is, so a launcher started this "
+              "process for a job without giving it a server; this library (%s) is spmix's "
+              "libpmix.so.2: run under srun --mpi=spmix or spmix-run, or unset "
+              "PMIX_NAMESPACE and PMIX_RANK to run as a singleton",
+              (int)se->name_len, se->name, se->value, lib);
+    return PMIX_ERR_INIT;
 }
 
 static void put_job_u32(const char *key, uint32_t v)
@@ -390,8 +487,14 @@ static pmix_status_t first_init(void)
         free_stores();
         return PMIX_ERR_NOMEM;
     }
-    const char *path = server_uri();
+    struct server_env se;
+    server_env_read(&se);
+    const char *path = se.path;
     pmix_status_t rc;
+    if (!path && se.name) {
+        free_stores();
+        return server_env_refuse(&se);
+    }
     if (!path) {
         spx_client.singleton = true;
         char ns[PMIX_MAX_NSLEN + 1];
