@@ -4,7 +4,12 @@
  * local processes, filtered by scope; data fences delivered for remote ones)
  * and then in the namespace's job info. A miss on a local target that has not
  * said its last word is held on spx_srv.gets until that process commits the
- * key, its PMIX_TIMEOUT expires, or it finalizes / goes away. A dmodex request
+ * key, its PMIX_TIMEOUT expires, or it finalizes / goes away. Misses that
+ * nobody will fill are PMIX_ERR_NOT_FOUND at once, without a request to
+ * another node: a reserved ("pmix.") key, which comes from the host's job
+ * info or not at all (except a local peer's cpuset and locality, which its
+ * HELLO brings: waited for until then, briefly), and any key asked for with
+ * PMIX_IMMEDIATE (the answer is what this server holds now). A dmodex request
  * of the host for a local process that has not committed yet is held the
  * same way (without timeout) and answered at its first commit.
  */
@@ -30,7 +35,7 @@ struct spx_srv_get {
     pmix_proc_t target;
     char key[PMIX_MAX_KEYLEN + 1];
     spx_timer_t *timer;             /* NULL when no timeout */
-    bool until_hello;               /* optional: answered when the target has said hello */
+    bool until_hello;               /* answered when the target has said hello */
     pmix_dmodex_response_fn_t dmx_cb;
     void *dmx_arg;
 };
@@ -173,24 +178,20 @@ static void held_timeout(void *arg)
     struct spx_srv_get *g = arg;
     g->timer = NULL; /* fired */
     spx_debug("GET %s of %s:%u timed out", g->key, g->target.nspace, (unsigned)g->target.rank);
-    held_finish(g, PMIX_ERR_TIMEOUT, NULL);
+    /* a peer that never said hello has no cpuset or locality to give */
+    held_finish(g, g->until_hello ? PMIX_ERR_NOT_FOUND : PMIX_ERR_TIMEOUT, NULL);
 }
 
-/* The target may still provide the key: it is local, registered and alive. */
-static bool target_may_commit(const pmix_proc_t *target, const char *key)
+/* The target may still commit a (non-reserved) key: it is local, registered and alive. */
+static bool target_may_commit(const pmix_proc_t *target)
 {
     if (target->rank == PMIX_RANK_WILDCARD || !spx_srv_proc_is_local(target->nspace, target->rank))
         return false;
     struct spx_srv_client *cl = spx_srv_client_find(target->nspace, target->rank);
-    if (cl && (cl->finalized || (cl->connected_once && !cl->peer)))
-        return false;
-    /* reserved keys come from the host's job info, or a commit that already happened */
-    if (spx_key_is_reserved(key) && cl && cl->committed)
-        return false;
-    return true;
+    return !(cl && (cl->finalized || (cl->connected_once && !cl->peer)));
 }
 
-/* seconds an optional Get of a local peer's locality waits for its HELLO */
+/* seconds a Get of a local peer's cpuset or locality waits for its HELLO */
 #define SPX_SRV_EARLY_LOCALITY_WAIT 2
 
 int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
@@ -210,6 +211,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     target.nspace[PMIX_MAX_NSLEN] = '\0';
     bool optional = spx_info_flag(info, ninfo, PMIX_OPTIONAL);
+    bool immediate = spx_info_flag(info, ninfo, PMIX_IMMEDIATE);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
     spx_info_array_free(info, ninfo);
 
@@ -218,19 +220,22 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         reply_with_record(p, seq, &target, key, v);
         return 0;
     }
-    /* PMIX_OPTIONAL: only what is here already, no request to another node */
-    if (spx_srv.mn && !optional && target.rank != PMIX_RANK_WILDCARD && !spx_key_is_reserved(key) &&
+    /* reserved keys come from the host's job info or not at all: never
+     * waited for, never asked of another node; PMIX_OPTIONAL and
+     * PMIX_IMMEDIATE: only what is here already */
+    bool reserved = spx_key_is_reserved(key);
+    if (spx_srv.mn && !optional && !immediate && !reserved && target.rank != PMIX_RANK_WILDCARD &&
         !spx_srv_proc_is_local(target.nspace, target.rank) &&
         spx_srv_dmx_get(p, seq, &p->proc, &target, key, optional, timeout))
         return 0; /* asked of the target's node */
-    /* a local peer reports its cpus with its HELLO: an optional ask for its
-     * locality before that waits for it, briefly */
-    struct spx_srv_client *tc = spx_srv_client_find(target.nspace, target.rank);
-    bool early_locality = optional && tc && !tc->connected_once &&
+    /* but a local peer reports its cpus with its HELLO: an ask for its
+     * cpuset or locality before that waits for it, briefly */
+    struct spx_srv_client *tc = immediate ? NULL : spx_srv_client_find(target.nspace, target.rank);
+    bool early_locality = tc && !tc->connected_once &&
                           (spx_key_eq(key, PMIX_LOCALITY_STRING) || spx_key_eq(key, PMIX_CPUSET));
     if (early_locality && timeout <= 0)
         timeout = SPX_SRV_EARLY_LOCALITY_WAIT;
-    if ((optional && !early_locality) || !target_may_commit(&target, key)) {
+    if (!early_locality && (optional || immediate || reserved || !target_may_commit(&target))) {
         spx_srv_get_reply(p, seq, PMIX_ERR_NOT_FOUND, NULL);
         return 0;
     }
