@@ -1,11 +1,14 @@
 /* client_query.c - PMIx_Query_info(_nb), PMIx_Resolve_peers, PMIx_Resolve_nodes.
  *
- * Queries whose keys the client can answer from the job info it received at
- * init (PMIX_QUERY_NAMESPACES, any job-level key such as PMIX_JOB_SIZE) are
- * answered on the progress thread without traffic; anything else goes to the
- * server as one QUERY request. Resolve_* read the node map (PMIX_NODE_MAP) and
- * process map (PMIX_PROC_MAP) of the job info: "spmix:" lists, nodes separated
- * by ',' and the ranks of successive nodes by ';'.
+ * Each key of a query is answered by the first of: the library itself (the
+ * PMIx Standard ABI levels, also before PMIx_Init), the job info received at
+ * init (PMIX_QUERY_NAMESPACES, any job-level key such as PMIX_JOB_SIZE, for
+ * queries without qualifiers), the server. Keys left over go to the server as
+ * one QUERY request holding only them; its answers are appended to the local
+ * ones. Some keys answered: PMIX_ERR_PARTIAL_SUCCESS with those answers.
+ * Resolve_* read the node map (PMIX_NODE_MAP) and process map (PMIX_PROC_MAP)
+ * of the job info: "spmix:" lists, nodes separated by ',' and the ranks of
+ * successive nodes by ';'.
  */
 #include "config.h"
 
@@ -20,6 +23,11 @@
 #include "types/types.h"
 #include "util/compiler.h"
 
+/* The PMIx Standard ABI levels ("MAJOR.MINOR" lists) this library implements:
+ * none, as OpenPMIx 4.2, whose libpmix.so.2 ABI it follows, reports. */
+#define SPX_STD_ABI_STABLE      "0.0"
+#define SPX_STD_ABI_PROVISIONAL "0.0"
+
 struct query_req {
     pmix_query_t *queries; /* borrowed: valid until the callback (API contract) */
     size_t nqueries;
@@ -28,6 +36,9 @@ struct query_req {
     spx_wait_t wait;       /* blocking form */
     pmix_info_t **results; /* blocking form: handed over */
     size_t *nresults;
+    pmix_info_t *local;    /* answers found here (calloc'd, nlocal used); owned */
+    size_t nlocal;
+    bool *forward;         /* per key, in query order: asked of the server; owned */
 };
 
 struct query_answer {
@@ -43,10 +54,22 @@ static void answer_release(void *cbdata)
     free(a);
 }
 
+static void req_free_local(struct query_req *r)
+{
+    for (size_t i = 0; r->local && i < r->nlocal; i++)
+        PMIX_INFO_DESTRUCT(&r->local[i]);
+    free(r->local);
+    free(r->forward);
+    r->local = NULL;
+    r->nlocal = 0;
+    r->forward = NULL;
+}
+
 /* Hands (status, info) to the requester; takes ownership of info. */
 static void query_finish(struct query_req *r, pmix_status_t status, pmix_info_t *info,
                          size_t ninfo)
 {
+    req_free_local(r);
     if (r->cbfunc) {
         struct query_answer *a = calloc(1, sizeof(*a));
         if (!a) {
@@ -70,7 +93,70 @@ static void query_finish(struct query_req *r, pmix_status_t status, pmix_info_t 
     spx_wait_signal(&r->wait, status);
 }
 
-/* Answers one key locally into out; true if it could. */
+/* Finishes r with its local answers followed by the server's (moved out of
+ * srv, whose array shell is freed). Status: SUCCESS when the server answered
+ * all it was asked (or was asked nothing), the server's error (NOT_FOUND when
+ * it answered with nothing) when there is no answer at all, else
+ * PMIX_ERR_PARTIAL_SUCCESS. */
+static void query_finish_merged(struct query_req *r, pmix_status_t srv_status, pmix_info_t *srv,
+                                size_t nsrv)
+{
+    bool srv_ok = srv_status == PMIX_SUCCESS || srv_status == PMIX_ERR_PARTIAL_SUCCESS ||
+                  srv_status == PMIX_QUERY_PARTIAL_SUCCESS;
+    if (!srv_ok && srv) {
+        spx_info_array_free(srv, nsrv);
+        srv = NULL;
+    }
+    if (!srv_ok)
+        nsrv = 0;
+    size_t total = r->nlocal + nsrv;
+    pmix_status_t status;
+    if (total == 0)
+        status = srv_ok ? PMIX_ERR_NOT_FOUND : srv_status;
+    else if (srv_status == PMIX_SUCCESS)
+        status = PMIX_SUCCESS;
+    else
+        status = PMIX_ERR_PARTIAL_SUCCESS;
+    pmix_info_t *all = NULL;
+    if (total > 0)
+        PMIX_INFO_CREATE(all, total);
+    if (total > 0 && !all) {
+        spx_info_array_free(srv, nsrv);
+        query_finish(r, PMIX_ERR_NOMEM, NULL, 0);
+        return;
+    }
+    for (size_t i = 0; i < r->nlocal; i++) { /* shallow moves */
+        PMIX_LOAD_KEY(all[i].key, r->local[i].key);
+        all[i].value = r->local[i].value;
+    }
+    for (size_t i = 0; i < nsrv; i++) {
+        PMIX_LOAD_KEY(all[r->nlocal + i].key, srv[i].key);
+        all[r->nlocal + i].value = srv[i].value;
+    }
+    free(srv);
+    free(r->local); /* contents moved */
+    r->local = NULL;
+    r->nlocal = 0;
+    query_finish(r, status, all, total);
+}
+
+/* Answers the keys the library knows by itself (usable before PMIx_Init);
+ * true if key is one of them, out (when not NULL) then holds the answer. */
+static bool answer_from_library(const char *key, pmix_info_t *out)
+{
+    const char *v;
+    if (strcmp(key, PMIX_QUERY_STABLE_ABI_VERSION) == 0)
+        v = SPX_STD_ABI_STABLE;
+    else if (strcmp(key, PMIX_QUERY_PROVISIONAL_ABI_VERSION) == 0)
+        v = SPX_STD_ABI_PROVISIONAL;
+    else
+        return false;
+    if (out)
+        PMIX_INFO_LOAD(out, key, v, PMIX_STRING);
+    return true;
+}
+
+/* Answers one key from the job info into out; true if it could. */
 static bool answer_locally(const char *key, pmix_info_t *out)
 {
     if (strcmp(key, PMIX_QUERY_NAMESPACES) == 0) {
@@ -82,7 +168,10 @@ static bool answer_locally(const char *key, pmix_info_t *out)
     if (!v)
         return false;
     PMIX_LOAD_KEY(out->key, key);
-    return PMIx_Value_xfer(&out->value, v) == PMIX_SUCCESS;
+    if (PMIx_Value_xfer(&out->value, v) == PMIX_SUCCESS)
+        return true;
+    memset(out, 0, sizeof(*out)); /* out of memory: leave the slot empty */
+    return false;
 }
 
 static void query_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
@@ -99,75 +188,118 @@ static void query_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
                 spx_conn_close(spx_client.conn, "malformed QUERY reply", 1);
         }
     }
-    query_finish(r, status, info, ninfo);
+    query_finish_merged(r, status, info, ninfo);
+}
+
+static size_t count_keys(const pmix_query_t *q)
+{
+    size_t n = 0;
+    while (q->keys && q->keys[n])
+        n++;
+    return n;
+}
+
+/* Sends the keys marked in r->forward (and their queries' qualifiers). */
+static pmix_status_t query_forward(struct query_req *r)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    uint32_t nq = 0;
+    for (size_t q = 0, idx = 0; q < r->nqueries; q++) {
+        size_t nk = count_keys(&r->queries[q]);
+        for (size_t k = 0; k < nk; k++)
+            if (r->forward[idx + k]) {
+                nq++;
+                break;
+            }
+        idx += nk;
+    }
+    spx_buf_push_u32(&b, nq);
+    for (size_t q = 0, idx = 0; q < r->nqueries; q++) {
+        size_t nk = count_keys(&r->queries[q]);
+        uint32_t nf = 0;
+        for (size_t k = 0; k < nk; k++)
+            nf += r->forward[idx + k];
+        if (nf > 0) {
+            spx_buf_push_u32(&b, nf);
+            for (size_t k = 0; k < nk; k++)
+                if (r->forward[idx + k])
+                    spx_buf_push_str(&b, r->queries[q].keys[k]);
+            spx_codec_push_info_array(&b, r->queries[q].qualifiers, r->queries[q].nqual);
+        }
+        idx += nk;
+    }
+    pmix_status_t rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
+                                          : spx_client_request(SPX_MSG_QUERY, &b, query_reply, r);
+    spx_buf_fini(&b);
+    return rc;
 }
 
 static void query_on_thread(void *arg)
 {
     struct query_req *r = arg;
-    size_t nkeys = 0;
+    size_t nkeys = 0, nforward = 0;
     for (size_t q = 0; q < r->nqueries; q++)
-        for (size_t k = 0; r->queries[q].keys && r->queries[q].keys[k]; k++)
-            nkeys++;
-    pmix_info_t *info = NULL;
-    if (nkeys > 0)
-        PMIX_INFO_CREATE(info, nkeys);
-    bool all_local = info != NULL;
-    size_t n = 0;
+        nkeys += count_keys(&r->queries[q]);
+    r->local = calloc(nkeys ? nkeys : 1, sizeof(*r->local));
+    r->forward = calloc(nkeys ? nkeys : 1, sizeof(*r->forward));
+    if (!r->local || !r->forward) {
+        query_finish(r, PMIX_ERR_NOMEM, NULL, 0);
+        return;
+    }
     pthread_mutex_lock(&spx_client.lock);
-    for (size_t q = 0; all_local && spx_client.jobinfo && q < r->nqueries; q++) {
-        if (r->queries[q].nqual > 0)
-            all_local = false; /* qualified queries go to the server */
-        for (size_t k = 0; all_local && r->queries[q].keys && r->queries[q].keys[k]; k++)
-            all_local = answer_locally(r->queries[q].keys[k], &info[n++]);
+    for (size_t q = 0, idx = 0; q < r->nqueries; q++) {
+        /* qualified queries go to the server, except for the library's keys */
+        bool plain = r->queries[q].nqual == 0 && spx_client.jobinfo;
+        for (size_t k = 0; r->queries[q].keys[k]; k++, idx++) {
+            const char *key = r->queries[q].keys[k];
+            if (answer_from_library(key, &r->local[r->nlocal]) ||
+                (plain && answer_locally(key, &r->local[r->nlocal])))
+                r->nlocal++;
+            else {
+                r->forward[idx] = true;
+                nforward++;
+            }
+        }
     }
     pthread_mutex_unlock(&spx_client.lock);
-    if (all_local) {
-        query_finish(r, PMIX_SUCCESS, info, nkeys);
+    if (nforward == 0) {
+        query_finish_merged(r, PMIX_SUCCESS, NULL, 0);
         return;
     }
-    if (info)
-        PMIX_INFO_FREE(info, nkeys);
     if (spx_client.singleton) {
-        query_finish(r, PMIX_ERR_NOT_FOUND, NULL, 0);
+        query_finish_merged(r, PMIX_ERR_NOT_FOUND, NULL, 0);
         return;
     }
-    spx_buf_t b;
-    spx_buf_init(&b);
-    spx_buf_push_u32(&b, (uint32_t)r->nqueries);
-    for (size_t q = 0; q < r->nqueries; q++) {
-        uint32_t nk = 0;
-        while (r->queries[q].keys && r->queries[q].keys[nk])
-            nk++;
-        spx_buf_push_u32(&b, nk);
-        for (uint32_t k = 0; k < nk; k++)
-            spx_buf_push_str(&b, r->queries[q].keys[k]);
-        spx_codec_push_info_array(&b, r->queries[q].qualifiers, r->queries[q].nqual);
-    }
-    pmix_status_t rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
-                                          : spx_client_request(SPX_MSG_QUERY, &b, query_reply, r);
-    spx_buf_fini(&b);
+    pmix_status_t rc = query_forward(r);
     if (rc != PMIX_SUCCESS)
-        query_finish(r, rc, NULL, 0);
+        query_finish_merged(r, rc, NULL, 0);
 }
 
-static pmix_status_t query_check(pmix_query_t queries[], size_t nqueries)
+/* PMIX_SUCCESS when the queries are well formed; *library_only tells whether
+ * the library answers every key by itself (no init needed). */
+static pmix_status_t query_check(pmix_query_t queries[], size_t nqueries, bool *library_only)
 {
-    if (!spx_client_initialized())
-        return PMIX_ERR_INIT;
+    *library_only = true;
     if (!queries || nqueries == 0)
         return PMIX_ERR_BAD_PARAM;
-    for (size_t q = 0; q < nqueries; q++)
+    for (size_t q = 0; q < nqueries; q++) {
         if (!queries[q].keys || !queries[q].keys[0] ||
             (!queries[q].qualifiers && queries[q].nqual > 0))
             return PMIX_ERR_BAD_PARAM;
+        for (size_t k = 0; queries[q].keys[k]; k++)
+            *library_only = *library_only && answer_from_library(queries[q].keys[k], NULL);
+    }
     return PMIX_SUCCESS;
 }
 
 SPX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
                                             pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    pmix_status_t rc = query_check(queries, nqueries);
+    bool library_only;
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT; /* no progress thread to call back from */
+    pmix_status_t rc = query_check(queries, nqueries, &library_only);
     if (rc != PMIX_SUCCESS)
         return rc;
     if (!cbfunc)
@@ -186,18 +318,45 @@ SPX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nquer
     return PMIX_SUCCESS;
 }
 
+/* Before PMIx_Init: answers a query made only of the library's own keys on
+ * the caller's thread. */
+static pmix_status_t query_before_init(pmix_query_t queries[], size_t nqueries,
+                                       pmix_info_t **results, size_t *nresults)
+{
+    size_t n = 0;
+    for (size_t q = 0; q < nqueries; q++)
+        n += count_keys(&queries[q]);
+    pmix_info_t *info;
+    PMIX_INFO_CREATE(info, n);
+    if (!info)
+        return PMIX_ERR_NOMEM;
+    size_t i = 0;
+    for (size_t q = 0; q < nqueries; q++)
+        for (size_t k = 0; queries[q].keys[k]; k++)
+            answer_from_library(queries[q].keys[k], &info[i++]);
+    *results = info;
+    *nresults = n;
+    return PMIX_SUCCESS;
+}
+
 SPX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
                                          pmix_info_t **results, size_t *nresults)
 {
-    pmix_status_t rc = query_check(queries, nqueries);
+    bool library_only;
+    bool initialized = spx_client_initialized();
+    pmix_status_t rc = query_check(queries, nqueries, &library_only);
+    if (!initialized && (rc != PMIX_SUCCESS || !library_only))
+        return PMIX_ERR_INIT;
     if (rc != PMIX_SUCCESS)
         return rc;
-    if ((rc = spx_progress_guard("PMIx_Query_info")) != PMIX_SUCCESS)
+    if (initialized && (rc = spx_progress_guard("PMIx_Query_info")) != PMIX_SUCCESS)
         return rc;
     if (!results || !nresults)
         return PMIX_ERR_BAD_PARAM;
     *results = NULL;
     *nresults = 0;
+    if (!initialized)
+        return query_before_init(queries, nqueries, results, nresults);
     struct query_req r = {.queries = queries, .nqueries = nqueries, .results = results,
                           .nresults = nresults};
     spx_wait_init(&r.wait);

@@ -129,6 +129,60 @@ static bool node_is_mine(const pmix_info_t *in, size_t n)
            v == spx_srv.nodeid;
 }
 
+/* Job-level keys that follow from the node map (PMIX_NODE_MAP, and
+ * PMIX_PROC_MAP when given) where the host did not give them: PMIX_NODE_LIST,
+ * the names of the nodes running processes of the job joined by ',' in map
+ * order, and PMIX_NUM_NODES, their count. An unreadable map adds nothing. */
+static pmix_status_t ns_derive_node_keys(struct spx_srv_ns *ns)
+{
+    const pmix_value_t *nm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
+                                            PMIX_NODE_MAP, NULL);
+    const pmix_value_t *pm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
+                                            PMIX_PROC_MAP, NULL);
+    bool want_list = !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, NULL);
+    bool want_num = !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, NULL);
+    if ((!want_list && !want_num) || !nm || nm->type != PMIX_STRING || !nm->data.string)
+        return PMIX_SUCCESS;
+    char **hosts = NULL, **ppn = NULL;
+    if (spx_regex_parse(nm->data.string, &hosts) != PMIX_SUCCESS ||
+        (pm && pm->type == PMIX_STRING && pm->data.string &&
+         (spx_ppn_parse(pm->data.string, &ppn) != PMIX_SUCCESS ||
+          spx_regex_count(ppn) != spx_regex_count(hosts)))) {
+        spx_regex_free(hosts);
+        spx_regex_free(ppn);
+        return PMIX_SUCCESS; /* ns_map_nodes says why */
+    }
+    size_t len = 1;
+    for (size_t i = 0; hosts && hosts[i]; i++)
+        len += strlen(hosts[i]) + 1;
+    char *list = calloc(1, len);
+    uint32_t n = 0;
+    size_t off = 0;
+    for (size_t i = 0; list && hosts && hosts[i]; i++) {
+        if (ppn && ppn[i][0] == '\0')
+            continue; /* a node of the map without processes of this job */
+        off += (size_t)snprintf(list + off, len - off, "%s%s", n ? "," : "", hosts[i]);
+        n++;
+    }
+    pmix_status_t rc = list ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS && want_list) {
+        pmix_value_t v = {.type = PMIX_STRING};
+        v.data.string = list;
+        rc = spx_store_put(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, &v,
+                           PMIX_GLOBAL);
+    }
+    if (rc == PMIX_SUCCESS && want_num) {
+        pmix_value_t v = {.type = PMIX_UINT32};
+        v.data.uint32 = n;
+        rc = spx_store_put(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, &v,
+                           PMIX_GLOBAL);
+    }
+    free(list);
+    spx_regex_free(hosts);
+    spx_regex_free(ppn);
+    return rc;
+}
+
 static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
@@ -171,6 +225,8 @@ static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, si
             if (!spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, in[k].key, NULL))
                 rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
     }
+    if (rc == PMIX_SUCCESS)
+        rc = ns_derive_node_keys(ns);
     if (rc == PMIX_SUCCESS && ns->nlocalprocs >= 0 &&
         !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, NULL)) {
         pmix_value_t v = {.type = PMIX_UINT32};

@@ -141,7 +141,9 @@ static void query_set_free_v(void *qs)
 static void query_done(struct spx_srv_req *r)
 {
     /* r->extra: the host's answer (released by spx_srv_req_free through relfn) */
-    bool ok = r->status == PMIX_SUCCESS || r->status == PMIX_QUERY_PARTIAL_SUCCESS;
+    /* a partial answer keeps its results (hosts use either partial status) */
+    bool ok = r->status == PMIX_SUCCESS || r->status == PMIX_ERR_PARTIAL_SUCCESS ||
+              r->status == PMIX_QUERY_PARTIAL_SUCCESS;
     spx_codec_push_info_array(&r->reply, ok ? r->extra : NULL, ok ? r->nextra : 0);
     reply_with_tail(r);
     spx_srv_req_free(r);
@@ -196,7 +198,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
     }
     r->status = !res ? PMIX_ERR_NOMEM
                 : found == nkeys ? PMIX_SUCCESS
-                : found ? PMIX_QUERY_PARTIAL_SUCCESS
+                : found ? PMIX_ERR_PARTIAL_SUCCESS
                 : PMIX_ERR_NOT_FOUND;
     spx_codec_push_info_array(&r->reply, found ? res : NULL, found);
     reply_with_tail(r);
