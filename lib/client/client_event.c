@@ -8,7 +8,11 @@
  * calling it with PMIX_EVENT_ACTION_COMPLETE ends the chain, anything else
  * moves on to the next handler (on a later loop turn, never re-entrantly).
  * PMIx_Notify_event sends the event to the server, which delivers it to the
- * other processes in range; PMIX_RANGE_PROC_LOCAL stays in this process.
+ * other processes in range; PMIX_RANGE_PROC_LOCAL stays in this process: it
+ * runs this process's own chain on the progress thread
+ * (spx_client_event_notify_local), then calls the notifier back.
+ * A handler registered with PMIX_EVENT_RETURN_OBJECT finds the very pointer it
+ * registered appended to the info array of each call.
  */
 #include "config.h"
 
@@ -126,7 +130,9 @@ static void chain_step(void *arg)
             continue; /* deregistered meanwhile */
         size_t n = ev->ninfo;
         if (h->has_return_object) {
-            PMIX_INFO_LOAD(&ev->info[n], PMIX_EVENT_RETURN_OBJECT, &h->return_object,
+            /* PMIX_POINTER stores the data argument itself: the handler gets
+             * exactly the pointer it registered */
+            PMIX_INFO_LOAD(&ev->info[n], PMIX_EVENT_RETURN_OBJECT, h->return_object,
                            PMIX_POINTER);
             n++;
         }
@@ -186,6 +192,71 @@ void spx_client_event_dispatch(spx_buf_t *payload)
     spx_client_event_deliver(status, &source, info, ninfo);
     if (info)
         PMIX_INFO_FREE(info, ninfo);
+}
+
+/* ---- PMIx_Notify_event with PMIX_RANGE_PROC_LOCAL ---- */
+
+struct local_notify {
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_info_t *info; /* owned copy */
+    size_t ninfo;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+    spx_wait_t wait;   /* used when cbfunc is NULL */
+};
+
+static void local_notify_on_thread(void *arg)
+{
+    struct local_notify *n = arg;
+    spx_client_event_deliver(n->status, &n->source, n->info, n->ninfo);
+    spx_info_array_free(n->info, n->ninfo);
+    n->info = NULL;
+    if (n->cbfunc) {
+        n->cbfunc(PMIX_SUCCESS, n->cbdata);
+        free(n);
+    } else {
+        spx_wait_signal(&n->wait, PMIX_SUCCESS);
+    }
+}
+
+pmix_status_t spx_client_event_notify_local(pmix_status_t status, const pmix_proc_t *source,
+                                            const pmix_info_t *info, size_t ninfo,
+                                            pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!cbfunc) {
+        pmix_status_t rc = spx_progress_guard("PMIx_Notify_event");
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    struct local_notify *n = calloc(1, sizeof(*n));
+    if (!n)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = spx_info_array_dup(&n->info, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        free(n);
+        return rc;
+    }
+    n->ninfo = ninfo;
+    n->status = status;
+    n->source = source ? *source : spx_client.myproc;
+    n->cbfunc = cbfunc;
+    n->cbdata = cbdata;
+    if (!cbfunc)
+        spx_wait_init(&n->wait);
+    if (spx_progress_shift(local_notify_on_thread, n) != 0) {
+        if (!cbfunc)
+            spx_wait_fini(&n->wait);
+        spx_info_array_free(n->info, n->ninfo);
+        free(n);
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    if (cbfunc)
+        return PMIX_SUCCESS;
+    rc = spx_wait_block(&n->wait);
+    spx_wait_fini(&n->wait);
+    free(n);
+    return rc;
 }
 
 /* ---- registration ---- */

@@ -203,7 +203,9 @@ SPX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc
             return spx_server_notify(status, source, range, info, ninfo, cbfunc, cbdata);
         return PMIX_ERR_INIT;
     }
-    if (range == PMIX_RANGE_PROC_LOCAL || spx_client.singleton)
+    if (range == PMIX_RANGE_PROC_LOCAL) /* this process's own handlers */
+        return spx_client_event_notify_local(status, source, info, ninfo, cbfunc, cbdata);
+    if (spx_client.singleton)
         return PMIX_OPERATION_SUCCEEDED; /* no other process is in range */
     spx_buf_t b;
     spx_buf_init(&b);
