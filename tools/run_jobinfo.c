@@ -6,7 +6,7 @@
  * node and local index, then appends, in this order:
  *   - job-level keys (jobid, sizes, node/proc maps from PMIx_generate_regex
  *     and PMIx_generate_ppn, directories, mapping policy), plus the local
- *     node's size/peers/leader at job level, where Open MPI reads them;
+ *     node's size/peers/leader/name/id at job level, where Open MPI reads them;
  *   - one PMIX_APP_INFO_ARRAY (a single application, appnum 0);
  *   - one PMIX_NODE_INFO_ARRAY per node;
  *   - one PMIX_PROC_DATA array per rank.
@@ -221,6 +221,10 @@ static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_jo
     if (peers != NULL)
         spx_jobinfo_put(o, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
     spx_jobinfo_put(o, PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK);
+    /* this node's name and id, also when the server cannot tell which node
+     * array is its own (simulated nodes share the machine's host name) */
+    spx_jobinfo_put(o, PMIX_HOSTNAME, local->hostname, PMIX_STRING);
+    spx_jobinfo_put(o, PMIX_NODEID, &job->local_node, PMIX_UINT32);
     spx_jobinfo_put(o, PMIX_SPAWNED, &(bool){false}, PMIX_BOOL);
     free(peers);
 }

@@ -11,7 +11,8 @@
  *    PMIX_ERR_NOT_FOUND;
  *  - PMIX_NODE_LIST is the job's nodes in node-map order: as many as
  *    PMIX_NUM_NODES, the same list as PMIx_Resolve_nodes, entry PMIX_NODEID
- *    of every rank is that rank's PMIX_HOSTNAME, and every node holds a rank.
+ *    of every rank is that rank's PMIX_HOSTNAME, and every node holds a rank;
+ *    this node's PMIX_HOSTNAME and PMIX_NODEID (rank WILDCARD) are this rank's.
  * Prints "it_query: N ranks on M nodes: OK" from rank 0.
  */
 #include "itest.h"
@@ -277,6 +278,15 @@ static uint32_t node_list(uint32_t size)
     }
     for (uint32_t i = 0; i < nn; i++)
         IT_CHECK(used[i], "node %s of PMIX_NODE_LIST \"%s\" holds no rank", nodes[i], list);
+    /* this node's name and id (rank WILDCARD) are those of this rank */
+    char *myhost = get_string(it_me.rank, PMIX_HOSTNAME);
+    char *nodehost = get_string(PMIX_RANK_WILDCARD, PMIX_HOSTNAME);
+    IT_CHECK(strcmp(myhost, nodehost) == 0, "PMIX_HOSTNAME: node %s, rank %s", nodehost,
+             myhost);
+    IT_CHECK(get_u32(PMIX_RANK_WILDCARD, PMIX_NODEID) == get_u32(it_me.rank, PMIX_NODEID),
+             "PMIX_NODEID of the node and of the rank differ");
+    free(myhost);
+    free(nodehost);
     free(used);
     free(resolved);
     free_split(nodes);
