@@ -24,15 +24,15 @@ refused() { # status name value fix-regex
     spx_expect_err "$4"
     [ "$(wc -l <"$SPX_ERR")" = 1 ] || spx_fail "not one line on stderr"
 }
-uri='slurm.pmix.77.0;tcp4://127.0.0.1:1234'
+uri='pmix-server.4321;tcp4://127.0.0.1:45257'   # as OpenPMIx 4.2 sets it
 fix='srun --mpi=spmix or spmix-run, or remove its directory from LD_LIBRARY_PATH'
 
 try PMIX_SERVER_URI41="$uri" PMIX_NAMESPACE=slurm.pmix.77.0 PMIX_RANK=1
 refused PMIX_ERR_NOT_SUPPORTED PMIX_SERVER_URI41 "$uri" "$fix"
 spx_expect_err "this library \(.*libpmix\.so[.0-9]*\) is spmix's libpmix\.so\.2"
 
-try PMIX_SERVER_URI2="slurm.pmix.77.0.0;tcp4://127.0.0.1:1234"
-refused PMIX_ERR_NOT_SUPPORTED PMIX_SERVER_URI2 "slurm.pmix.77.0.0;tcp4://127.0.0.1:1234" "$fix"
+try PMIX_SERVER_URI2="$uri"
+refused PMIX_ERR_NOT_SUPPORTED PMIX_SERVER_URI2 "$uri" "$fix"
 
 try PMIX_SERVER_URI="pmix-server:4321:/tmp/pmix-4321" PMIX_NAMESPACE=old PMIX_RANK=0
 refused PMIX_ERR_NOT_SUPPORTED PMIX_SERVER_URI "pmix-server:4321:/tmp/pmix-4321" "$fix"

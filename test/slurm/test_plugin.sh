@@ -17,7 +17,10 @@
 #   server; a forged message on a tree port is rejected (connection closed,
 #   logged) and the step still completes; a fence is a barrier across nodes;
 #   a node whose ranks finished ends in order (no event for the others, a
-#   later fence naming its ranks fails at once).
+#   later fence naming its ranks fails at once); under Slurm's own
+#   --mpi=pmix (OpenPMIx) a program loading our library through
+#   LD_LIBRARY_PATH fails PMIx_Init with our one-line message and srun fails,
+#   while the same program on OpenPMIx's library runs.
 # Prints PASS:/FAIL: lines; exit 1 if anything failed. About 30-40 s.
 set -u
 
@@ -103,6 +106,52 @@ EOF
 chmod 644 "$OUT/allreduce.py"
 run_ok "3 nodes x 2: Open MPI (mpi4py) allreduce" "allreduce 6 21" \
     env OMPI_MCA_mpi_yield_when_idle=1 $S -N3 -n6 "$SPMIX_VC_PYTHON" "$OUT/allreduce.py"
+
+# ---- Slurm's own --mpi=pmix (an OpenPMIx server) with our library on LD_LIBRARY_PATH ----
+# A program built against Debian's OpenPMIx (RUNPATH to it) runs under Slurm's
+# mpi/pmix; with LD_LIBRARY_PATH naming our directory it loads our
+# libpmix.so.2, which must refuse the OpenPMIx server's URI (one line naming
+# it and the fix, PMIx_Init fails, srun fails) instead of running every task
+# as a singleton of size 1.
+cat >"$OUT/opmix_hello.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <pmix.h>
+int main(void)
+{
+    pmix_proc_t me, job;
+    pmix_value_t *v = NULL;
+    Dl_info dl = {0};
+    dladdr((void *)PMIx_Init, &dl);
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "opmix_hello: PMIx_Init: %s (lib %s)\n", PMIx_Error_string(rc), dl.dli_fname);
+        return 1;
+    }
+    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &v);
+    printf("opmix_hello rank %u size %u lib %s\n", me.rank,
+           rc == PMIX_SUCCESS ? v->data.uint32 : 0, dl.dli_fname);
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}
+EOF
+OPMIX_LIB=$(pkg-config --variable=libdir pmix 2>/dev/null)
+# shellcheck disable=SC2046
+if [ -n "$OPMIX_LIB" ] &&
+   cc -o "$OUT/opmix_hello" "$OUT/opmix_hello.c" $(pkg-config --cflags --libs pmix) >"$OUT/e" 2>&1; then
+    timeout 60 srun --mpi=pmix -N2 -n2 "$OUT/opmix_hello" >"$OUT/o" 2>"$OUT/e"; rc=$?
+    n=$(grep -c "^opmix_hello rank [01] size 2 lib $OPMIX_LIB/libpmix.so.2$" "$OUT/o")
+    if [ $rc = 0 ] && [ "$n" = 2 ]; then pass "control: Slurm's --mpi=pmix, 2 nodes x 1 on OpenPMIx's $OPMIX_LIB/libpmix.so.2: a job of 2"
+    else fail "control: Slurm's --mpi=pmix on OpenPMIx (rc $rc, $n/2 ok)"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 10; fi
+    timeout 60 srun --mpi=pmix -N2 -n2 env LD_LIBRARY_PATH="$LIBDIR" "$OUT/opmix_hello" >"$OUT/o" 2>"$OUT/e"; rc=$?
+    n=$(grep -c "error: PMIx_Init: PMIX_SERVER_URI41=[^ ]*;tcp4://[^ ]* is not an spmix server; this library ($LIBDIR/libpmix.so.2) is spmix's libpmix.so.2 .*run under srun --mpi=spmix or spmix-run, or remove its directory from LD_LIBRARY_PATH" "$OUT/e")
+    nf=$(grep -c "^opmix_hello: PMIx_Init: PMIX_ERR_NOT_SUPPORTED (lib $LIBDIR/libpmix.so.2)$" "$OUT/e")
+    if [ $rc != 0 ] && [ "$n" = 2 ] && [ "$nf" = 2 ] && ! grep -q "^opmix_hello rank" "$OUT/o"; then
+        pass "Slurm's --mpi=pmix with our library on LD_LIBRARY_PATH: both tasks fail PMIx_Init (NOT_SUPPORTED) naming the URI and the fix, srun exits $rc"
+    else fail "Slurm's --mpi=pmix with our library: rc $rc, $n/2 messages, $nf/2 init failures"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 10; fi
+else fail "cannot build a program against OpenPMIx (pkg-config pmix: '$OPMIX_LIB')"; sed 's/^/    /' "$OUT/e" | tail -n 5; fi
 
 # ---- batch job ----
 cat >"$OUT/job.sh" <<EOF
