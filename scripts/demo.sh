@@ -12,11 +12,21 @@
 #     srun --mpi=spmix: the same exchange on 3 nodes x 2 tasks, an unchanged
 #     Open MPI program (mpicc.openmpi), an sbatch script, and a PMIx_Abort
 #     seen by srun; then tears the cluster down.
+# Every part runs on the first run: scripts/install-deps.sh installs what
+# they need (OpenPMIx's headers, Open MPI, Slurm's headers; cluster.sh adds
+# the Slurm daemons), and a part whose tools are still missing stops the
+# demo with the reason instead of being left out.
 # Leaves no process, namespace or file of the cluster behind.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/_demo
+die() { echo "demo: $*" >&2; exit 1; }
 sh "$top/scripts/install-deps.sh"
+# Checked before the build, so that a missing tool stops the demo at once.
+openpmix_inc=$(pkg-config --variable=includedir pmix 2>/dev/null || true)
+[ -f "$openpmix_inc/pmix.h" ] || die "OpenPMIx's headers were not found (pkg-config pmix; Debian: libpmix-dev)"
+command -v mpicc.openmpi >/dev/null ||
+    die "mpicc.openmpi was not found (Debian: openmpi-bin libopenmpi-dev)"
 cd "$top" && ./autogen.sh >/dev/null 2>&1
 rm -rf "$out" && mkdir -p "$out/build" && cd "$out/build"
 "$top/configure" -q --prefix="$out/inst" --disable-tests
@@ -26,18 +36,14 @@ echo "== installed: $(ls "$inst/lib/spmix/" | tr '\n' ' ')"
 cc -o "$out/demo_exchange" "$top/test/demo/demo_exchange.c" $(PKG_CONFIG_PATH=$inst/lib/pkgconfig pkg-config --cflags --libs spmix)
 echo "== 4 processes: put, commit, collecting fence, get from every peer"
 "$inst/bin/spmix-run" -n 4 "$out/demo_exchange"
-if [ -f /usr/lib/x86_64-linux-gnu/pmix2/include/pmix.h ]; then
-    cc -o "$out/demo_exchange_openpmix" "$top/test/demo/demo_exchange.c" \
-        -I/usr/lib/x86_64-linux-gnu/pmix2/include -L"$inst/lib/spmix" -lpmix
-    echo "== the same program compiled against OpenPMIx's headers, run on our library"
-    echo "   (spmix-run puts its own library directory first in the ranks' LD_LIBRARY_PATH)"
-    "$inst/bin/spmix-run" -n 2 "$out/demo_exchange_openpmix"
-fi
-if command -v mpicc.openmpi >/dev/null; then
-    mpicc.openmpi -o "$out/demo_mpi" "$top/test/demo/demo_mpi.c"
-    echo "== an unchanged Open MPI 4.1 program (mpicc.openmpi) under spmix-run -n 4"
-    OMPI_MCA_mpi_yield_when_idle=1 "$inst/bin/spmix-run" -n 4 "$out/demo_mpi" | sort
-fi
+cc -o "$out/demo_exchange_openpmix" "$top/test/demo/demo_exchange.c" \
+    -I"$openpmix_inc" -L"$inst/lib/spmix" -lpmix
+echo "== the same program compiled against OpenPMIx's headers, run on our library"
+echo "   (spmix-run puts its own library directory first in the ranks' LD_LIBRARY_PATH)"
+"$inst/bin/spmix-run" -n 2 "$out/demo_exchange_openpmix"
+mpicc.openmpi -o "$out/demo_mpi" "$top/test/demo/demo_mpi.c"
+echo "== an unchanged Open MPI 4.1 program (mpicc.openmpi) under spmix-run -n 4"
+OMPI_MCA_mpi_yield_when_idle=1 "$inst/bin/spmix-run" -n 4 "$out/demo_mpi" | sort
 echo "== rank 1 calls PMIx_Abort(3, ...): the job ends with status 3"
 set +e
 "$inst/bin/spmix-run" -n 3 "$out/demo_exchange" --abort
@@ -48,9 +54,22 @@ set -e
 cluster=$top/test/slurm/cluster.sh
 plugdir=$(make -s -C "$out/build" --no-print-directory \
     --eval='spx-print-dirs: ; @echo $(slurmplugindir)' spx-print-dirs | tail -n 1)
-[ -f "$plugdir/mpi_spmix.so" ] || { echo "demo: no Slurm plugin was built (libslurm-dev missing?)"; exit 1; }
-exec 9>/tmp/spmix-vc.lock
-flock 9   # one virtual cluster per machine
+[ -f "$plugdir/mpi_spmix.so" ] || die "no Slurm plugin was built (libslurm-dev missing?)"
+# One virtual cluster per machine: hold /tmp/spmix-vc.lock while it is up. A
+# caller may hold it already (flock /tmp/spmix-vc.lock sh scripts/demo.sh) and
+# pass its locked descriptor down: locking the file through a new descriptor
+# would then wait for ourselves forever, so an inherited descriptor of the
+# lock file is locked instead (flock on the same open file cannot conflict).
+vc_lock=/tmp/spmix-vc.lock
+locked=no
+for fd in /proc/$$/fd/*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$vc_lock" ] || continue
+    flock -n "${fd##*/}" && { locked=yes; break; }
+done
+if [ "$locked" = no ]; then
+    exec 9>"$vc_lock"
+    flock 9
+fi
 trap '"$cluster" down >/dev/null 2>&1' EXIT
 echo "== bringing up Slurm: 3 nodes in network namespaces, mpi_spmix.so from $plugdir"
 "$cluster" up -n 3 --plugin-dir "$plugdir" >"$out/cluster-up.log" 2>&1 ||
@@ -61,11 +80,9 @@ echo "== srun --mpi=list"
 srun --mpi=list 2>&1 | sed 's/^/   /'
 echo "== srun --mpi=spmix -N3 -n6: put, commit, collecting fence, get (3 nodes x 2 tasks)"
 timeout 60 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 "$out/demo_exchange" | sort
-if [ -x "$out/demo_mpi" ]; then
-    echo "== the same Open MPI program: srun --mpi=spmix -N3 -n6"
-    OMPI_MCA_mpi_yield_when_idle=1 timeout 90 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 \
-        "$out/demo_mpi" | sort
-fi
+echo "== the same Open MPI program: srun --mpi=spmix -N3 -n6"
+OMPI_MCA_mpi_yield_when_idle=1 timeout 90 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 \
+    "$out/demo_mpi" | sort
 echo "== an sbatch script that calls srun --mpi=spmix"
 printf '#!/bin/sh\nsrun --mpi=spmix -N3 -n3 %s\n' "$out/demo_exchange" >"$out/job.sh"
 chmod 755 "$out/job.sh"
