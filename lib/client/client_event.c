@@ -284,6 +284,11 @@ static void reg_on_thread(void *arg)
     }
 }
 
+/* The registration directives read below. */
+static const char *const register_directives[] = {PMIX_EVENT_HDLR_FIRST, PMIX_EVENT_HDLR_LAST,
+                                                  PMIX_EVENT_HDLR_PREPEND,
+                                                  PMIX_EVENT_RETURN_OBJECT, NULL};
+
 SPX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
                                                      pmix_info_t info[], size_t ninfo,
                                                      pmix_notification_fn_t evhdlr,
@@ -293,6 +298,10 @@ SPX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size
         return PMIX_ERR_INIT;
     if (!evhdlr || (!codes && ncodes > 0) || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc = spx_directives_check("PMIx_Register_event_handler", info, ninfo,
+                                             register_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     if (!cbfunc) {
         pmix_status_t rc = spx_progress_guard("PMIx_Register_event_handler");
         if (rc != PMIX_SUCCESS)

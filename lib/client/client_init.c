@@ -27,6 +27,7 @@
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "net/unix_sock.h"
+#include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -548,12 +549,19 @@ static pmix_status_t first_init(void)
     return PMIX_SUCCESS;
 }
 
+/* PMIx_Init's directives: a programming model declaring itself asks for
+ * nothing more than being accepted. No PMIx_Finalize directive is honoured
+ * (PMIX_EMBED_BARRIER is not: a program that needs the barrier fences). */
+static const char *const init_directives[] = {PMIX_PROGRAMMING_MODEL, PMIX_MODEL_LIBRARY_NAME,
+                                              PMIX_MODEL_LIBRARY_VERSION, PMIX_THREADING_MODEL,
+                                              NULL};
+
 SPX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
 {
-    (void)info;
-    (void)ninfo;
+    pmix_status_t rc = spx_directives_check("PMIx_Init", info, ninfo, init_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     pthread_mutex_lock(&spx_client.init_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
     if (spx_client.init_count == 0) {
         rc = first_init();
         if (rc == PMIX_SUCCESS)
@@ -617,10 +625,10 @@ static void teardown_on_thread(void *arg)
 
 SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
 {
-    (void)info;
-    (void)ninfo;
     pmix_status_t rc = spx_progress_guard("PMIx_Finalize");
     if (rc != PMIX_SUCCESS)
+        return rc;
+    if ((rc = spx_directives_check("PMIx_Finalize", info, ninfo, NULL)) != PMIX_SUCCESS)
         return rc;
     pthread_mutex_lock(&spx_client.init_lock);
     if (spx_client.init_count == 0) {

@@ -306,6 +306,9 @@ static void get_req_target(struct get_req *r, const pmix_proc_t *proc, const cha
     PMIX_LOAD_KEY(r->key, key);
 }
 
+/* The directives a Get honours (client and server side together). */
+static const char *const get_directives[] = {PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT, NULL};
+
 SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                      const pmix_info_t info[], size_t ninfo,
                                      pmix_value_cbfunc_t cbfunc, void *cbdata)
@@ -314,6 +317,9 @@ SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
         return PMIX_ERR_INIT;
     if (!cbfunc || !key_ok(key) || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc = spx_directives_check("PMIx_Get_nb", info, ninfo, get_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     struct get_req *r = calloc(1, sizeof(*r));
     if (!r)
         return PMIX_ERR_NOMEM;
@@ -357,6 +363,8 @@ SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
         return rc;
     if (!val || !key_ok(key) || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    if ((rc = spx_directives_check("PMIx_Get", info, ninfo, get_directives)) != PMIX_SUCCESS)
+        return rc;
     *val = NULL;
     /* fast path: answered from what this process already holds, no thread hop */
     struct get_req local = {.info = NULL};

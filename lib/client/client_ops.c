@@ -192,12 +192,25 @@ static pmix_status_t op_status(const char *call, uint8_t type, spx_buf_t *payloa
     return rc;
 }
 
+/* Directives honoured by the calls below (lib/server/events.c, relay.c and
+ * pubsub_table.c read them). Publish and notify arrays also carry user data:
+ * for them only reserved keys count as directives. */
+static const char *const notify_directives[] = {PMIX_EVENT_CUSTOM_RANGE, PMIX_EVENT_AFFECTED_PROC,
+                                                NULL};
+static const char *const publish_directives[] = {PMIX_RANGE, PMIX_PERSISTENCE, NULL};
+static const char *const unpublish_directives[] = {PMIX_RANGE, NULL};
+static const char *const lookup_directives[] = {PMIX_RANGE, PMIX_WAIT, NULL};
+
 SPX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
                                            pmix_data_range_t range, const pmix_info_t info[],
                                            size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     if (!info && ninfo > 0)
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc =
+        spx_directives_check_reserved("PMIx_Notify_event", info, ninfo, notify_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     if (!spx_client_initialized()) {
         if (spx_server_active())
             return spx_server_notify(status, source, range, info, ninfo, cbfunc, cbdata);
@@ -246,6 +259,10 @@ SPX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo,
         return PMIX_ERR_INIT;
     if (!info || ninfo == 0)
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc =
+        spx_directives_check_reserved("PMIx_Publish", info, ninfo, publish_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     spx_buf_t b;
     spx_buf_init(&b);
     spx_codec_push_info_array(&b, info, ninfo);
@@ -277,6 +294,10 @@ SPX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[]
         return PMIX_ERR_INIT;
     if (!info && ninfo > 0)
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc =
+        spx_directives_check("PMIx_Unpublish", info, ninfo, unpublish_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     spx_buf_t b;
     spx_buf_init(&b);
     push_keys(&b, keys);
@@ -332,6 +353,9 @@ SPX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], s
         return PMIX_ERR_INIT;
     if (!cbfunc || !keys || !keys[0] || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t drc = spx_directives_check("PMIx_Lookup_nb", info, ninfo, lookup_directives);
+    if (drc != PMIX_SUCCESS)
+        return drc;
     struct lookup_cb *cb = calloc(1, sizeof(*cb));
     if (!cb)
         return PMIX_ERR_NOMEM;
@@ -357,6 +381,9 @@ SPX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const pm
         return rc;
     if (!data || ndata == 0 || (!info && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    if ((rc = spx_directives_check("PMIx_Lookup", info, ninfo, lookup_directives)) !=
+        PMIX_SUCCESS)
+        return rc;
     char **keys = calloc(ndata + 1, sizeof(char *));
     if (!keys)
         return PMIX_ERR_NOMEM;

@@ -278,6 +278,10 @@ static void query_on_thread(void *arg)
 
 /* PMIX_SUCCESS when the queries are well formed; *library_only tells whether
  * the library answers every key by itself (no init needed). */
+/* The only qualifier a query's answerers (library, job info, server, host)
+ * read; a required one outside this list fails the query (PMIX_INFO_REQD). */
+static const char *const query_qualifiers[] = {PMIX_NSPACE, NULL};
+
 static pmix_status_t query_check(pmix_query_t queries[], size_t nqueries, bool *library_only)
 {
     *library_only = true;
@@ -287,6 +291,10 @@ static pmix_status_t query_check(pmix_query_t queries[], size_t nqueries, bool *
         if (!queries[q].keys || !queries[q].keys[0] ||
             (!queries[q].qualifiers && queries[q].nqual > 0))
             return PMIX_ERR_BAD_PARAM;
+        pmix_status_t rc = spx_directives_check("PMIx_Query_info", queries[q].qualifiers,
+                                                queries[q].nqual, query_qualifiers);
+        if (rc != PMIX_SUCCESS)
+            return rc;
         for (size_t k = 0; queries[q].keys[k]; k++)
             *library_only = *library_only && answer_from_library(queries[q].keys[k], NULL);
     }

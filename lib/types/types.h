@@ -81,6 +81,11 @@ void spx_info_array_free(pmix_info_t *info, size_t n);
 pmix_status_t spx_directives_check(const char *call, const pmix_info_t info[], size_t ninfo,
                                    const char *const supported[]);
 
+/* The same rule for arrays that mix user data with directives: only
+ * reserved ("pmix." prefixed) keys count as directives. */
+pmix_status_t spx_directives_check_reserved(const char *call, const pmix_info_t info[],
+                                            size_t ninfo, const char *const supported[]);
+
 /* Copies key into a pmix_key_t-sized buffer, truncating at PMIX_MAX_KEYLEN
  * and NUL padding. */
 void spx_key_load(char *dst, const char *key);

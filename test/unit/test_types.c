@@ -778,6 +778,14 @@ START_TEST(test_directives_check)
     ck_assert_int_eq(spx_directives_check("t", d, 1, honoured), PMIX_SUCCESS);
     ck_assert_int_eq(spx_directives_check("t", d, 1, NULL), PMIX_ERR_NOT_SUPPORTED);
     ck_assert_int_eq(spx_directives_check("t", NULL, 3, NULL), PMIX_SUCCESS);
+    /* arrays mixing user data and directives: only reserved keys count */
+    ck_assert_int_eq(spx_directives_check_reserved("t", d, 3, honoured), PMIX_SUCCESS);
+    pmix_info_t r;
+    PMIX_INFO_LOAD(&r, "pmix.spmix.test.unknown", &yes, PMIX_BOOL);
+    PMIX_INFO_REQUIRED(&r);
+    ck_assert_int_eq(spx_directives_check_reserved("t", &r, 1, honoured),
+                     PMIX_ERR_NOT_SUPPORTED);
+    PMIX_INFO_DESTRUCT(&r);
     /* the other flags do not make an entry required */
     PMIX_INFO_OPTIONAL(&d[1]);
     d[1].flags |= PMIX_INFO_ARRAY_END | PMIX_INFO_REQD_PROCESSED;
