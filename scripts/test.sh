@@ -3,6 +3,9 @@
 #   1. install the packages it needs;
 #   2. a warnings-as-errors build and `make check` (unit + integration tests);
 #   3. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
+#      then `make distcheck`: the release tarball builds (-Werror) from a
+#      read-only source tree, passes `make check`, installs and uninstalls
+#      cleanly under a prefix of its own;
 #   4. an integration job under valgrind (memcheck, leaks are errors);
 #   5. `make install` into a staging prefix and a check that libpmix.so.2
 #      exports only PMIx_* names; unchanged Open MPI / mpi4py programs under
@@ -44,6 +47,14 @@ step "make check under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_check "$root/asan" CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
     LDFLAGS="-fsanitize=address,undefined"
+
+step "make distcheck (the release tarball builds, checks, installs and uninstalls)"
+cd "$root/normal"
+make -s -j"$jobs" distcheck || {
+    for f in spmix-*/_build/sub/test-suite.log; do [ -f "$f" ] && tail -n 200 "$f"; done
+    exit 1
+}
+cd "$top"
 
 step "integration job under valgrind"
 cd "$root/normal"
