@@ -9,8 +9,10 @@
  * release what the library returns with the matching _FREE or _RELEASE macro.
  * Helpers that deep-copy or destroy values (PMIx_Value_xxx, PMIx_Info_xxx,
  * PMIx_Data_array_destruct, PMIx_Info_list_xxx) live in the library; the
- * CREATE/CONSTRUCT/LOAD_KEY style macros are inline.
- * Inline helpers are named spx_hdr_xxx: not part of the API, do not call them.
+ * CREATE/CONSTRUCT/LOAD_KEY style macros are inline, and so are the PMIx v4
+ * helper functions (pmix_argv_*, pmix_setenv, pmix_strncpy, pmix_check_true,
+ * pmix_app_free, ...: see "PMIx v4 inline helpers" below).
+ * Inline helpers named spx_hdr_xxx are not part of the API: do not call them.
  */
 #ifndef PMIx_COMMON_H
 #define PMIx_COMMON_H
@@ -29,6 +31,7 @@
 #include <pmix_version.h>
 
 /* Marks the functions the library exports. */
+#define PMIX_HAVE_VISIBILITY 1
 #define PMIX_EXPORT __attribute__((visibility("default")))
 
 #if defined(c_plusplus) || defined(__cplusplus)
@@ -835,7 +838,69 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
 PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer,
                                          pmix_byte_object_t *payload);
 
-/* ------------------------------------------------ inline helpers (private) */
+/* ============================================================================
+ * PMIx v4 inline helpers: PUBLIC API.
+ *
+ * The static inline functions that pmix_common.h of PMIx v4 (OpenPMIx 4.2)
+ * gives programs, with the same names, signatures and results, so programs
+ * written against that header compile unchanged.  They are not library
+ * symbols: each program compiles its own copy.  The PMIX_ARGV_*, PMIX_SETENV,
+ * PMIX_LOAD_KEY/NSPACE, PMIX_CHECK_TRUE/BOOL, PMIX_INFO_TRUE and the
+ * FREE/RELEASE macros below are built on them.  pmix_app_free, pmix_pdata_free
+ * and pmix_{proc,disk,net,node}_stats_free are next to their types further down.
+ *
+ * Ownership: every string or array they return is malloc'd and the caller's
+ * (pmix_argv_free for argv arrays, free/pmix_free for strings).  argv arrays
+ * are NULL-terminated; a NULL array is an empty one wherever one is read.
+ * Where OpenPMIx 4.2 would crash (a NULL string to add, NULL value or name),
+ * these return PMIX_ERR_BAD_PARAM (or treat NULL as empty) instead, and a
+ * failed allocation never loses the caller's array.
+ *
+ *   pmix_malloc/pmix_calloc/pmix_free   malloc, calloc, free
+ *   pmix_strncpy(dst, src, len)         copy at most len chars, stop at the
+ *                                       first NUL, always terminate: dst holds
+ *                                       len + 1 bytes (NULL src copies "")
+ *   pmix_keylen(s) / pmix_nslen(s)      length looking at no more than
+ *                                       PMIX_MAX_KEYLEN+1 / PMIX_MAX_NSLEN+1
+ *                                       bytes (that bound if unterminated); 0 for NULL
+ *   pmix_argv_count(argv)               entries (0 for NULL)
+ *   pmix_argv_append_nosize(&argv, s)   add a copy of s at the end (creates
+ *   pmix_argv_prepend_nosize(&argv, s)  the array when argv is NULL) / at the
+ *   pmix_argv_append_unique_nosize(...) front / at the end unless an equal
+ *                                       string is present (then SUCCESS, no change)
+ *   pmix_argv_free(argv)                free entries and array; NULL is fine
+ *   pmix_argv_split(s, d)               fields of s between delimiters d, empty
+ *                                       fields dropped; NULL when there is none
+ *   pmix_argv_split_with_empty(s, d)    empty fields kept as "", except that a
+ *                                       delimiter ending s adds no final field
+ *                                       ("a,,b" -> a "" b; ",a," -> "" a;
+ *                                       "a,," -> a ""); NULL for NULL or ""
+ *   pmix_argv_split_inter(s, d, empty)  either of the two
+ *   pmix_argv_join(argv, d)             entries joined by d; "" for NULL/empty
+ *                                       (NULL only when out of memory)
+ *   pmix_argv_copy(argv)                deep copy; NULL for NULL; an empty
+ *                                       array copies to an empty array
+ *   pmix_setenv(name, value, overwrite, &env)
+ *                                       put "name=value" ("name=" for a NULL
+ *                                       value) into the argv-style env, growing
+ *                                       it (a NULL env becomes a new array);
+ *                                       an existing name= entry is replaced
+ *                                       when overwrite, else PMIX_ERR_EXISTS
+ *                                       and env is unchanged.  When env is the
+ *                                       process's environ it calls setenv(3)
+ *                                       (unsetenv(3) for a NULL value) and
+ *                                       returns SUCCESS.  A value longer than
+ *                                       99999 chars is PMIX_ERR_BAD_PARAM.
+ *   pmix_check_true(&value)             PMIX_BOOL_TRUE / PMIX_BOOL_FALSE /
+ *                                       PMIX_NON_BOOL: UNDEF is true; BOOL is
+ *                                       its flag; a STRING that is NULL, empty
+ *                                       or blank is true; after leading blanks,
+ *                                       a digit reads as atoi() != 0; a prefix
+ *                                       "yes"/"true" (any case) is true, "no"/
+ *                                       "false" false; anything else NON_BOOL
+ * ========================================================================== */
+
+/* --- private building blocks (spx_hdr_*: not API, do not call them) --- */
 
 /* Length of s, looking at no more than max bytes (0 for NULL). */
 static inline size_t spx_hdr_strnlen(const char *s, size_t max)
@@ -846,15 +911,6 @@ static inline size_t spx_hdr_strnlen(const char *s, size_t max)
     while (n < max && s[n] != '\0')
         n++;
     return n;
-}
-
-/* Copy at most max chars of src and terminate: dst holds max + 1 bytes. */
-static inline void spx_hdr_strncpy(char *dst, const char *src, size_t max)
-{
-    size_t n = spx_hdr_strnlen(src, max);
-    if (n > 0)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
 }
 
 /* strdup that is available in strict ISO modes too; NULL in, NULL out. */
@@ -871,22 +927,24 @@ static inline char *spx_hdr_strdup(const char *s)
     return d;
 }
 
-static inline int spx_hdr_argv_count(char **argv)
+/* Add a copy of the first len chars of arg at the front or the back of the
+ * NULL-terminated *argv; *argv is untouched on failure. */
+static inline pmix_status_t spx_hdr_argv_addn(char ***argv, const char *arg,
+                                              size_t len, bool front)
 {
-    int n = 0;
-    while (argv != NULL && argv[n] != NULL)
-        n++;
-    return n;
-}
-
-/* Add a copy of arg at the front or the back of the NULL-terminated *argv. */
-static inline pmix_status_t spx_hdr_argv_add(char ***argv, const char *arg, bool front)
-{
-    int n = spx_hdr_argv_count(*argv);
-    char *copy = spx_hdr_strdup(arg);
+    int n;
+    char *copy;
     char **grown;
+    if (argv == NULL || arg == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    n = 0;
+    while (*argv != NULL && (*argv)[n] != NULL)
+        n++;
+    copy = (char *) malloc(len + 1);
     if (copy == NULL)
         return PMIX_ERR_OUT_OF_RESOURCE;
+    memcpy(copy, arg, len);
+    copy[len] = '\0';
     grown = (char **) realloc(*argv, (size_t) (n + 2) * sizeof(char *));
     if (grown == NULL) {
         free(copy);
@@ -903,16 +961,85 @@ static inline pmix_status_t spx_hdr_argv_add(char ***argv, const char *arg, bool
     return PMIX_SUCCESS;
 }
 
-static inline pmix_status_t spx_hdr_argv_add_unique(char ***argv, const char *arg)
+/* Does s start with the lower-case word, ignoring case? */
+static inline int spx_hdr_prefix_nocase(const char *s, const char *word)
+{
+    size_t i;
+    for (i = 0; word[i] != '\0'; i++)
+        if (tolower((unsigned char) s[i]) != word[i])
+            return 0;
+    return 1;
+}
+
+/* --- the public helpers --- */
+
+static inline void *pmix_malloc(size_t n)
+{
+    return malloc(n);
+}
+
+static inline void pmix_free(void *m)
+{
+    free(m);
+}
+
+static inline void *pmix_calloc(size_t n, size_t m)
+{
+    return calloc(n, m);
+}
+
+static inline void pmix_strncpy(char *dest, const char *src, size_t len)
+{
+    size_t n = spx_hdr_strnlen(src, len);
+    if (n > 0)
+        memcpy(dest, src, n);
+    dest[n] = '\0';
+}
+
+static inline size_t pmix_keylen(const char *src)
+{
+    return spx_hdr_strnlen(src, PMIX_MAX_KEYLEN + 1);
+}
+
+static inline size_t pmix_nslen(const char *src)
+{
+    return spx_hdr_strnlen(src, PMIX_MAX_NSLEN + 1);
+}
+
+static inline int pmix_argv_count(char **argv)
+{
+    int n = 0;
+    while (argv != NULL && argv[n] != NULL)
+        n++;
+    return n;
+}
+
+static inline pmix_status_t pmix_argv_append_nosize(char ***argv, const char *arg)
+{
+    if (arg == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return spx_hdr_argv_addn(argv, arg, strlen(arg), false);
+}
+
+static inline pmix_status_t pmix_argv_prepend_nosize(char ***argv, const char *arg)
+{
+    if (arg == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return spx_hdr_argv_addn(argv, arg, strlen(arg), true);
+}
+
+static inline pmix_status_t pmix_argv_append_unique_nosize(char ***argv, const char *arg)
 {
     int i;
+    if (argv == NULL || arg == NULL)
+        return PMIX_ERR_BAD_PARAM;
     for (i = 0; *argv != NULL && (*argv)[i] != NULL; i++)
         if (strcmp((*argv)[i], arg) == 0)
             return PMIX_SUCCESS;
-    return spx_hdr_argv_add(argv, arg, false);
+    return pmix_argv_append_nosize(argv, arg);
 }
 
-static inline void spx_hdr_argv_free(char **argv)
+static inline void pmix_argv_free(char **argv)
 {
     int i;
     if (argv == NULL)
@@ -922,28 +1049,20 @@ static inline void spx_hdr_argv_free(char **argv)
     free(argv);
 }
 
-/* Split s at delim, dropping empty fields; NULL when s has no field. */
-static inline char **spx_hdr_argv_split(const char *s, int delim)
+static inline char **pmix_argv_split_inter(const char *src_string, int delimiter,
+                                           bool include_empty)
 {
+    const char *s = src_string;
     char **argv = NULL;
+    /* each pass takes one field and the delimiter after it; the loop ends at
+     * the terminator, so a delimiter that ends the string opens no field */
     while (s != NULL && *s != '\0') {
         const char *end = s;
-        while (*end != '\0' && *end != delim)
+        while (*end != '\0' && *end != delimiter)
             end++;
-        if (end > s) {
-            size_t len = (size_t) (end - s);
-            char *field = (char *) malloc(len + 1);
-            pmix_status_t rc;
-            if (field == NULL) {
-                spx_hdr_argv_free(argv);
-                return NULL;
-            }
-            memcpy(field, s, len);
-            field[len] = '\0';
-            rc = spx_hdr_argv_add(&argv, field, false);
-            free(field);
-            if (rc != PMIX_SUCCESS) {
-                spx_hdr_argv_free(argv);
+        if (end > s || include_empty) {
+            if (spx_hdr_argv_addn(&argv, s, (size_t) (end - s), false) != PMIX_SUCCESS) {
+                pmix_argv_free(argv);
                 return NULL;
             }
         }
@@ -952,8 +1071,17 @@ static inline char **spx_hdr_argv_split(const char *s, int delim)
     return argv;
 }
 
-/* Join argv with delim into a new string ("" for an empty list). */
-static inline char *spx_hdr_argv_join(char **argv, int delim)
+static inline char **pmix_argv_split_with_empty(const char *src_string, int delimiter)
+{
+    return pmix_argv_split_inter(src_string, delimiter, true);
+}
+
+static inline char **pmix_argv_split(const char *src_string, int delimiter)
+{
+    return pmix_argv_split_inter(src_string, delimiter, false);
+}
+
+static inline char *pmix_argv_join(char **argv, int delimiter)
 {
     size_t len = 0, pos = 0;
     int i;
@@ -966,7 +1094,7 @@ static inline char *spx_hdr_argv_join(char **argv, int delim)
     for (i = 0; argv != NULL && argv[i] != NULL; i++) {
         size_t n = strlen(argv[i]);
         if (i > 0)
-            out[pos++] = (char) delim;
+            out[pos++] = (char) delimiter;
         memcpy(out + pos, argv[i], n);
         pos += n;
     }
@@ -974,8 +1102,7 @@ static inline char *spx_hdr_argv_join(char **argv, int delim)
     return out;
 }
 
-/* Deep copy; an empty list copies to an empty (non-NULL) list. */
-static inline char **spx_hdr_argv_copy(char **argv)
+static inline char **pmix_argv_copy(char **argv)
 {
     char **dup;
     int i;
@@ -985,18 +1112,16 @@ static inline char **spx_hdr_argv_copy(char **argv)
     if (dup == NULL)
         return NULL;
     for (i = 0; argv[i] != NULL; i++) {
-        if (spx_hdr_argv_add(&dup, argv[i], false) != PMIX_SUCCESS) {
-            spx_hdr_argv_free(dup);
+        if (pmix_argv_append_nosize(&dup, argv[i]) != PMIX_SUCCESS) {
+            pmix_argv_free(dup);
             return NULL;
         }
     }
     return dup;
 }
 
-/* Set NAME=value in *env (the process environment when *env == environ).
- * A NULL value unsets in environ and stores "NAME=" elsewhere. */
-static inline pmix_status_t spx_hdr_setenv(const char *name, const char *value,
-                                           bool overwrite, char ***env)
+static inline pmix_status_t pmix_setenv(const char *name, const char *value,
+                                        bool overwrite, char ***env)
 {
     size_t nlen, vlen;
     char *entry;
@@ -1006,6 +1131,7 @@ static inline pmix_status_t spx_hdr_setenv(const char *name, const char *value,
     if (value != NULL && spx_hdr_strnlen(value, 100000) >= 100000)
         return PMIX_ERR_BAD_PARAM;
     if (*env == environ) {
+        /* setenv(3) is POSIX: strict ISO C modes of glibc do not declare it */
 #if !defined(__GLIBC__) || defined(__USE_XOPEN2K)
         if (value == NULL)
             unsetenv(name);
@@ -1038,33 +1164,22 @@ static inline pmix_status_t spx_hdr_setenv(const char *name, const char *value,
         (*env)[i] = entry;
         return PMIX_SUCCESS;
     } else {
-        pmix_status_t rc = spx_hdr_argv_add(env, entry, false);
+        pmix_status_t rc = spx_hdr_argv_addn(env, entry, nlen + 1 + vlen, false);
         free(entry);
         return rc;
     }
 }
 
-static inline int spx_hdr_prefix_nocase(const char *s, const char *word)
-{
-    size_t i;
-    for (i = 0; word[i] != '\0'; i++)
-        if (tolower((unsigned char) s[i]) != word[i])
-            return 0;
-    return 1;
-}
-
-/* How a value reads as a boolean: UNDEF and NULL/empty strings are true;
- * strings may be numbers or yes/no/true/false. */
-static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
+static inline pmix_boolean_t pmix_check_true(const pmix_value_t *value)
 {
     const char *s;
-    if (v->type == PMIX_UNDEF)
+    if (value->type == PMIX_UNDEF)
         return PMIX_BOOL_TRUE;
-    if (v->type == PMIX_BOOL)
-        return v->data.flag ? PMIX_BOOL_TRUE : PMIX_BOOL_FALSE;
-    if (v->type != PMIX_STRING)
+    if (value->type == PMIX_BOOL)
+        return value->data.flag ? PMIX_BOOL_TRUE : PMIX_BOOL_FALSE;
+    if (value->type != PMIX_STRING)
         return PMIX_NON_BOOL;
-    s = v->data.string;
+    s = value->data.string;
     if (s == NULL)
         return PMIX_BOOL_TRUE;
     while (isspace((unsigned char) *s))
@@ -1080,6 +1195,8 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
     return PMIX_NON_BOOL;
 }
 
+/* ========================================== end of the PMIx v4 inline helpers */
+
 /* Allocate n zeroed elements (malloc'd, caller frees). */
 #define SPX_HDR_ZALLOC(m, n, T)                                          \
     do {                                                                \
@@ -1091,7 +1208,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
     } while (0)
 
 /* Defines fn(T *a, size_t n): destruct each of the n elements with the
- * macro D, then free the array.  One function per type keeps nested
+ * macro D; the array itself stays allocated (a NULL a does nothing).  This is
+ * what the public pmix_app_free, pmix_pdata_free and pmix_*_stats_free of
+ * PMIx v4 do, and they are made with it.  One function per type keeps nested
  * FREE-inside-DESTRUCT macros expandable. */
 #define SPX_HDR_DEFINE_FREE(fn, T, D)                                    \
     static inline void fn(T *a, size_t n)                               \
@@ -1102,13 +1221,13 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         for (k = 0; k < n; k++) {                                       \
             D(&a[k]);                                                   \
         }                                                               \
-        free(a);                                                        \
     }
 
-/* Free array m of n elements of type T with fn, then NULL the pointer. */
+/* Destruct array m of n elements of type T with fn, free it, NULL the pointer. */
 #define SPX_HDR_ARRAY_FREE(m, n, T, fn)                                  \
     do {                                                                \
         fn((T *) (m), (size_t) (n));                                    \
+        free((m));                                                      \
         (m) = NULL;                                                     \
     } while (0)
 
@@ -1117,7 +1236,7 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
     do {                                                                \
         memset((a), 0, PMIX_MAX_KEYLEN + 1);                            \
         if (NULL != (b)) {                                              \
-            spx_hdr_strncpy((char *) (a), (const char *) (b), PMIX_MAX_KEYLEN); \
+            pmix_strncpy((char *) (a), (const char *) (b), PMIX_MAX_KEYLEN); \
         }                                                               \
     } while (0)
 #define PMIX_CHECK_KEY(a, b)        (0 == strncmp((a)->key, (b), PMIX_MAX_KEYLEN))
@@ -1127,11 +1246,11 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
     do {                                                                \
         memset((a), 0, PMIX_MAX_NSLEN + 1);                             \
         if (NULL != (b)) {                                              \
-            spx_hdr_strncpy((char *) (a), (const char *) (b), PMIX_MAX_NSLEN); \
+            pmix_strncpy((char *) (a), (const char *) (b), PMIX_MAX_NSLEN); \
         }                                                               \
     } while (0)
 /* an empty or NULL namespace matches anything */
-#define PMIX_NSPACE_INVALID(a)  (NULL == (a) || 0 == spx_hdr_strnlen((a), PMIX_MAX_NSLEN + 1))
+#define PMIX_NSPACE_INVALID(a)  (NULL == (a) || 0 == pmix_nslen((a)))
 #define PMIX_CHECK_NSPACE(a, b)                                          \
     (PMIX_NSPACE_INVALID((a)) || PMIX_NSPACE_INVALID((b)) ||            \
      0 == strncmp((a), (b), PMIX_MAX_NSLEN))
@@ -1163,7 +1282,7 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
 #define PMIX_PROC_LOAD(m, n, r)                                          \
     do {                                                                \
         PMIX_PROC_CONSTRUCT((m));                                       \
-        spx_hdr_strncpy((char *) (m)->nspace, (n), PMIX_MAX_NSLEN);     \
+        pmix_strncpy((char *) (m)->nspace, (n), PMIX_MAX_NSLEN);     \
         (m)->rank = (r);                                                \
     } while (0)
 /* "cluster:nspace" (left empty if it would not fit) */
@@ -1172,9 +1291,9 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
         size_t _spx_cl = spx_hdr_strnlen((c), PMIX_MAX_NSLEN + 1);      \
         memset((t), 0, PMIX_MAX_NSLEN + 1);                             \
         if (_spx_cl + spx_hdr_strnlen((n), PMIX_MAX_NSLEN + 1) < PMIX_MAX_NSLEN) { \
-            spx_hdr_strncpy((char *) (t), (c), PMIX_MAX_NSLEN);         \
+            pmix_strncpy((char *) (t), (c), PMIX_MAX_NSLEN);         \
             (t)[_spx_cl] = ':';                                         \
-            spx_hdr_strncpy((char *) &(t)[_spx_cl + 1], (n), PMIX_MAX_NSLEN - _spx_cl); \
+            pmix_strncpy((char *) &(t)[_spx_cl + 1], (n), PMIX_MAX_NSLEN - _spx_cl); \
         }                                                               \
     } while (0)
 #define PMIX_MULTICLUSTER_NSPACE_PARSE(t, c, n)                          \
@@ -1190,15 +1309,15 @@ static inline pmix_boolean_t spx_hdr_check_true(const pmix_value_t *v)
     } while (0)
 
 /* ------------------------------------------------------ argv and environ */
-#define PMIX_ARGV_COUNT(r, a)          (r) = spx_hdr_argv_count(a)
-#define PMIX_ARGV_APPEND(r, a, b)      (r) = spx_hdr_argv_add(&(a), (b), false)
-#define PMIX_ARGV_PREPEND(r, a, b)     (r) = spx_hdr_argv_add(&(a), (b), true)
-#define PMIX_ARGV_APPEND_UNIQUE(r, a, b) (r) = spx_hdr_argv_add_unique((a), (b))
-#define PMIX_ARGV_FREE(a)              spx_hdr_argv_free(a)
-#define PMIX_ARGV_SPLIT(a, b, c)       (a) = spx_hdr_argv_split((b), (c))
-#define PMIX_ARGV_JOIN(a, b, c)        (a) = spx_hdr_argv_join((b), (c))
-#define PMIX_ARGV_COPY(a, b)           (a) = spx_hdr_argv_copy(b)
-#define PMIX_SETENV(r, a, b, c)        (r) = spx_hdr_setenv((a), (b), true, (c))
+#define PMIX_ARGV_COUNT(r, a)          (r) = pmix_argv_count(a)
+#define PMIX_ARGV_APPEND(r, a, b)      (r) = pmix_argv_append_nosize(&(a), (b))
+#define PMIX_ARGV_PREPEND(r, a, b)     (r) = pmix_argv_prepend_nosize(&(a), (b))
+#define PMIX_ARGV_APPEND_UNIQUE(r, a, b) (r) = pmix_argv_append_unique_nosize((a), (b))
+#define PMIX_ARGV_FREE(a)              pmix_argv_free(a)
+#define PMIX_ARGV_SPLIT(a, b, c)       (a) = pmix_argv_split((b), (c))
+#define PMIX_ARGV_JOIN(a, b, c)        (a) = pmix_argv_join((b), (c))
+#define PMIX_ARGV_COPY(a, b)           (a) = pmix_argv_copy(b)
+#define PMIX_SETENV(r, a, b, c)        (r) = pmix_setenv((a), (b), true, (c))
 
 /* --------------------------------------------------------- byte objects */
 #define PMIX_BYTE_OBJECT_STATIC_INIT { .bytes = NULL, .size = 0 }
@@ -1435,9 +1554,10 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_proc_info, pmix_proc_info_t, PMIX_PROC_INFO_DES
         free((m)->cmd);                                                 \
         (m)->cmd = NULL;                                                \
     } while (0)
-SPX_HDR_DEFINE_FREE(spx_hdr_free_proc_stats, pmix_proc_stats_t, PMIX_PROC_STATS_DESTRUCT)
+/* public (PMIx v4): pmix_proc_stats_free(array, n) destructs n elements, keeps the array */
+SPX_HDR_DEFINE_FREE(pmix_proc_stats_free, pmix_proc_stats_t, PMIX_PROC_STATS_DESTRUCT)
 #define PMIX_PROC_STATS_FREE(m, n)                                       \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_proc_stats_t, spx_hdr_free_proc_stats)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_proc_stats_t, pmix_proc_stats_free)
 #define PMIX_PROC_STATS_RELEASE(m)     PMIX_PROC_STATS_FREE(m, 1)
 
 #define PMIX_DISK_STATS_STATIC_INIT                                      \
@@ -1454,9 +1574,10 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_proc_stats, pmix_proc_stats_t, PMIX_PROC_STATS_
         free((m)->disk);                                                \
         (m)->disk = NULL;                                               \
     } while (0)
-SPX_HDR_DEFINE_FREE(spx_hdr_free_disk_stats, pmix_disk_stats_t, PMIX_DISK_STATS_DESTRUCT)
+/* public (PMIx v4): pmix_disk_stats_free(array, n) destructs n elements, keeps the array */
+SPX_HDR_DEFINE_FREE(pmix_disk_stats_free, pmix_disk_stats_t, PMIX_DISK_STATS_DESTRUCT)
 #define PMIX_DISK_STATS_FREE(m, n)                                       \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_disk_stats_t, spx_hdr_free_disk_stats)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_disk_stats_t, pmix_disk_stats_free)
 #define PMIX_DISK_STATS_RELEASE(m)     PMIX_DISK_STATS_FREE(m, 1)
 
 #define PMIX_NET_STATS_STATIC_INIT                                       \
@@ -1470,9 +1591,10 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_disk_stats, pmix_disk_stats_t, PMIX_DISK_STATS_
         free((m)->net_interface);                                       \
         (m)->net_interface = NULL;                                      \
     } while (0)
-SPX_HDR_DEFINE_FREE(spx_hdr_free_net_stats, pmix_net_stats_t, PMIX_NET_STATS_DESTRUCT)
+/* public (PMIx v4): pmix_net_stats_free(array, n) destructs n elements, keeps the array */
+SPX_HDR_DEFINE_FREE(pmix_net_stats_free, pmix_net_stats_t, PMIX_NET_STATS_DESTRUCT)
 #define PMIX_NET_STATS_FREE(m, n)                                        \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_net_stats_t, spx_hdr_free_net_stats)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_net_stats_t, pmix_net_stats_free)
 #define PMIX_NET_STATS_RELEASE(m)      PMIX_NET_STATS_FREE(m, 1)
 
 #define PMIX_NODE_STATS_STATIC_INIT                                      \
@@ -1492,11 +1614,12 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_net_stats, pmix_net_stats_t, PMIX_NET_STATS_DES
         PMIX_NET_STATS_FREE((m)->netstats, (m)->nnetstats);             \
         (m)->nnetstats = 0;                                             \
     } while (0)
-SPX_HDR_DEFINE_FREE(spx_hdr_free_node_stats, pmix_node_stats_t, PMIX_NODE_STATS_DESTRUCT)
+/* public (PMIx v4): pmix_node_stats_free(array, n) destructs n elements, keeps the array */
+SPX_HDR_DEFINE_FREE(pmix_node_stats_free, pmix_node_stats_t, PMIX_NODE_STATS_DESTRUCT)
 #define PMIX_NODE_STATS_FREE(m, n)                                       \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_node_stats_t, spx_hdr_free_node_stats)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_node_stats_t, pmix_node_stats_free)
 /* as in OpenPMIx 4.2: destructs the element but does not free it */
-#define PMIX_NODE_STATS_RELEASE(m)     PMIX_NODE_STATS_DESTRUCT(m)
+#define PMIX_NODE_STATS_RELEASE(m)     pmix_node_stats_free((m), 1)
 
 /* --------------------------------------------------------------- values */
 #define PMIX_VALUE_STATIC_INIT { .type = PMIX_UNDEF, .data = { .ptr = NULL } }
@@ -1554,8 +1677,8 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_value, pmix_value_t, PMIX_VALUE_DESTRUCT)
         default:             (s) = PMIX_ERR_BAD_PARAM; break;           \
         }                                                               \
     } while (0)
-#define PMIX_CHECK_TRUE(a)   (PMIX_BOOL_TRUE == spx_hdr_check_true(a))
-#define PMIX_CHECK_BOOL(a)   (PMIX_NON_BOOL != spx_hdr_check_true(a))
+#define PMIX_CHECK_TRUE(a)   (PMIX_BOOL_TRUE == pmix_check_true(a))
+#define PMIX_CHECK_BOOL(a)   (PMIX_NON_BOOL != pmix_check_true(a))
 
 /* ----------------------------------------------------------------- info */
 #define PMIX_INFO_STATIC_INIT { .key = {0}, .flags = 0, .value = PMIX_VALUE_STATIC_INIT }
@@ -1593,7 +1716,7 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_value, pmix_value_t, PMIX_VALUE_DESTRUCT)
 #define PMIX_INFO_IS_QUALIFIER(i)      ((i)->flags & PMIX_INFO_QUALIFIER)
 #define PMIX_INFO_SET_PERSISTENT(ii)   ((ii)->flags |= PMIX_INFO_PERSISTENT)
 #define PMIX_INFO_IS_PERSISTENT(ii)    ((ii)->flags & PMIX_INFO_PERSISTENT)
-#define PMIX_INFO_TRUE(m)              (PMIX_BOOL_TRUE == spx_hdr_check_true(&(m)->value))
+#define PMIX_INFO_TRUE(m)              (PMIX_BOOL_TRUE == pmix_check_true(&(m)->value))
 SPX_HDR_DEFINE_FREE(spx_hdr_free_info, pmix_info_t, PMIX_INFO_DESTRUCT)
 #define PMIX_INFO_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_info_t, spx_hdr_free_info)
 
@@ -1621,9 +1744,10 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_info, pmix_info_t, PMIX_INFO_DESTRUCT)
         free((m));                                                      \
         (m) = NULL;                                                     \
     } while (0)
-SPX_HDR_DEFINE_FREE(spx_hdr_free_pdata, pmix_pdata_t, PMIX_PDATA_DESTRUCT)
+/* public (PMIx v4): pmix_pdata_free(array, n) destructs n elements, keeps the array */
+SPX_HDR_DEFINE_FREE(pmix_pdata_free, pmix_pdata_t, PMIX_PDATA_DESTRUCT)
 #define PMIX_PDATA_FREE(m, n)                                            \
-    SPX_HDR_ARRAY_FREE(m, n, pmix_pdata_t, spx_hdr_free_pdata)
+    SPX_HDR_ARRAY_FREE(m, n, pmix_pdata_t, pmix_pdata_free)
 #define PMIX_PDATA_LOAD(m, p, k, v, t)                                   \
     do {                                                                \
         if (NULL != (m)) {                                              \
@@ -1660,17 +1784,18 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_pdata, pmix_pdata_t, PMIX_PDATA_DESTRUCT)
     do {                                                                \
         free((m)->cmd);                                                 \
         (m)->cmd = NULL;                                                \
-        spx_hdr_argv_free((m)->argv);                                   \
+        pmix_argv_free((m)->argv);                                   \
         (m)->argv = NULL;                                               \
-        spx_hdr_argv_free((m)->env);                                    \
+        pmix_argv_free((m)->env);                                    \
         (m)->env = NULL;                                                \
         free((m)->cwd);                                                 \
         (m)->cwd = NULL;                                                \
         PMIX_INFO_FREE((m)->info, (m)->ninfo);                          \
         (m)->ninfo = 0;                                                 \
     } while (0)
-SPX_HDR_DEFINE_FREE(spx_hdr_free_app, pmix_app_t, PMIX_APP_DESTRUCT)
-#define PMIX_APP_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_app_t, spx_hdr_free_app)
+/* public (PMIx v4): pmix_app_free(array, n) destructs n elements, keeps the array */
+SPX_HDR_DEFINE_FREE(pmix_app_free, pmix_app_t, PMIX_APP_DESTRUCT)
+#define PMIX_APP_FREE(m, n)  SPX_HDR_ARRAY_FREE(m, n, pmix_app_t, pmix_app_free)
 #define PMIX_APP_RELEASE(m)  PMIX_APP_FREE(m, 1)
 
 /* -------------------------------------------------------------- queries */
@@ -1684,7 +1809,7 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_app, pmix_app_t, PMIX_APP_DESTRUCT)
     } while (0)
 #define PMIX_QUERY_DESTRUCT(m)                                           \
     do {                                                                \
-        spx_hdr_argv_free((m)->keys);                                   \
+        pmix_argv_free((m)->keys);                                   \
         (m)->keys = NULL;                                               \
         PMIX_INFO_FREE((m)->qualifiers, (m)->nqual);                    \
         (m)->nqual = 0;                                                 \
@@ -1713,7 +1838,7 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_query, pmix_query_t, PMIX_QUERY_DESTRUCT)
         }                                                               \
         (a)->type = (t);                                                \
         if (NULL != (v)) {                                              \
-            (void) spx_hdr_argv_add(&(a)->description, (v), false);     \
+            (void) pmix_argv_append_nosize(&(a)->description, (v));     \
         }                                                               \
     } while (0)
 #define PMIX_REGATTR_DESTRUCT(a)                                         \
@@ -1721,7 +1846,7 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_query, pmix_query_t, PMIX_QUERY_DESTRUCT)
         if (NULL != (a)) {                                              \
             free((a)->name);                                            \
             (a)->name = NULL;                                           \
-            spx_hdr_argv_free((a)->description);                        \
+            pmix_argv_free((a)->description);                        \
             (a)->description = NULL;                                    \
         }                                                               \
     } while (0)
@@ -1735,7 +1860,7 @@ SPX_HDR_DEFINE_FREE(spx_hdr_free_regattr, pmix_regattr_t, PMIX_REGATTR_DESTRUCT)
         (a)->name = spx_hdr_strdup((b)->name);                          \
         PMIX_LOAD_KEY((a)->string, (b)->string);                        \
         (a)->type = (b)->type;                                          \
-        (a)->description = spx_hdr_argv_copy((b)->description);         \
+        (a)->description = pmix_argv_copy((b)->description);         \
     } while (0)
 
 /* -------------------------------------------------------------- fabrics */

@@ -8,8 +8,10 @@
 #      cleanly under a prefix of its own;
 #   4. an integration job under valgrind (memcheck, leaks are errors);
 #   5. `make install` into a staging prefix and a check that libpmix.so.2
-#      exports only PMIx_* names; unchanged Open MPI / mpi4py programs under
-#      the installed spmix-run (test/openmpi_run.sh);
+#      exports only PMIx_* names; a program using every PMIx v4 inline helper
+#      built against the installed headers via pkg-config
+#      (scripts/check-installed-headers.sh); unchanged Open MPI / mpi4py
+#      programs under the installed spmix-run (test/openmpi_run.sh);
 #   6. the Slurm plugin on a real 3-node virtual Slurm cluster (network
 #      namespaces; test/slurm/test_plugin.sh), built in /opt/spmix-ci so that the
 #      unprivileged test user can read it), then unchanged Open MPI and mpi4py
@@ -71,6 +73,9 @@ bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^PMIx_' || true)
 n=$(nm -D --defined-only "$lib" | awk '$2=="T"{print $3}' | grep -c '^PMIx_')
 echo "libpmix.so.2: SONAME ok, $n PMIx_* functions exported, nothing else"
 [ "$n" -ge 141 ] || { echo "expected 141 PMIx_* functions"; exit 1; }
+
+step "PMIx v4 inline helpers against the installed headers (pkg-config; C, C99 -pedantic, C++)"
+sh "$top/scripts/check-installed-headers.sh" "$root/normal/_inst"
 
 step "unchanged Open MPI and mpi4py programs under the installed spmix-run"
 sh "$top/test/openmpi_run.sh" "$root/normal/_inst"
