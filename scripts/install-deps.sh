@@ -7,7 +7,7 @@
 # test/slurm/cluster.sh when it first brings a cluster up.
 # Idempotent; runs apt-get update only when a package is missing.
 set -e
-PKGS="build-essential autoconf automake libtool pkg-config libevent-dev libhwloc-dev check
+PKGS="build-essential autoconf automake libtool pkg-config libevent-dev libhwloc-dev nettle-dev check
 libpmix-dev clang libclang-rt-14-dev valgrind python3 libslurm-dev
 openmpi-bin libopenmpi-dev python3-mpi4py"
 missing=""

@@ -1,6 +1,7 @@
 /* test_sha256.c - SHA-256 against the FIPS 180-2 example vectors and
  * HMAC-SHA256 against RFC 4231 test cases 1-4, 6 and 7; incremental updates
- * split at every offset must give the one-shot digest. */
+ * split at every offset must give the one-shot digest; the constant-time
+ * compare sees a difference at every byte and bit. */
 #include "config.h"
 
 #include <check.h>
@@ -119,6 +120,36 @@ START_TEST(hmac_incremental_and_compare)
 }
 END_TEST
 
+START_TEST(ct_compare_every_position)
+{
+    /* a difference anywhere (first, middle, last byte; any bit) counts, the
+     * answer is exactly 0 or 1, and n bounds what is compared */
+    uint8_t a[SPX_SHA256_LEN], b[SPX_SHA256_LEN];
+    for (size_t i = 0; i < sizeof(a); i++)
+        a[i] = b[i] = (uint8_t)(i * 37 + 5);
+    ck_assert_int_eq(spx_ct_memcmp(a, b, sizeof(a)), 0);
+    ck_assert_int_eq(spx_ct_memcmp(a, b, 0), 0);
+    for (size_t i = 0; i < sizeof(a); i++)
+        for (int bit = 0; bit < 8; bit++) {
+            b[i] ^= (uint8_t)(1u << bit);
+            ck_assert_int_eq(spx_ct_memcmp(a, b, sizeof(a)), 1);
+            ck_assert_int_eq(spx_ct_memcmp(a, b, i + 1), 1);
+            ck_assert_int_eq(spx_ct_memcmp(a, b, i), 0);
+            b[i] ^= (uint8_t)(1u << bit);
+        }
+    ck_assert_int_eq(spx_ct_memcmp(a, b, sizeof(a)), 0);
+}
+END_TEST
+
+START_TEST(hmac_empty_key_and_message)
+{
+    /* HMAC-SHA256 with an empty key over an empty message (a known value) */
+    check_hmac("", 0, "", 0, "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+    check_hmac(NULL, 0, NULL, 0,
+               "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sha256");
@@ -128,6 +159,8 @@ int main(void)
     tcase_add_test(tc, sha_incremental);
     tcase_add_test(tc, hmac_rfc4231);
     tcase_add_test(tc, hmac_incremental_and_compare);
+    tcase_add_test(tc, ct_compare_every_position);
+    tcase_add_test(tc, hmac_empty_key_and_message);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
