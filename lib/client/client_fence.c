@@ -28,6 +28,7 @@
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/ranklist.h"
 
 struct fence_req {
     pmix_proc_t *procs; /* owned copy */
@@ -135,64 +136,25 @@ static pmix_status_t fence_start(const pmix_proc_t procs[], size_t nprocs,
 
 /* Position of rank in a PMIX_LOCAL_PEERS list ("0,1,4-7"), counted in
  * ascending rank order, and the list's length; -1 when absent or unreadable. */
-static long local_slot(const char *list, pmix_rank_t rank, uint32_t *count)
+static long local_slot(hwloc_const_bitmap_t peers, pmix_rank_t rank, uint32_t *count)
 {
-    long below = 0, n = 0;
-    bool found = false;
-    const char *p = list;
-    while (p && *p) {
-        char *end;
-        unsigned long lo = strtoul(p, &end, 10), hi = lo;
-        if (end == p)
-            return -1;
-        if (*end == '-') {
-            p = end + 1;
-            hi = strtoul(p, &end, 10);
-            if (end == p || hi < lo || hi - lo > SPX_SHMB_MAX_LOCAL)
-                return -1;
-        }
-        for (unsigned long r = lo; r <= hi; r++) {
-            n++;
-            if (r == rank)
-                found = true;
-            else if (r < rank)
-                below++;
-        }
-        if (n > (long)SPX_SHMB_MAX_LOCAL)
-            return -1;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    *count = (uint32_t)n;
-    return found ? below : -1;
+    *count = (uint32_t)hwloc_bitmap_weight(peers);
+    if (!hwloc_bitmap_isset(peers, (unsigned)rank))
+        return -1;
+    return (long)spx_ranklist_below(peers, (unsigned)rank);
 }
 
-static int rank_cmp(const void *a, const void *b)
-{
-    pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The ranks of a list local_slot() accepted (count of them), sorted. */
-static int local_ranks(const char *list, pmix_rank_t *out, uint32_t count)
+/* The count ranks of peers, ascending. */
+static void local_ranks(hwloc_const_bitmap_t peers, pmix_rank_t *out, uint32_t count)
 {
     uint32_t n = 0;
-    for (const char *p = list; p && *p && n <= count;) {
-        char *end;
-        unsigned long lo = strtoul(p, &end, 10), hi = lo;
-        if (*end == '-')
-            hi = strtoul(end + 1, &end, 10);
-        for (unsigned long r = lo; r <= hi && n < count; r++)
+    unsigned r;
+    hwloc_bitmap_foreach_begin(r, peers)
+    {
+        if (n < count)
             out[n++] = (pmix_rank_t)r;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
     }
-    if (n != count)
-        return -1;
-    qsort(out, n, sizeof(*out), rank_cmp);
-    return 0;
+    hwloc_bitmap_foreach_end();
 }
 
 void spx_client_shmb_attach(void)
@@ -204,7 +166,8 @@ void spx_client_shmb_attach(void)
     if (!path || path->type != PMIX_STRING || !peers || peers->type != PMIX_STRING)
         return;
     uint32_t count = 0;
-    long slot = local_slot(peers->data.string, spx_client.myproc.rank, &count);
+    hwloc_bitmap_t set = spx_ranklist_parse(peers->data.string, SPX_SHMB_MAX_LOCAL);
+    long slot = set ? local_slot(set, spx_client.myproc.rank, &count) : -1;
     spx_shmb_t *b = slot < 0 ? NULL : spx_shmb_attach(path->data.string);
     if (b && spx_shmb_nlocal(b) != count) {
         spx_debug("shared-memory fence: %u slots but %u local peers; not used",
@@ -214,10 +177,13 @@ void spx_client_shmb_attach(void)
     }
     pmix_rank_t *ranks = b ? malloc(count * sizeof(*ranks)) : NULL;
     uint64_t *epochs = b ? calloc(count, sizeof(*epochs)) : NULL;
-    if (b && (!ranks || !epochs || local_ranks(peers->data.string, ranks, count) != 0)) {
+    if (b && (!ranks || !epochs)) {
         spx_shmb_close(b);
         b = NULL;
     }
+    if (b)
+        local_ranks(set, ranks, count);
+    hwloc_bitmap_free(set);
     if (!b) {
         free(ranks);
         free(epochs);

@@ -8,7 +8,8 @@
  * ones. Some keys answered: PMIX_ERR_PARTIAL_SUCCESS with those answers.
  * Resolve_* read the node map (PMIX_NODE_MAP) and process map (PMIX_PROC_MAP)
  * of the job info: "spmix:" lists, nodes separated by ',' and the ranks of
- * successive nodes by ';'.
+ * successive nodes by ';'; a node's ranks ("0,2-4") are read into an hwloc
+ * bitmap (util/ranklist.h) and returned in ascending order.
  */
 #include "config.h"
 
@@ -22,6 +23,10 @@
 #include "proto/msg.h"
 #include "types/types.h"
 #include "util/compiler.h"
+#include "util/ranklist.h"
+
+/* More ranks than this on one node means a damaged map. */
+#define SPX_RESOLVE_MAX_RANKS (1u << 24)
 
 /* The PMIx Standard ABI levels ("MAJOR.MINOR" lists) this library implements:
  * none, as OpenPMIx 4.2, whose libpmix.so.2 ABI it follows, reports. */
@@ -495,22 +500,27 @@ static void resolve_locked(struct resolve_req *r)
         return;
     }
     char *ranks = ranks_of_node(r->nodename);
-    char **rv = (ranks && ranks[0]) ? split(ranks, ',') : NULL;
+    hwloc_bitmap_t set = spx_ranklist_parse(ranks, SPX_RESOLVE_MAX_RANKS);
     free(ranks);
-    size_t n = 0;
-    while (rv && rv[n])
-        n++;
-    if (n == 0) {
-        split_free(rv);
+    int n = set ? hwloc_bitmap_weight(set) : 0;
+    if (n <= 0) {
+        hwloc_bitmap_free(set);
         r->status = PMIX_ERR_NOT_FOUND;
         return;
     }
-    r->procs = calloc(n, sizeof(pmix_proc_t));
-    for (size_t i = 0; r->procs && i < n; i++)
-        PMIX_LOAD_PROCID(&r->procs[i], spx_client.myproc.nspace,
-                         (pmix_rank_t)strtoul(rv[i], NULL, 10));
-    r->nprocs = r->procs ? n : 0;
-    split_free(rv);
+    r->procs = calloc((size_t)n, sizeof(pmix_proc_t));
+    size_t i = 0;
+    unsigned rank;
+    hwloc_bitmap_foreach_begin(rank, set)
+    {
+        if (r->procs) {
+            PMIX_LOAD_PROCID(&r->procs[i], spx_client.myproc.nspace, (pmix_rank_t)rank);
+            i++; /* not inside the macro: it names its first argument twice */
+        }
+    }
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(set);
+    r->nprocs = r->procs ? (size_t)n : 0;
     r->status = r->procs ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
 }
 
