@@ -93,6 +93,15 @@ const char *spx_coll_state_str(spx_coll_state_t s)
     return "UNKNOWN";
 }
 
+const char *spx_coll_kind_str(uint8_t kind)
+{
+    switch (kind) {
+    case SPX_COLL_UP: return "UP";
+    case SPX_COLL_DOWN: return "DOWN";
+    }
+    return "UNKNOWN";
+}
+
 spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32_t width,
                                           const spx_coll_io_t *io, void *arg)
 {
@@ -231,7 +240,7 @@ static int coll_send(spx_coll_t *c, uint32_t to, uint8_t kind, pmix_status_t sta
     long n = c->e->io.send(c->e->arg, to, &m);
     if (n < 0) {
         spx_warn("tree: node %u: collective %s#%u: cannot send %s to node %u", c->e->self,
-                 c->set_id, c->seq, kind == SPX_COLL_UP ? "UP" : "DOWN", to);
+                 c->set_id, c->seq, spx_coll_kind_str(kind), to);
         return -1;
     }
     c->msgs_sent++;
@@ -368,7 +377,7 @@ static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
     for (stored_t *s = c->stored; s; s = s->next)
         if (s->from == from && s->kind == m->kind && (s->up_flags & SPX_COLL_UP_ABORT) == abort_bit) {
             spx_info("tree: node %u: collective %s#%u: duplicate %s from node %u dropped",
-                     e->self, c->set_id, c->seq, m->kind == SPX_COLL_UP ? "UP" : "DOWN", from);
+                     e->self, c->set_id, c->seq, spx_coll_kind_str(m->kind), from);
             e->cnt.dropped++;
             return 0;
         }

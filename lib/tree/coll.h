@@ -37,6 +37,7 @@
 #define SPX_COLL_MAX_PENDING 65536u    /* messages kept for unstarted collectives */
 
 enum spx_coll_kind { SPX_COLL_UP = 1, SPX_COLL_DOWN = 2 };
+const char *spx_coll_kind_str(uint8_t kind);
 
 #define SPX_COLL_UP_ABORT 0x1u    /* end the collective now with status */
 #define SPX_COLL_UP_MISMATCH 0x2u /* flags disagreed somewhere below */

@@ -31,14 +31,43 @@
 #define SPX_TREE_RETRY_INTERVAL 0.05    /* seconds between connect attempts */
 #define SPX_TREE_MAX_PENDING (64u << 20) /* bytes queued for a node not yet connected */
 
-enum spx_tree_link_state {
-    LINK_CONNECTING, /* outgoing: TCP connect in progress */
-    LINK_HELLO_SENT, /* outgoing: waiting for the acceptor's CHALLENGE */
-    LINK_WAIT_HELLO, /* incoming: waiting for HELLO */
-    LINK_WAIT_PROOF, /* incoming: CHALLENGE sent, waiting for PROOF */
-    LINK_READY,
-    LINK_CLOSED,
-};
+/* A link's life: outgoing CONNECTING -> HELLO_SENT -> READY, incoming
+ * WAIT_HELLO -> WAIT_PROOF -> READY; any -> CLOSED (link_bury, then reaped). */
+typedef enum spx_tree_link_state {
+    SPX_TREE_LINK_CONNECTING, /* outgoing: TCP connect in progress */
+    SPX_TREE_LINK_HELLO_SENT, /* outgoing: waiting for the acceptor's CHALLENGE */
+    SPX_TREE_LINK_WAIT_HELLO, /* incoming: waiting for HELLO */
+    SPX_TREE_LINK_WAIT_PROOF, /* incoming: CHALLENGE sent, waiting for PROOF */
+    SPX_TREE_LINK_READY,      /* authenticated: frames go to spx_tree_dispatch */
+    SPX_TREE_LINK_CLOSED,     /* in t->graveyard */
+} spx_tree_link_state_t;
+
+const char *spx_tree_link_state_str(spx_tree_link_state_t s);
+
+/* A node as this engine sees it: UP -> LEAVING (it said NODE_LEFT) -> LEFT
+ * (its links closed or SPX_TREE_LEAVE_SETTLE passed: ops->node_left called),
+ * or UP -> LOST (ops->node_lost called). LEFT and LOST are final ("gone"). */
+typedef enum spx_tree_peer_state {
+    SPX_TREE_PEER_UP,
+    SPX_TREE_PEER_LEAVING,
+    SPX_TREE_PEER_LEFT,
+    SPX_TREE_PEER_LOST,
+} spx_tree_peer_state_t;
+
+const char *spx_tree_peer_state_str(spx_tree_peer_state_t s);
+
+/* LEFT or LOST: no more traffic to or from it. */
+static inline bool spx_tree_peer_gone(spx_tree_peer_state_t s)
+{
+    return s == SPX_TREE_PEER_LEFT || s == SPX_TREE_PEER_LOST;
+}
+
+/* It said it ends in order (settled or not): its closing links are no failure,
+ * and floods go around it. */
+static inline bool spx_tree_peer_said_left(spx_tree_peer_state_t s)
+{
+    return s == SPX_TREE_PEER_LEAVING || s == SPX_TREE_PEER_LEFT;
+}
 
 typedef struct spx_tree_link {
     struct spx_tree_link *next; /* in t->links or t->graveyard */
@@ -48,7 +77,7 @@ typedef struct spx_tree_link {
     struct event *ev;   /* connect completion */
     struct event *auth_ev;
     bool outgoing;
-    int state;
+    spx_tree_link_state_t state;
     uint32_t peer;      /* known from the start (outgoing) or from HELLO (incoming) */
     uint8_t nonce_c[SPX_TREE_NONCE_LEN], nonce_a[SPX_TREE_NONCE_LEN];
 } spx_tree_link_t;
@@ -69,8 +98,7 @@ typedef struct spx_tree_peer {
     size_t pending_bytes;
     double deadline;             /* monotonic seconds: stop retrying connects */
     struct event *retry_ev;
-    bool lost;                   /* gone: lost, or left (below) and settled */
-    bool leaving;                /* said NODE_LEFT: settled once its links are closed */
+    spx_tree_peer_state_t state; /* LEAVING is settled once its links are closed */
     struct event *leave_ev;      /* settles a leaving node whose links stay open */
 } spx_tree_peer_t;
 
@@ -109,6 +137,10 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
 void spx_tree_ensure_link(spx_tree_t *t, uint32_t node);
 /* Closes every link to node and drops its queue (node lost). */
 void spx_tree_drop_node(spx_tree_t *t, uint32_t node);
+/* For tests and the fuzz target: adopts fd (a connected stream socket, e.g. one
+ * end of a socketpair; always taken, closed on failure) as a ready link to
+ * node, as if the handshake had just succeeded. 0 or -1. */
+int spx_tree_adopt_link(spx_tree_t *t, uint32_t node, int fd);
 /* Closes everything (destroy). */
 void spx_tree_transport_fini(spx_tree_t *t);
 void spx_tree_reap(spx_tree_t *t);

@@ -48,6 +48,12 @@ enum spx_tree_auth_step {
     SPX_TREE_AUTH_PROOF = 3,
 };
 
+#include <stdint.h>
+
+/* Names for log lines ("UNKNOWN" for other values); tree.c and transport.c. */
+const char *spx_tree_frame_type_str(uint8_t type);
+const char *spx_tree_auth_step_str(uint8_t step);
+
 #define SPX_TREE_NONCE_LEN 32
 #define SPX_TREE_MAX_REASON 1024u /* longest NODE_LOST reason accepted */
 #define SPX_TREE_AUTH_LABEL_ACCEPTOR "spmix-tree-acceptor"

@@ -79,6 +79,29 @@ static void set_nodelay(int fd)
 
 /* ---------------------------------------------------------------- links */
 
+const char *spx_tree_link_state_str(spx_tree_link_state_t s)
+{
+    switch (s) {
+    case SPX_TREE_LINK_CONNECTING: return "CONNECTING";
+    case SPX_TREE_LINK_HELLO_SENT: return "HELLO_SENT";
+    case SPX_TREE_LINK_WAIT_HELLO: return "WAIT_HELLO";
+    case SPX_TREE_LINK_WAIT_PROOF: return "WAIT_PROOF";
+    case SPX_TREE_LINK_READY: return "READY";
+    case SPX_TREE_LINK_CLOSED: return "CLOSED";
+    }
+    return "UNKNOWN";
+}
+
+const char *spx_tree_auth_step_str(uint8_t step)
+{
+    switch (step) {
+    case SPX_TREE_AUTH_HELLO: return "HELLO";
+    case SPX_TREE_AUTH_CHALLENGE: return "CHALLENGE";
+    case SPX_TREE_AUTH_PROOF: return "PROOF";
+    }
+    return "UNKNOWN";
+}
+
 static void link_bury(spx_tree_link_t *l)
 {
     spx_tree_t *t = l->t;
@@ -89,7 +112,7 @@ static void link_bury(spx_tree_link_t *l)
         }
     l->next = t->graveyard;
     t->graveyard = l;
-    l->state = LINK_CLOSED;
+    l->state = SPX_TREE_LINK_CLOSED;
     l->conn = NULL;
     if (l->ev)
         event_del(l->ev);
@@ -119,7 +142,7 @@ static void auth_timeout_cb(evutil_socket_t fd, short w, void *arg)
 {
     spx_tree_link_t *l = arg;
     (void)fd, (void)w;
-    if (l->state == LINK_READY || l->state == LINK_CLOSED || !l->conn)
+    if (l->state == SPX_TREE_LINK_READY || l->state == SPX_TREE_LINK_CLOSED || !l->conn)
         return;
     l->t->auth_rejects++;
     spx_conn_close(l->conn, "tree: authentication not completed in time", 1);
@@ -238,13 +261,13 @@ static void link_ready(spx_tree_link_t *l)
 {
     spx_tree_t *t = l->t;
     spx_tree_peer_t *p = &t->peers[l->peer];
-    l->state = LINK_READY;
+    l->state = SPX_TREE_LINK_READY;
     event_del(l->auth_ev);
     if (!l->outgoing)
         t->n_unauth--;
     if (p->connecting == l)
         p->connecting = NULL;
-    if (p->lost) {
+    if (spx_tree_peer_gone(p->state)) {
         spx_conn_close(l->conn, "tree: node already declared lost", 1);
         return;
     }
@@ -270,7 +293,7 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
     spx_tree_t *t = l->t;
     uint8_t step = spx_buf_pull_u8(p);
     uint8_t mac[SPX_SHA256_LEN], want[SPX_SHA256_LEN];
-    if (l->state == LINK_WAIT_HELLO && step == SPX_TREE_AUTH_HELLO) {
+    if (l->state == SPX_TREE_LINK_WAIT_HELLO && step == SPX_TREE_AUTH_HELLO) {
         uint32_t from = spx_buf_pull_u32(p), to = spx_buf_pull_u32(p);
         spx_buf_pull_raw(p, l->nonce_c, SPX_TREE_NONCE_LEN);
         if (spx_buf_finish(p) < 0)
@@ -286,12 +309,12 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
         spx_buf_push_u8(&b, SPX_TREE_AUTH_CHALLENGE);
         spx_buf_push_raw(&b, l->nonce_a, SPX_TREE_NONCE_LEN);
         spx_buf_push_raw(&b, mac, sizeof(mac));
-        l->state = LINK_WAIT_PROOF;
+        l->state = SPX_TREE_LINK_WAIT_PROOF;
         if (send_auth(l, &b) < 0)
             spx_conn_close(l->conn, "tree: cannot send challenge", 1);
         return;
     }
-    if (l->state == LINK_HELLO_SENT && step == SPX_TREE_AUTH_CHALLENGE) {
+    if (l->state == SPX_TREE_LINK_HELLO_SENT && step == SPX_TREE_AUTH_CHALLENGE) {
         spx_buf_pull_raw(p, l->nonce_a, SPX_TREE_NONCE_LEN);
         spx_buf_pull_raw(p, mac, sizeof(mac));
         if (spx_buf_finish(p) < 0)
@@ -309,7 +332,7 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
         link_ready(l);
         return;
     }
-    if (l->state == LINK_WAIT_PROOF && step == SPX_TREE_AUTH_PROOF) {
+    if (l->state == SPX_TREE_LINK_WAIT_PROOF && step == SPX_TREE_AUTH_PROOF) {
         spx_buf_pull_raw(p, mac, sizeof(mac));
         if (spx_buf_finish(p) < 0)
             return reject(l, "malformed authentication proof");
@@ -319,6 +342,8 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
         link_ready(l);
         return;
     }
+    spx_debug("tree: node %u: authentication step %s (%u) in link state %s", t->self,
+              spx_tree_auth_step_str(step), step, spx_tree_link_state_str(l->state));
     reject(l, "unexpected authentication step");
 }
 
@@ -329,7 +354,7 @@ static void link_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *p,
     (void)c;
     t->stats.msgs_recv++;
     t->stats.bytes_recv += SPX_FRAME_HDR_LEN + h->length;
-    if (l->state != LINK_READY) {
+    if (l->state != SPX_TREE_LINK_READY) {
         if (h->type != SPX_TREE_FRAME_AUTH)
             return reject(l, "frame before authentication");
         return auth_frame(l, p);
@@ -342,11 +367,11 @@ static void link_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *p,
     bool own_end = h->type == SPX_TREE_FRAME_NODE_LEFT && p->len >= 4 &&
                    ((uint32_t)p->data[0] | (uint32_t)p->data[1] << 8 |
                     (uint32_t)p->data[2] << 16 | (uint32_t)p->data[3] << 24) == l->peer;
-    if (spx_tree_dispatch(t, l->peer, h->type, p) < 0 && l->state == LINK_READY) {
-        spx_warn("tree: node %u: malformed frame (type 0x%x) from node %u; closing", t->self,
-                 h->type, l->peer);
+    if (spx_tree_dispatch(t, l->peer, h->type, p) < 0 && l->state == SPX_TREE_LINK_READY) {
+        spx_warn("tree: node %u: malformed frame (type 0x%x, %s) from node %u; closing",
+                 t->self, h->type, spx_tree_frame_type_str(h->type), l->peer);
         spx_conn_close(l->conn, "tree: malformed frame", 1);
-    } else if (own_end && l->state == LINK_READY && l->conn) {
+    } else if (own_end && l->state == SPX_TREE_LINK_READY && l->conn) {
         spx_conn_close(l->conn, "tree: node ended in order", 0);
     }
 }
@@ -358,7 +383,7 @@ static void attempt_failed(spx_tree_t *t, uint32_t node, const char *reason)
 {
     spx_tree_peer_t *p = &t->peers[node];
     p->connecting = NULL;
-    if (t->destroying || p->lost || p->send_link)
+    if (t->destroying || spx_tree_peer_gone(p->state) || p->send_link)
         return;
     if (spx_tree_now() < p->deadline) {
         struct timeval tv = tv_of(SPX_TREE_RETRY_INTERVAL);
@@ -376,29 +401,29 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
     spx_tree_link_t *l = arg;
     spx_tree_t *t = l->t;
     (void)c;
-    int state = l->state;
+    spx_tree_link_state_t state = l->state;
     uint32_t node = l->peer;
-    if (!l->outgoing && state != LINK_READY)
+    if (!l->outgoing && state != SPX_TREE_LINK_READY)
         t->n_unauth--;
     link_bury(l);
     if (t->destroying)
         return;
-    spx_tree_peer_t *p = state == LINK_READY || l->outgoing ? &t->peers[node] : NULL;
+    spx_tree_peer_t *p = state == SPX_TREE_LINK_READY || l->outgoing ? &t->peers[node] : NULL;
     if (p && p->send_link == l)
         p->send_link = NULL;
-    if (state == LINK_READY && t->peers[node].leaving) {
+    if (state == SPX_TREE_LINK_READY && spx_tree_peer_said_left(t->peers[node].state)) {
         spx_tree_left_check(t, node); /* it said it ends: settled once all its links closed */
-    } else if (state == LINK_READY) {
+    } else if (state == SPX_TREE_LINK_READY) {
         /* A node that ends normally closes all its links at once; its last
          * frames (a collective's DOWN) may still wait unread on another link
          * whose end has not been seen yet: read them before calling it lost. */
         spx_tree_link_t *others[4];
         size_t n = 0;
         for (spx_tree_link_t *o = t->links; o && n < 4; o = o->next)
-            if (o != l && o->peer == node && o->state == LINK_READY && o->conn)
+            if (o != l && o->peer == node && o->state == SPX_TREE_LINK_READY && o->conn)
                 others[n++] = o; /* draining may bury links: pick them first */
         for (size_t i = 0; i < n; i++)
-            if (others[i]->state == LINK_READY && others[i]->conn)
+            if (others[i]->state == SPX_TREE_LINK_READY && others[i]->conn)
                 spx_conn_drain(others[i]->conn);
         char why[300];
         snprintf(why, sizeof(why), "connection to node %u lost: %s", node, reason);
@@ -406,8 +431,33 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
     } else if (l->outgoing && p->connecting == l) {
         attempt_failed(t, node, reason);
     } else {
-        spx_debug("tree: node %u: unauthenticated connection closed: %s", t->self, reason);
+        spx_debug("tree: node %u: unauthenticated connection closed in state %s: %s", t->self,
+                  spx_tree_link_state_str(state), reason);
     }
+}
+
+/* For tests and the fuzz target: fd becomes an authenticated link to node,
+ * as if its handshake had just succeeded. */
+int spx_tree_adopt_link(spx_tree_t *t, uint32_t node, int fd)
+{
+    if (node >= t->n || node == t->self || t->destroying) {
+        close(fd);
+        return -1;
+    }
+    spx_tree_link_t *l = link_new(t, true, node);
+    if (!l) {
+        close(fd);
+        return -1;
+    }
+    char label[64];
+    snprintf(label, sizeof(label), "tree node %u (adopted)", node);
+    l->conn = spx_conn_create(t->base, fd, label, link_on_frame, link_on_close, l);
+    if (!l->conn) { /* spx_conn_create closed fd */
+        link_bury(l);
+        return -1;
+    }
+    link_ready(l);
+    return 0;
 }
 
 /* ---- outgoing connects ---- */
@@ -437,7 +487,7 @@ static void connected_cb(evutil_socket_t fd, short w, void *arg)
         attempt_failed(t, node, "cannot create connection");
         return;
     }
-    l->state = LINK_HELLO_SENT;
+    l->state = SPX_TREE_LINK_HELLO_SENT;
     struct timeval tv = tv_of(SPX_TREE_AUTH_TIMEOUT);
     event_add(l->auth_ev, &tv);
     if (fill_nonce(l->nonce_c) < 0) {
@@ -472,7 +522,7 @@ static void connect_now(spx_tree_t *t, uint32_t node)
         return;
     }
     p->connecting = l;
-    l->state = LINK_CONNECTING;
+    l->state = SPX_TREE_LINK_CONNECTING;
     l->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (l->fd < 0) {
         int e = errno;
@@ -498,14 +548,14 @@ static void retry_cb(evutil_socket_t fd, short w, void *arg)
 {
     spx_tree_peer_t *p = arg;
     (void)fd, (void)w;
-    if (!p->lost && !p->send_link && !p->connecting && !p->t->destroying)
+    if (!spx_tree_peer_gone(p->state) && !p->send_link && !p->connecting && !p->t->destroying)
         connect_now(p->t, p->idx);
 }
 
 void spx_tree_ensure_link(spx_tree_t *t, uint32_t node)
 {
     spx_tree_peer_t *p = &t->peers[node];
-    if (node == t->self || p->lost || p->send_link || p->connecting ||
+    if (node == t->self || spx_tree_peer_gone(p->state) || p->send_link || p->connecting ||
         evtimer_pending(p->retry_ev, NULL))
         return;
     p->deadline = spx_tree_now() + t->connect_timeout;
@@ -518,7 +568,7 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
     if (node >= t->n || node == t->self || t->destroying)
         return -1;
     spx_tree_peer_t *p = &t->peers[node];
-    if (p->lost)
+    if (spx_tree_peer_gone(p->state))
         return -1;
     if (p->send_link)
         return conn_send(t, p->send_link->conn, type, payload, len);
@@ -551,7 +601,7 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
 bool spx_tree_has_ready_link(const spx_tree_t *t, uint32_t node)
 {
     for (const spx_tree_link_t *l = t->links; l; l = l->next)
-        if (l->peer == node && l->state == LINK_READY && l->conn)
+        if (l->peer == node && l->state == SPX_TREE_LINK_READY && l->conn)
             return true;
     return false;
 }
@@ -566,8 +616,8 @@ void spx_tree_drop_node(spx_tree_t *t, uint32_t node)
     for (;;) {
         spx_tree_link_t *l;
         for (l = t->links; l; l = l->next)
-            if (l->peer == node && (l->outgoing || l->state == LINK_READY ||
-                                    l->state == LINK_WAIT_PROOF))
+            if (l->peer == node && (l->outgoing || l->state == SPX_TREE_LINK_READY ||
+                                    l->state == SPX_TREE_LINK_WAIT_PROOF))
                 break;
         if (!l)
             return;
@@ -614,7 +664,7 @@ static void accept_cb(evutil_socket_t lfd, short w, void *arg)
             close(fd);
             continue;
         }
-        l->state = LINK_WAIT_HELLO;
+        l->state = SPX_TREE_LINK_WAIT_HELLO;
         t->n_unauth++;
         l->conn = spx_conn_create(t->base, fd, label, link_on_frame, link_on_close, l);
         if (!l->conn) {

@@ -124,7 +124,7 @@ static uint32_t neighbours(const spx_tree_t *t, uint32_t x, uint32_t *out)
 static void flood_to(spx_tree_t *t, uint32_t x, uint32_t via, uint8_t type, const void *d,
                      size_t len)
 {
-    if (!t->peers[x].lost && !t->peers[x].leaving) {
+    if (t->peers[x].state == SPX_TREE_PEER_UP) {
         spx_tree_send_frame(t, x, type, d, len);
         return;
     }
@@ -163,6 +163,31 @@ static void flood(spx_tree_t *t, uint8_t type, const void *d, size_t len, long f
 
 /* ------------------------------------------------------------ node loss */
 
+const char *spx_tree_peer_state_str(spx_tree_peer_state_t s)
+{
+    switch (s) {
+    case SPX_TREE_PEER_UP: return "UP";
+    case SPX_TREE_PEER_LEAVING: return "LEAVING";
+    case SPX_TREE_PEER_LEFT: return "LEFT";
+    case SPX_TREE_PEER_LOST: return "LOST";
+    }
+    return "UNKNOWN";
+}
+
+const char *spx_tree_frame_type_str(uint8_t type)
+{
+    switch (type) {
+    case SPX_TREE_FRAME_AUTH: return "AUTH";
+    case SPX_TREE_FRAME_UP: return "UP";
+    case SPX_TREE_FRAME_DOWN: return "DOWN";
+    case SPX_TREE_FRAME_MSG: return "MSG";
+    case SPX_TREE_FRAME_BCAST: return "BCAST";
+    case SPX_TREE_FRAME_NODE_LOST: return "NODE_LOST";
+    case SPX_TREE_FRAME_NODE_LEFT: return "NODE_LEFT";
+    }
+    return "UNKNOWN";
+}
+
 static void settle_left(spx_tree_t *t, uint32_t node);
 
 void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer)
@@ -174,14 +199,14 @@ void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, lon
         return;
     }
     spx_tree_peer_t *p = &t->peers[node];
-    if (p->lost)
+    if (spx_tree_peer_gone(p->state))
         return;
-    if (p->leaving) { /* it said it ends in order: its closing links are no failure */
+    if (p->state == SPX_TREE_PEER_LEAVING) { /* it said it ends in order: its closing links are no failure */
         spx_debug("tree: node %u: leaving node %u: %s", t->self, node, reason);
         settle_left(t, node);
         return;
     }
-    p->lost = true;
+    p->state = SPX_TREE_PEER_LOST;
     spx_warn("tree: node %u: node %u lost: %s", t->self, node, reason);
     spx_tree_drop_node(t, node);
     spx_buf_t b;
@@ -201,9 +226,9 @@ void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, lon
 static void settle_left(spx_tree_t *t, uint32_t node)
 {
     spx_tree_peer_t *p = &t->peers[node];
-    if (p->lost || t->destroying)
+    if (spx_tree_peer_gone(p->state) || t->destroying)
         return;
-    p->lost = true;
+    p->state = SPX_TREE_PEER_LEFT;
     if (p->leave_ev)
         event_del(p->leave_ev);
     spx_info("tree: node %u: node %u ended in order", t->self, node);
@@ -225,7 +250,7 @@ static void leave_settle_cb(evutil_socket_t fd, short w, void *arg)
 void spx_tree_left_check(spx_tree_t *t, uint32_t node)
 {
     spx_tree_peer_t *p = &t->peers[node];
-    if (!p->leaving || p->lost || t->destroying)
+    if (p->state != SPX_TREE_PEER_LEAVING || t->destroying)
         return;
     if (!spx_tree_has_ready_link(t, node)) {
         settle_left(t, node);
@@ -244,9 +269,12 @@ void spx_tree_left_check(spx_tree_t *t, uint32_t node)
 static void note_left(spx_tree_t *t, uint32_t node, long informer, const void *d, size_t len)
 {
     spx_tree_peer_t *p = &t->peers[node];
-    if (p->lost || p->leaving)
+    if (p->state != SPX_TREE_PEER_UP) {
+        spx_debug("tree: node %u: node %u says it ends, already %s", t->self, node,
+                  spx_tree_peer_state_str(p->state));
         return;
-    p->leaving = true;
+    }
+    p->state = SPX_TREE_PEER_LEAVING;
     spx_debug("tree: node %u: node %u says it ends (told by node %ld)", t->self, node, informer);
     flood(t, SPX_TREE_FRAME_NODE_LEFT, d, len, informer);
     spx_tree_left_check(t, node);
@@ -272,7 +300,7 @@ int spx_tree_leave(spx_tree_t *t)
         return -1;
     }
     for (spx_tree_link_t *l = t->links; l; l = l->next) {
-        if (l->state != LINK_READY || !l->conn)
+        if (l->state != SPX_TREE_LINK_READY || !l->conn)
             continue;
         spx_buf_t one;
         spx_buf_init(&one);
@@ -285,7 +313,7 @@ int spx_tree_leave(spx_tree_t *t)
     double end = spx_tree_now() + SPX_TREE_LEAVE_FLUSH_MS / 1000.0;
     for (spx_tree_link_t *l = t->links; l; l = l->next) {
         int ms = (int)((end - spx_tree_now()) * 1000.0);
-        if (l->state == LINK_READY && l->conn &&
+        if (l->state == SPX_TREE_LINK_READY && l->conn &&
             spx_conn_flush_wait(l->conn, ms > 0 ? ms : 0) < 0)
             spx_debug("tree: node %u: the end notice to node %u may not have gone out",
                       t->self, l->peer);
@@ -498,7 +526,7 @@ int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes
 
 int spx_tree_send(spx_tree_t *t, uint32_t dst_node, uint8_t channel, const void *data, size_t len)
 {
-    if (dst_node >= t->n || dst_node == t->self || t->peers[dst_node].lost ||
+    if (dst_node >= t->n || dst_node == t->self || spx_tree_peer_gone(t->peers[dst_node].state) ||
         len > SPX_FRAME_MAX_PAYLOAD - 16 || (len && !data))
         return -1;
     spx_buf_t b;
@@ -544,5 +572,5 @@ uint64_t spx_tree_auth_rejects(const spx_tree_t *t) { return t->auth_rejects; }
 
 bool spx_tree_node_is_lost(const spx_tree_t *t, uint32_t node)
 {
-    return node < t->n && t->peers[node].lost;
+    return node < t->n && spx_tree_peer_gone(t->peers[node].state);
 }

@@ -3,7 +3,8 @@
  * crash reproducer added later) with the normal compiler.
  *
  * Usage: fuzz_replay [file-or-dir ...]; with no argument it reads
- * $SPX_TOP_SRCDIR/test/fuzz/corpus. A crash or abort fails the test.
+ * $SPX_TOP_SRCDIR/test/fuzz/corpus (SPX_FUZZ_CORPUS names another directory
+ * there: fuzz_tree_replay reads corpus-tree). A crash or abort fails the test.
  */
 #include "config.h"
 
@@ -13,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#ifndef SPX_FUZZ_CORPUS
+#define SPX_FUZZ_CORPUS "corpus"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -87,7 +92,7 @@ int main(int argc, char **argv)
     } else {
         const char *top = getenv("SPX_TOP_SRCDIR");
         char dir[4096];
-        snprintf(dir, sizeof(dir), "%s/test/fuzz/corpus", top ? top : ".");
+        snprintf(dir, sizeof(dir), "%s/test/fuzz/" SPX_FUZZ_CORPUS, top ? top : ".");
         if (replay_path(dir, &count) < 0)
             rc = 1;
     }
