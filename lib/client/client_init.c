@@ -27,6 +27,7 @@
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "net/unix_sock.h"
+#include "store/jobparts.h"
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
@@ -322,6 +323,32 @@ void spx_client_singleton_jobinfo(void)
     val.data.string = host;
     spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD,
                   PMIX_HOSTNAME, &val, PMIX_INTERNAL);
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD,
+                  PMIX_NODE_LIST, &val, PMIX_INTERNAL);
+    put_job_u32(PMIX_NODEID, 0);
+    pmix_value_t ldr = {.type = PMIX_PROC_RANK};
+    ldr.data.rank = 0;
+    spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD,
+                  PMIX_LOCALLDR, &ldr, PMIX_INTERNAL);
+    /* the one node and the one app, for Gets qualified with PMIX_NODE_INFO / PMIX_APP_INFO */
+    uint32_t zero = 0, one = 1;
+    pmix_rank_t r0 = 0;
+    pmix_info_t part[6];
+    PMIx_Info_load(&part[0], PMIX_HOSTNAME, host, PMIX_STRING);
+    PMIx_Info_load(&part[1], PMIX_NODEID, &zero, PMIX_UINT32);
+    PMIx_Info_load(&part[2], PMIX_LOCAL_SIZE, &one, PMIX_UINT32);
+    PMIx_Info_load(&part[3], PMIX_NODE_SIZE, &one, PMIX_UINT32);
+    PMIx_Info_load(&part[4], PMIX_LOCAL_PEERS, "0", PMIX_STRING);
+    PMIx_Info_load(&part[5], PMIX_LOCALLDR, &r0, PMIX_PROC_RANK);
+    spx_jobparts_add_node(spx_client.jobinfo, spx_client.myproc.nspace, part, 6);
+    for (size_t i = 0; i < 6; i++)
+        PMIx_Value_destruct(&part[i].value);
+    PMIx_Info_load(&part[0], PMIX_APPNUM, &zero, PMIX_UINT32);
+    PMIx_Info_load(&part[1], PMIX_APP_SIZE, &one, PMIX_UINT32);
+    PMIx_Info_load(&part[2], PMIX_APPLDR, &r0, PMIX_PROC_RANK);
+    spx_jobparts_add_app(spx_client.jobinfo, spx_client.myproc.nspace, part, 3);
+    for (size_t i = 0; i < 3; i++)
+        PMIx_Value_destruct(&part[i].value);
     pmix_value_t v16 = {.type = PMIX_UINT16};
     v16.data.uint16 = 0;
     spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, 0, PMIX_LOCAL_RANK, &v16,

@@ -4,7 +4,10 @@
  * sends everything put (or deleted) since the previous commit to the server
  * as one record. Get looks locally first - own data, job info delivered at
  * init, internal data, values cached from earlier gets - and otherwise asks
- * the server, caching the answer until the next fence.
+ * the server, caching the answer until the next fence. A Get of the job
+ * (rank WILDCARD) qualified with PMIX_NODE_INFO or PMIX_APP_INFO reads that
+ * node's or app's part of the job info (store/jobparts.h): the HELLO brings
+ * the parts of every node and app, so a miss there is final too.
  */
 #include "config.h"
 
@@ -16,6 +19,7 @@
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "proto/records.h"
+#include "store/jobparts.h"
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
@@ -223,9 +227,11 @@ static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
             spx_conn_close(spx_client.conn, "malformed GET reply", 1);
         status = PMIX_ERR_UNPACK_FAILURE;
     }
+    /* cached only if no newer commit of that peer was seen meanwhile, and
+     * not a node's or app's value (the cache holds the job level's) */
+    bool part = r->proc.rank == PMIX_RANK_WILDCARD && spx_jobparts_qualified(r->info, r->ninfo);
     pthread_mutex_lock(&spx_client.lock);
-    /* cached only if no newer commit of that peer was seen meanwhile */
-    bool cache = status == PMIX_SUCCESS && spx_client.cache &&
+    bool cache = status == PMIX_SUCCESS && spx_client.cache && !part &&
                  (r->slot < 0 || !spx_client.cache_epoch ||
                   spx_client.cache_epoch[r->slot] == r->epoch);
     if (cache)
@@ -235,14 +241,25 @@ static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     PMIx_Value_destruct(&val);
 }
 
-/* Local answer, on any thread. PMIX_SUCCESS with *copy filled (caller destructs),
- * PMIX_ERR_NOT_FOUND when the server must be asked, or a final error. */
-static pmix_status_t get_local(const struct get_req *r, pmix_value_t *copy)
+/* Local answer, on any thread; info[0..ninfo): the Get's qualifiers. PMIX_SUCCESS
+ * with *copy filled (caller destructs), PMIX_ERR_NOT_FOUND when the server must be
+ * asked (unless miss_is_final), or a final error. */
+static pmix_status_t get_local(const struct get_req *r, const pmix_info_t *info, size_t ninfo,
+                               pmix_value_t *copy)
 {
     pthread_mutex_lock(&spx_client.lock);
     pmix_status_t rc = PMIX_ERR_INIT;
-    if (spx_client.own) {
-        const pmix_value_t *v = lookup_local(r);
+    const pmix_value_t *v = NULL;
+    if (spx_client.own && r->proc.rank == PMIX_RANK_WILDCARD &&
+        PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace) &&
+        spx_jobparts_lookup(spx_client.jobinfo, r->proc.nspace, r->key, info, ninfo, &rc, &v)) {
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Value_xfer(copy, v);
+    } else if (spx_client.own && r->proc.rank == PMIX_RANK_WILDCARD &&
+               spx_jobparts_qualified(info, ninfo)) {
+        rc = PMIX_ERR_NOT_FOUND; /* another job's node or app: its server knows */
+    } else if (spx_client.own) {
+        v = lookup_local(r);
         rc = v ? PMIx_Value_xfer(copy, v) : PMIX_ERR_NOT_FOUND;
     }
     pthread_mutex_unlock(&spx_client.lock);
@@ -284,7 +301,7 @@ static void get_on_thread(void *arg)
 {
     struct get_req *r = arg;
     pmix_value_t copy = {.type = PMIX_UNDEF};
-    pmix_status_t rc = get_local(r, &copy);
+    pmix_status_t rc = get_local(r, r->info, r->ninfo, &copy);
     if (rc == PMIX_SUCCESS) {
         get_finish(r, PMIX_SUCCESS, &copy);
         PMIx_Value_destruct(&copy);
@@ -306,8 +323,11 @@ static void get_req_target(struct get_req *r, const pmix_proc_t *proc, const cha
     PMIX_LOAD_KEY(r->key, key);
 }
 
-/* The directives a Get honours (client and server side together). */
-static const char *const get_directives[] = {PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT, NULL};
+/* The directives a Get honours (client and server side together); the node
+ * and app qualifiers for rank WILDCARD (store/jobparts.h). */
+static const char *const get_directives[] = {PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT,
+                                             PMIX_NODE_INFO, PMIX_HOSTNAME, PMIX_NODEID,
+                                             PMIX_APP_INFO, PMIX_APPNUM, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                      const pmix_info_t info[], size_t ninfo,
@@ -370,7 +390,7 @@ SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     struct get_req local = {.info = NULL};
     get_req_target(&local, proc, key);
     pmix_value_t copy = {.type = PMIX_UNDEF};
-    rc = get_local(&local, &copy);
+    rc = get_local(&local, info, ninfo, &copy);
     if (rc == PMIX_SUCCESS) {
         rc = spx_value_copy(val, &copy);
         PMIx_Value_destruct(&copy);

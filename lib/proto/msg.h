@@ -24,7 +24,8 @@ enum spx_msg_type {
      *        rep: i32 status, then for a client: u32 nblocks, nblocks x
      *            {u32 rank, info[] }  - the registered info of the job:
      *            rank WILDCARD holds job-level and this node's node-level keys,
-     *            other ranks their proc-level keys. */
+     *            other ranks their proc-level keys, SPX_RANK_JOBPARTS every
+     *            node's and app's info (store/jobparts.h). */
     SPX_MSG_HELLO = 1,
     /* FINALIZE req: (empty)  rep: i32 status */
     SPX_MSG_FINALIZE = 2,

@@ -2,7 +2,9 @@
  *
  * A GET looks for (target, key) in the server's store (committed data of
  * local processes, filtered by scope; data fences delivered for remote ones)
- * and then in the namespace's job info. A miss on a local target that has not
+ * and then in the namespace's job info; a GET of rank WILDCARD qualified
+ * with PMIX_NODE_INFO or PMIX_APP_INFO is answered from that node's or
+ * app's part of the job info alone (store/jobparts.h). A miss on a local target that has not
  * said its last word is held on spx_srv.gets until that process commits the
  * key, its PMIX_TIMEOUT expires, or it finalizes / goes away. Misses that
  * nobody will fill are PMIX_ERR_NOT_FOUND at once, without a request to
@@ -24,6 +26,7 @@
 #include "proto/msg.h"
 #include "proto/records.h"
 #include "server/server.h"
+#include "store/jobparts.h"
 #include "types/types.h"
 #include "util/log.h"
 
@@ -213,9 +216,21 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     bool optional = spx_info_flag(info, ninfo, PMIX_OPTIONAL);
     bool immediate = spx_info_flag(info, ninfo, PMIX_IMMEDIATE);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    struct spx_srv_ns *ns = target.rank == PMIX_RANK_WILDCARD ? spx_srv_ns_find(target.nspace)
+                                                              : NULL;
+    pmix_status_t qrc;
+    const pmix_value_t *v = NULL;
+    bool qualified = ns && spx_jobparts_lookup(ns->info, ns->name, key, info, ninfo, &qrc, &v);
     spx_info_array_free(info, ninfo);
+    if (qualified) { /* node or app info: the registered info is all there is */
+        if (qrc == PMIX_SUCCESS)
+            reply_with_record(p, seq, &target, key, v);
+        else
+            spx_srv_get_reply(p, seq, qrc, NULL);
+        return 0;
+    }
 
-    const pmix_value_t *v = spx_srv_get_lookup(&p->proc, &target, key);
+    v = spx_srv_get_lookup(&p->proc, &target, key);
     if (v) {
         reply_with_record(p, seq, &target, key, v);
         return 0;

@@ -3,8 +3,10 @@
  *
  * The job info given by the host is parsed on the caller's thread into a new
  * spx_srv_ns (its own store: rank WILDCARD gets job-level keys and the node
- * info of this node, each rank its PMIX_PROC_DATA keys) and the HELLO reply
- * blocks are encoded there once; the finished object is then shifted onto the
+ * info of this node, each rank its PMIX_PROC_DATA keys, SPX_RANK_JOBPARTS
+ * the info of every node and app for Gets qualified with PMIX_NODE_INFO or
+ * PMIX_APP_INFO, store/jobparts.h) and the HELLO reply blocks are encoded
+ * there once; the finished object is then shifted onto the
  * progress thread and linked in, so a client's HELLO only copies bytes.
  */
 #include "config.h"
@@ -17,6 +19,7 @@
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "server/server.h"
+#include "store/jobparts.h"
 #include "types/types.h"
 #include "util/log.h"
 
@@ -129,10 +132,56 @@ static bool node_is_mine(const pmix_info_t *in, size_t n)
            v == spx_srv.nodeid;
 }
 
-/* Job-level keys that follow from the node map (PMIX_NODE_MAP, and
- * PMIX_PROC_MAP when given) where the host did not give them: PMIX_NODE_LIST,
- * the names of the nodes running processes of the job joined by ',' in map
- * order, and PMIX_NUM_NODES, their count. An unreadable map adds nothing. */
+/* "a,b,c" of ranks; caller frees. */
+static char *ranks_join(const pmix_rank_t *r, size_t n)
+{
+    size_t len = n * 11 + 1, off = 0;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        off += (size_t)snprintf(s + off, len - off, "%s%u", i ? "," : "", (unsigned)r[i]);
+    return s;
+}
+
+/* Node i of the map gets the keys the maps say of it where the host's node
+ * arrays did not (a host may describe only its own node): its name, its
+ * place in the map as node id and, with a proc map, its ranks of this job
+ * (PMIX_LOCAL_PEERS, in map order), their count (PMIX_LOCAL_SIZE, and
+ * PMIX_NODE_SIZE when not 0) and the first of them (PMIX_LOCALLDR). */
+static pmix_status_t ns_derive_node_part(struct spx_srv_ns *ns, const char *host, uint32_t id,
+                                         const char *ranks)
+{
+    pmix_info_t nd[6];
+    size_t k = 0;
+    pmix_rank_t *r = NULL;
+    size_t nr = 0;
+    char *peers = NULL;
+    PMIx_Info_load(&nd[k++], PMIX_HOSTNAME, host, PMIX_STRING);
+    PMIx_Info_load(&nd[k++], PMIX_NODEID, &id, PMIX_UINT32);
+    if (ranks && spx_srv_parse_ranks(ranks, &r, &nr) == 0) {
+        uint32_t size = (uint32_t)nr;
+        PMIx_Info_load(&nd[k++], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+        if (nr && (peers = ranks_join(r, nr))) {
+            PMIx_Info_load(&nd[k++], PMIX_NODE_SIZE, &size, PMIX_UINT32);
+            PMIx_Info_load(&nd[k++], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+            PMIx_Info_load(&nd[k++], PMIX_LOCALLDR, &r[0], PMIX_PROC_RANK);
+        }
+    }
+    pmix_status_t rc = spx_jobparts_add_node(ns->info, ns->name, nd, k);
+    for (size_t i = 0; i < k; i++)
+        PMIx_Value_destruct(&nd[i].value);
+    free(peers);
+    free(r);
+    return rc;
+}
+
+/* What follows from the node map (PMIX_NODE_MAP, and PMIX_PROC_MAP when
+ * given) where the host did not say it: the job-level PMIX_NODE_LIST, the
+ * names of the nodes running processes of the job joined by ',' in map
+ * order, and PMIX_NUM_NODES, their count; and each node's part
+ * (ns_derive_node_part). An unreadable map adds nothing. */
 static pmix_status_t ns_derive_node_keys(struct spx_srv_ns *ns)
 {
     const pmix_value_t *nm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
@@ -141,7 +190,7 @@ static pmix_status_t ns_derive_node_keys(struct spx_srv_ns *ns)
                                             PMIX_PROC_MAP, NULL);
     bool want_list = !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, NULL);
     bool want_num = !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, NULL);
-    if ((!want_list && !want_num) || !nm || nm->type != PMIX_STRING || !nm->data.string)
+    if (!nm || nm->type != PMIX_STRING || !nm->data.string)
         return PMIX_SUCCESS;
     char **hosts = NULL, **ppn = NULL;
     if (spx_regex_parse(nm->data.string, &hosts) != PMIX_SUCCESS ||
@@ -177,6 +226,8 @@ static pmix_status_t ns_derive_node_keys(struct spx_srv_ns *ns)
         rc = spx_store_put(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, &v,
                            PMIX_GLOBAL);
     }
+    for (size_t i = 0; rc == PMIX_SUCCESS && hosts && hosts[i]; i++)
+        rc = ns_derive_node_part(ns, hosts[i], (uint32_t)i, ppn ? ppn[i] : NULL);
     free(list);
     spx_regex_free(hosts);
     spx_regex_free(ppn);
@@ -191,6 +242,8 @@ static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, si
         size_t n;
         const pmix_info_t *in = darray_infos(&info[i].value, &n);
         if (spx_key_eq(info[i].key, PMIX_NODE_INFO_ARRAY)) {
+            if (in)
+                rc = spx_jobparts_add_node(ns->info, ns->name, in, n);
             if (in && node_is_mine(in, n))
                 for (size_t k = 0; k < n && rc == PMIX_SUCCESS; k++)
                     rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
@@ -221,6 +274,8 @@ static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, si
             continue;
         size_t n;
         const pmix_info_t *in = darray_infos(&info[i].value, &n);
+        if (in && spx_key_eq(info[i].key, PMIX_APP_INFO_ARRAY))
+            rc = spx_jobparts_add_app(ns->info, ns->name, in, n);
         for (size_t k = 0; in && k < n && rc == PMIX_SUCCESS; k++)
             if (!spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, in[k].key, NULL))
                 rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
@@ -275,10 +330,13 @@ static pmix_status_t ns_encode_hello(struct spx_srv_ns *ns)
 {
     spx_buf_t b;
     spx_buf_init(&b);
-    spx_buf_push_u32(&b, (uint32_t)(1 + ns->ninfo_ranks));
+    bool parts = spx_jobparts_any(ns->info, ns->name);
+    spx_buf_push_u32(&b, (uint32_t)(1 + ns->ninfo_ranks + parts));
     hello_block(&b, ns, PMIX_RANK_WILDCARD);
     for (size_t i = 0; i < ns->ninfo_ranks; i++)
         hello_block(&b, ns, ns->info_ranks[i]);
+    if (parts)
+        hello_block(&b, ns, SPX_RANK_JOBPARTS);
     if (spx_buf_failed(&b)) {
         spx_buf_fini(&b);
         return PMIX_ERR_NOMEM;

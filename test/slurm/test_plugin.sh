@@ -8,9 +8,10 @@
 #   srun --mpi=list; mpi.conf reaches slurmstepd (scontrol show config, the
 #   tree port in SpmixPortRange); the integration clients it_keys, it_putget,
 #   it_fence on one node and it_fence, it_pubsub (the job-wide publish
-#   directory) plus slurm_probe (keys vs Slurm's view,
-#   block and cyclic) on 3 nodes x 2 tasks, tasks loading our library; Open
-#   MPI (mpi4py allreduce) on 3 nodes x 2; a batch
+#   directory), it_nodeinfo (Gets qualified with PMIX_NODE_INFO for every
+#   node against what its ranks see, block and cyclic) plus slurm_probe
+#   (keys vs Slurm's view, block and cyclic) on 3 nodes x 2 tasks, tasks
+#   loading our library; Open MPI (mpi4py allreduce) on 3 nodes x 2; a batch
 #   job; PMIx_Abort -> srun exit status and message; a rank SIGKILLed in a
 #   fence -> the others fail promptly, the step ends, no slurmstepd is left;
 #   jobs of the unprivileged user; another uid cannot connect to the step's
@@ -39,7 +40,7 @@ chmod 755 "$OUT"
 if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
    ! make -s -C "$BUILD" -j2 plugin/test/slurm_probe test/integration/it_fence \
         test/integration/it_keys test/integration/it_putget \
-        test/integration/it_pubsub >>"$OUT/install.log" 2>&1; then
+        test/integration/it_pubsub test/integration/it_nodeinfo >>"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
 fi
 spx_vc_dirs
@@ -88,6 +89,10 @@ run_ok "1 node x 4 (-O): it_fence" "it_fence: 4 ranks: OK" $S -N1 -n4 -O "$IT/it
 run_ok "3 nodes x 2: it_fence" "it_fence: 6 ranks: OK" $S -N3 -n6 "$IT/it_fence"
 run_ok "3 nodes x 1: publish/lookup across nodes (a waiting lookup on vn2 gets what vn3 publishes)" \
     "it_pubsub: 3 ranks: OK" $S -N3 -n3 "$IT/it_pubsub"
+for dist in block cyclic; do
+    run_ok "3 nodes x 2 ($dist): it_nodeinfo (every node's info by name and by id = what its ranks see)" \
+        "it_nodeinfo: 6 ranks on 3 nodes: OK" $S -N3 -n6 -m $dist "$IT/it_nodeinfo"
+done
 for dist in block cyclic; do
     $S -N3 -n6 -m $dist "$PROBE" keys >"$OUT/o" 2>"$OUT/e"; rc=$?
     n=$(grep -c "^keys ok .* lib $LIBDIR/libpmix.so" "$OUT/o")

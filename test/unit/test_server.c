@@ -39,6 +39,7 @@
 #include "proto/records.h"
 #include "server/fence.h"
 #include "server/server.h"
+#include "store/jobparts.h"
 #include "store/store.h"
 
 /* ====================== part 1: the fence engine ====================== */
@@ -735,8 +736,8 @@ START_TEST(server_hello_job_info)
     int fd = hello(0, &st, &r);
     ck_assert_int_eq(st, PMIX_SUCCESS);
     uint32_t nblocks = spx_buf_pull_u32(&r);
-    ck_assert_uint_eq(nblocks, 2);
-    bool saw_wild = false, saw_r1 = false;
+    ck_assert_uint_eq(nblocks, 3);
+    bool saw_wild = false, saw_r1 = false, saw_parts = false;
     for (uint32_t k = 0; k < nblocks; k++) {
         pmix_rank_t rank = spx_buf_pull_u32(&r);
         pmix_info_t *info = NULL;
@@ -751,6 +752,10 @@ START_TEST(server_hello_job_info)
             v = find_key(info, n, PMIX_LOCAL_SIZE); /* filled from nlocalprocs */
             ck_assert(v && v->type == PMIX_UINT32 && v->data.uint32 == 2);
             ck_assert_ptr_nonnull(find_key(info, n, PMIX_LOCAL_PEERS));
+        } else if (rank == SPX_RANK_JOBPARTS) { /* the node array, for qualified Gets */
+            saw_parts = true;
+            const pmix_value_t *v = find_key(info, n, "spx.node.0");
+            ck_assert(v && v->type == PMIX_DATA_ARRAY && v->data.darray->size == 2);
         } else {
             ck_assert_uint_eq(rank, 1);
             saw_r1 = true;
@@ -762,7 +767,7 @@ START_TEST(server_hello_job_info)
             PMIx_Value_destruct(&info[i].value);
         free(info);
     }
-    ck_assert(saw_wild && saw_r1);
+    ck_assert(saw_wild && saw_r1 && saw_parts);
     ck_assert_int_eq(spx_buf_finish(&r), 0);
     spx_buf_fini(&r);
     ck_assert_int_ge(__atomic_load_n(&connected_calls, __ATOMIC_SEQ_CST), 1);
