@@ -8,7 +8,7 @@
  * owned by the registering client's uid are removed.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
 
 #include <ftw.h>
 #include <stdlib.h>

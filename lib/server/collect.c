@@ -3,7 +3,7 @@
  * local processes a participant set covers, each one's contribution, the
  * host's fence_nb upcall and its modex callback, timers and replies.
  *
- * Data flow: COMMIT records go into spx_srv.store with their scopes (a
+ * Data flow: COMMIT records go into ctx->store with their scopes (a
  * PMIX_DEL_* entry becomes a tombstone, so local peers stop seeing the key at
  * once). A collecting fence pushes, per local participant, the entries whose
  * scope may leave the node (SPX_SCOPES_REMOTE) - only those committed since
@@ -11,9 +11,17 @@
  * (delta.h). The host (single node) or the tree (multi-node, tree_glue.c)
  * returns every node's contributions concatenated, and those of non-local
  * processes are applied to the same store, where GET finds them.
+ *
+ * State: the fence engine's ops get a struct spx_srv_fence_glue (the server
+ * context and the counters of the contribution being built) as their
+ * argument; nothing passes between ops through statics. The fence's options
+ * come from the engine as a struct (spx_fence_token_opts), not parsed back
+ * out of the pmix_info_t built for the host.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_fence.h"
+#include "server/engine_get.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +54,7 @@ int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b)
     struct commit_filter f = {.self = &p->proc, .foreign = false};
     if (!p->client) /* deregistered meanwhile: nothing to keep */
         return 0;
-    if (spx_records_apply(b, spx_srv.store, commit_only_self, &f) != 0 || f.foreign)
+    if (spx_records_apply(b, p->ctx->store, commit_only_self, &f) != 0 || f.foreign)
         return -1;
     p->client->committed = true;
     spx_srv_get_committed(p->proc.nspace, p->proc.rank);
@@ -55,6 +63,13 @@ int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b)
 }
 
 /* ---- fence engine ops ---- */
+
+/* The fence ops' argument (ctx->fglue, owned by setup/teardown). */
+struct spx_srv_fence_glue {
+    struct spx_srv_ctx *ctx;        /* borrowed */
+    uint64_t building_keys;         /* what the contribution being built holds, */
+    uint64_t building_dels;         /* summed over its local participants */
+};
 
 static int add_member(pmix_proc_t **out, size_t *n, size_t *cap, const char *ns, pmix_rank_t r)
 {
@@ -76,7 +91,7 @@ static int add_member(pmix_proc_t **out, size_t *n, size_t *cap, const char *ns,
 static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
                                pmix_status_t *gone, void *arg)
 {
-    (void)arg;
+    struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
     size_t n = 0, cap = 0;
     *out = NULL;
     for (size_t i = 0; i < nset; i++) {
@@ -98,24 +113,21 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
         if (cl && cl->connected_once && !cl->peer)
             *gone = PMIX_ERR_PROC_ABORTED;
     }
-    pmix_status_t st = spx_srv.mn ? spx_srv_mn_set_gone(set, nset) : PMIX_SUCCESS;
+    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(set, nset) : PMIX_SUCCESS;
     if (st != PMIX_SUCCESS)
         *gone = st;
     return n;
 }
 
-/* What the contribution being built holds (summed over local participants). */
-static uint64_t building_keys, building_dels;
-
 static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,
                               void *arg)
 {
-    (void)arg;
+    struct spx_srv_fence_glue *g = arg;
     spx_delta_contrib_t r;
-    spx_delta_contribute(spx_srv.delta, spx_srv.store, proc, set_key, SPX_SCOPES_REMOTE, out,
+    spx_delta_contribute(g->ctx->delta, g->ctx->store, proc, set_key, SPX_SCOPES_REMOTE, out,
                          &r);
-    building_keys += r.nkeys;
-    building_dels += r.ndels;
+    g->building_keys += r.nkeys;
+    g->building_dels += r.ndels;
     spx_debug("fence %s: %s:%u contributes %zu keys, %zu deletions (%s since %llu)", set_key,
               proc->nspace, (unsigned)proc->rank, r.nkeys, r.ndels, r.since ? "delta" : "full",
               (unsigned long long)r.since);
@@ -125,20 +137,21 @@ static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_
 static void op_contributed(const pmix_proc_t *proc, const char *set_key, uint64_t upto,
                            void *arg)
 {
-    (void)arg;
+    struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
     if (spx_srv_client_find(proc->nspace, proc->rank)) /* still registered */
-        spx_delta_commit(spx_srv.delta, proc, set_key, upto);
+        spx_delta_commit(ctx->delta, proc, set_key, upto);
 }
 
 static void op_local_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
                             bool collect, pmix_status_t status, double timeout, void *arg)
 {
-    (void)arg;
-    if (spx_srv.mn)
+    struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
+    if (ctx->mn)
         spx_srv_mn_fence_failed(set, nset, set_key, collect, status, timeout);
 }
 
 struct modex_answer {
+    struct spx_srv_ctx *ctx;            /* borrowed */
     void *token;
     pmix_status_t status;
     const char *data;
@@ -150,14 +163,15 @@ struct modex_answer {
 static void modex_on_thread(void *arg)
 {
     struct modex_answer *m = arg;
-    if (spx_srv.fence)
-        spx_fence_host_done(spx_srv.fence, m->token, m->status, m->data, m->ndata);
+    if (m->ctx->fence)
+        spx_fence_host_done(m->ctx->fence, m->token, m->status, m->data, m->ndata);
     if (m->relfn)
         m->relfn(m->relarg);
     free(m);
 }
 
-/* The host's pmix_modex_cbfunc_t: any thread, possibly inside fence_nb. */
+/* The host's pmix_modex_cbfunc_t: any thread, possibly inside fence_nb.
+ * cbdata: the fence token; the answer is shifted to the progress thread. */
 static void modex_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                      pmix_release_cbfunc_t relfn, void *relcbdata)
 {
@@ -168,7 +182,7 @@ static void modex_cb(pmix_status_t status, const char *data, size_t ndata, void 
             relfn(relcbdata);
         return;
     }
-    *m = (struct modex_answer){.token = cbdata, .status = status, .data = data,
+    *m = (struct modex_answer){.ctx = &spx_srv, .token = cbdata, .status = status, .data = data,
                                .ndata = ndata, .relfn = relfn, .relarg = relcbdata};
     if (spx_progress_shift(modex_on_thread, m) != 0) {
         if (relfn)
@@ -181,19 +195,20 @@ static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const ch
                                    const pmix_info_t *info, size_t ninfo, char *data,
                                    size_t ndata, void *token, void *arg)
 {
-    (void)arg;
-    bool collect = spx_info_flag(info, ninfo, PMIX_COLLECT_DATA);
-    spx_srv.stats.last_keys = collect ? building_keys : 0;
-    spx_srv.stats.last_dels = collect ? building_dels : 0;
-    spx_srv.stats.last_payload = ndata;
-    building_keys = building_dels = 0;
-    if (spx_srv.mn)
-        return spx_srv_mn_fence(set_key, set, nset, collect,
-                                (double)spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0), data,
-                                ndata, token);
-    if (!spx_srv.host.fence_nb)
+    struct spx_srv_fence_glue *g = arg;
+    struct spx_srv_ctx *ctx = g->ctx;
+    const spx_fence_opts_t *o = spx_fence_token_opts(token);
+    ctx->stats.last_keys = o->collect ? g->building_keys : 0;
+    ctx->stats.last_dels = o->collect ? g->building_dels : 0;
+    ctx->stats.last_payload = ndata;
+    g->building_keys = g->building_dels = 0;
+    if (ctx->mn) /* whole seconds, as the host sees PMIX_TIMEOUT */
+        return spx_srv_mn_fence(set_key, set, nset, o->collect,
+                                o->timeout > 0 ? (double)(int)o->timeout : 0, data, ndata,
+                                token);
+    if (!ctx->host.fence_nb)
         return PMIX_ERR_NOT_SUPPORTED; /* single node: local data is all there is */
-    return spx_srv.host.fence_nb(set, nset, info, ninfo, data, ndata, modex_cb, token);
+    return ctx->host.fence_nb(set, nset, info, ninfo, data, ndata, modex_cb, token);
 }
 
 static bool deliver_filter(const char *nspace, pmix_rank_t rank, void *arg)
@@ -204,7 +219,7 @@ static bool deliver_filter(const char *nspace, pmix_rank_t rank, void *arg)
 
 static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
 {
-    (void)arg;
+    struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
     void *copy = malloc(ndata);
     if (!copy)
         return PMIX_ERR_NOMEM;
@@ -212,7 +227,7 @@ static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_adopt(&b, copy, ndata);
-    int rc = spx_records_apply(&b, spx_srv.store, deliver_filter, NULL);
+    int rc = spx_records_apply(&b, ctx->store, deliver_filter, NULL);
     spx_buf_fini(&b);
     if (rc != 0) {
         spx_error("fence: the host delivered malformed data (%zu bytes)", ndata);
@@ -242,6 +257,7 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
 }
 
 struct fence_timer {
+    struct spx_srv_ctx *ctx;            /* borrowed */
     spx_timer_t *timer;
     uint64_t id;
 };
@@ -249,17 +265,17 @@ struct fence_timer {
 static void timer_fired(void *arg)
 {
     struct fence_timer *t = arg;
-    if (spx_srv.fence)
-        spx_fence_timeout(spx_srv.fence, t->id);
+    if (t->ctx->fence)
+        spx_fence_timeout(t->ctx->fence, t->id);
     free(t);
 }
 
 static void *op_timer_arm(double seconds, uint64_t id, void *arg)
 {
-    (void)arg;
     struct fence_timer *t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
+    t->ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
     t->id = id;
     if (!(t->timer = spx_timer_start(seconds, timer_fired, t))) {
         free(t);
@@ -288,21 +304,25 @@ static const spx_fence_ops_t fence_ops = {
     .timer_cancel = op_timer_cancel,
 };
 
-int spx_srv_fence_setup(void)
+int spx_srv_fence_setup(struct spx_srv_ctx *ctx)
 {
-    building_keys = building_dels = 0;
-    spx_srv.delta = spx_delta_create();
-    spx_srv.fence = spx_fence_engine_create(&fence_ops, NULL);
-    return spx_srv.fence && spx_srv.delta ? 0 : -1;
+    if (!(ctx->fglue = calloc(1, sizeof(*ctx->fglue))))
+        return -1;
+    ctx->fglue->ctx = ctx;
+    ctx->delta = spx_delta_create();
+    ctx->fence = spx_fence_engine_create(&fence_ops, ctx->fglue);
+    return ctx->fence && ctx->delta ? 0 : -1;
 }
 
-void spx_srv_fence_teardown(void)
+void spx_srv_fence_teardown(struct spx_srv_ctx *ctx)
 {
-    spx_fence_engine_t *e = spx_srv.fence;
-    spx_srv.fence = NULL;
-    spx_fence_engine_destroy(e);
-    spx_delta_destroy(spx_srv.delta);
-    spx_srv.delta = NULL;
+    spx_fence_engine_t *e = ctx->fence;
+    ctx->fence = NULL;
+    spx_fence_engine_destroy(e); /* its replies still use ctx->fglue */
+    spx_delta_destroy(ctx->delta);
+    ctx->delta = NULL;
+    free(ctx->fglue);
+    ctx->fglue = NULL;
 }
 
 /* ---- FENCE ---- */
@@ -339,7 +359,7 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         r->peer = p;
         r->seq = seq;
         spx_srv_peer_ref(p);
-        spx_fence_arrive(spx_srv.fence, &p->proc, set, nprocs, collect, (double)timeout, r);
+        spx_fence_arrive(p->ctx->fence, &p->proc, set, nprocs, collect, (double)timeout, r);
     } else {
         spx_srv_reply_status(p, SPX_MSG_FENCE, seq, PMIX_ERR_NOMEM);
     }

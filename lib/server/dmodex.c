@@ -16,7 +16,8 @@
  * target commits, its timeout expires or the target goes away.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_get.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,9 @@
  * (relay.c) and only PMIX_RANGE_RM events still go to the host.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_events.h"
+#include "server/fence.h"
 #include "server/server.h"
 
 #include <stdlib.h>

@@ -16,7 +16,16 @@
 
 #include "util/log.h"
 
-enum trk_state { TRK_GATHER, TRK_HOST };
+const char *spx_fence_trk_state_str(spx_fence_trk_state_t s)
+{
+    switch (s) {
+    case SPX_FENCE_TRK_GATHER:
+        return "gather";
+    case SPX_FENCE_TRK_HOST:
+        return "host";
+    }
+    return "unknown";
+}
 
 struct arrival {
     pmix_proc_t proc;
@@ -28,7 +37,7 @@ struct tracker {
     struct tracker *next;
     uint64_t id;
     uint64_t seq;           /* n-th collective of this set */
-    enum trk_state state;
+    spx_fence_trk_state_t state;
     char *key;              /* canonical set name (owned) */
     pmix_proc_t *set;       /* sorted, unique (owned) */
     size_t nset;
@@ -45,6 +54,7 @@ struct tracker {
 struct host_token {
     struct host_token *next;
     uint64_t tracker_id;
+    spx_fence_opts_t opts;  /* what the fence runs with */
     char *data;             /* contribution bytes (owned) */
     size_t ndata;
 };
@@ -173,8 +183,8 @@ static void tracker_finish(spx_fence_engine_t *e, struct tracker *t, pmix_status
     if (t->timer)
         e->ops->timer_cancel(t->timer, e->arg);
     t->timer = NULL;
-    spx_debug("fence %s#%llu: done, status %d, %zu participants", t->key,
-              (unsigned long long)t->seq, status, t->narr);
+    spx_debug("fence %s#%llu: done in state %s, status %d, %zu participants", t->key,
+              (unsigned long long)t->seq, spx_fence_trk_state_str(t->state), status, t->narr);
     if (status == PMIX_SUCCESS && t->collect && t->upto && e->ops->contributed)
         for (size_t i = 0; i < t->nlocal; i++)
             e->ops->contributed(&t->local[i], t->key, t->upto[i], e->arg);
@@ -186,7 +196,7 @@ static void tracker_finish(spx_fence_engine_t *e, struct tracker *t, pmix_status
 /* Fails a tracker that never reached the host: the other nodes are told first. */
 static void tracker_fail_local(spx_fence_engine_t *e, struct tracker *t, pmix_status_t status)
 {
-    if (t->state == TRK_GATHER && e->ops->local_failed) {
+    if (t->state == SPX_FENCE_TRK_GATHER && e->ops->local_failed) {
         bool collect = false;
         for (size_t i = 0; i < t->narr; i++)
             collect |= t->arr[i].collect;
@@ -225,7 +235,7 @@ static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *
     t->nlocal = e->ops->local_members(t->set, t->nset, &t->local, gone, e->arg);
     t->id = e->next_id++;
     t->seq = next_set_seq(e, t->key);
-    t->state = TRK_GATHER;
+    t->state = SPX_FENCE_TRK_GATHER;
     /* append: older trackers of a set are matched first */
     struct tracker **pp = &e->trackers;
     while (*pp)
@@ -268,9 +278,10 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
         tok->data = spx_buf_release(&b, &tok->ndata);
     }
     tok->tracker_id = t->id;
+    tok->opts = (spx_fence_opts_t){.collect = collect, .timeout = t->timeout};
     tok->next = e->tokens;
     e->tokens = tok;
-    t->state = TRK_HOST;
+    t->state = SPX_FENCE_TRK_HOST;
     t->collect = collect;
 
     pmix_info_t info[2];
@@ -299,6 +310,11 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
     spx_fence_host_done(e, tok, rc, NULL, 0);
 }
 
+const spx_fence_opts_t *spx_fence_token_opts(const void *token)
+{
+    return &((const struct host_token *)token)->opts;
+}
+
 void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pmix_proc_t *set,
                       size_t nset, bool collect, double timeout, void *requester)
 {
@@ -319,7 +335,8 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
     }
     struct tracker *t;
     for (t = e->trackers; t; t = t->next)
-        if (t->state == TRK_GATHER && strcmp(t->key, key) == 0 && !tracker_has_arrived(t, caller))
+        if (t->state == SPX_FENCE_TRK_GATHER && strcmp(t->key, key) == 0 &&
+            !tracker_has_arrived(t, caller))
             break;
     free(cs);
     free(key);
@@ -384,7 +401,7 @@ void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t statu
     struct tracker *t = tracker_find_id(e, tok->tracker_id);
     free(tok->data);
     free(tok);
-    if (!t || t->state != TRK_HOST) {
+    if (!t || t->state != SPX_FENCE_TRK_HOST) {
         spx_debug("fence: late answer from the host ignored (tracker gone)");
         return;
     }
@@ -409,7 +426,7 @@ void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
     struct tracker *t = e->trackers, *next;
     for (; t; t = next) {
         next = t->next;
-        if (t->state != TRK_GATHER)
+        if (t->state != SPX_FENCE_TRK_GATHER)
             continue; /* the host owns its completion now */
         bool member = false;
         for (size_t i = 0; i < t->nlocal && !member; i++)
@@ -431,7 +448,7 @@ static size_t fail_matching(spx_fence_engine_t *e, spx_fence_pred_f pred, void *
     struct tracker *t = e->trackers, *next;
     for (; t; t = next) {
         next = t->next;
-        if ((gathering_only && t->state != TRK_GATHER) || !pred(t->set, t->nset, pred_arg))
+        if ((gathering_only && t->state != SPX_FENCE_TRK_GATHER) || !pred(t->set, t->nset, pred_arg))
             continue;
         spx_warn("fence %s#%llu: failed (status %d)", t->key, (unsigned long long)t->seq,
                  status);

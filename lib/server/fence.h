@@ -28,6 +28,14 @@
 
 typedef struct spx_fence_engine spx_fence_engine_t;
 
+/* The options a fence handed to the host runs with (what the participants
+ * agreed on). host_fence gets them also as pmix_info_t for the host's
+ * fence_nb; the server's own paths read this struct instead. */
+typedef struct spx_fence_opts {
+    bool collect;           /* PMIX_COLLECT_DATA */
+    double timeout;         /* seconds, largest asked; 0 for none */
+} spx_fence_opts_t;
+
 typedef struct spx_fence_ops {
     /* Appends to *out (malloc'd array, the engine frees it) the local processes
      * covered by the participant set and returns their count (may be 0). Sets
@@ -69,6 +77,15 @@ typedef struct spx_fence_ops {
     void (*timer_cancel)(void *handle, void *arg);
 } spx_fence_ops_t;
 
+/* State of a tracker: gathering its local participants, then with the host
+ * (or the nodes) until spx_fence_host_done; then it is freed. */
+typedef enum spx_fence_trk_state {
+    SPX_FENCE_TRK_GATHER,
+    SPX_FENCE_TRK_HOST
+} spx_fence_trk_state_t;
+/* "gather" / "host", for log lines. */
+const char *spx_fence_trk_state_str(spx_fence_trk_state_t s);
+
 /* ops: borrowed, must outlive the engine. NULL on ENOMEM. */
 spx_fence_engine_t *spx_fence_engine_create(const spx_fence_ops_t *ops, void *arg);
 /* Answers every pending arrival with PMIX_ERR_NOT_AVAILABLE (through ops->reply),
@@ -86,6 +103,10 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
  * tracker is gone (timed out, failed) is released silently. */
 void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,
                          const char *data, size_t ndata);
+
+/* The options of the fence token (as handed to ops->host_fence) stands for;
+ * valid until spx_fence_host_done(token). token: borrowed. */
+const spx_fence_opts_t *spx_fence_token_opts(const void *token);
 
 /* The timer of tracker id fired (ops->timer_arm): every arrival gets
  * PMIX_ERR_TIMEOUT and the tracker is dropped. Unknown ids are ignored. */

@@ -6,7 +6,7 @@
  * Callbacks of the supported ones run later on the progress thread.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
 #include "server/server.h"
 
 #include <stdlib.h>

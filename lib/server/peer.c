@@ -11,7 +11,11 @@
  * connection with a log line naming the peer; other peers are unaffected.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_events.h"
+#include "server/engine_fence.h"
+#include "server/engine_get.h"
+#include "server/engine_pubsub.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +43,30 @@ void spx_srv_peer_unref(struct spx_srv_peer *p)
     }
 }
 
+
+const char *spx_srv_peer_state_str(enum spx_srv_peer_state s)
+{
+    switch (s) {
+    case SPX_PEER_NEW:
+        return "new";
+    case SPX_PEER_HANDSHAKE:
+        return "handshake";
+    case SPX_PEER_READY:
+        return "ready";
+    case SPX_PEER_CLOSED:
+        return "closed";
+    }
+    return "unknown";
+}
+
+/* Every change of a peer's state goes through here. */
+static void peer_set_state(struct spx_srv_peer *p, enum spx_srv_peer_state s)
+{
+    spx_debug("%s: %s -> %s", p->name, spx_srv_peer_state_str(p->state),
+              spx_srv_peer_state_str(s));
+    p->state = s;
+}
+
 static void peer_unlink(struct spx_srv_peer *p)
 {
     for (struct spx_srv_peer **pp = &spx_srv.peers; *pp; pp = &(*pp)->next)
@@ -56,7 +84,7 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
     spx_debug("%s: connection closed (%s)", p->name, reason);
     p->conn = NULL;
     bool was_ready = p->state == SPX_PEER_READY;
-    p->state = SPX_PEER_CLOSED;
+    peer_set_state(p, SPX_PEER_CLOSED);
     spx_srv_get_requester_gone(p);
     struct spx_srv_client *cl = p->client;
     if (cl) {
@@ -206,7 +234,7 @@ static void hello_done(struct spx_srv_req *r)
     spx_buf_init(&b);
     spx_buf_push_i32(&b, PMIX_SUCCESS);
     spx_buf_push_raw(&b, cl->ns->hello, cl->ns->hello_len);
-    p->state = SPX_PEER_READY;
+    peer_set_state(p, SPX_PEER_READY);
     cl->connected_once = true;
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
     spx_srv_shmf_client_ready(cl->ns);
@@ -277,7 +305,7 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     p->client = cl;
     cl->peer = p;
     cl->finalized = false;
-    p->state = SPX_PEER_HANDSHAKE;
+    peer_set_state(p, SPX_PEER_HANDSHAKE);
     r->done = hello_done;
     pmix_status_t rc = PMIX_OPERATION_SUCCEEDED;
     if (spx_srv.host.client_connected2)
@@ -333,7 +361,7 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
 
 void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg)
 {
-    (void)arg;
+    struct spx_srv_ctx *ctx = arg;
     struct spx_srv_peer *p = calloc(1, sizeof(*p));
     char label[64];
     snprintf(label, sizeof(label), "pid %ld uid %ld", (long)pid, (long)uid);
@@ -341,6 +369,7 @@ void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg)
         close(fd);
         return;
     }
+    p->ctx = ctx;
     p->uid = uid;
     p->gid = gid;
     p->pid = pid;
@@ -352,6 +381,6 @@ void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg)
         free(p);
         return;
     }
-    p->next = spx_srv.peers;
-    spx_srv.peers = p;
+    p->next = ctx->peers;
+    ctx->peers = p;
 }

@@ -18,7 +18,8 @@
  * and later ones fail at once. Everything here runs on the progress thread.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_pubsub.h"
 #include "server/pubsub_table.h"
 
 #include <stdlib.h>

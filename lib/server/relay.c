@@ -17,7 +17,11 @@
  * PMIX_ERR_UNREACH naming the job's processes that were on it.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_events.h"
+#include "server/engine_fence.h"
+#include "server/engine_get.h"
+#include "server/engine_pubsub.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,10 @@
  * the directory and releases the thread.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_fence.h"
+#include "server/engine_get.h"
+#include "server/engine_pubsub.h"
 #include "server/server.h"
 
 #include <errno.h>
@@ -30,7 +33,7 @@
 
 #define SPX_SERVER_VERSION_STR "4.2.2-spmix"
 
-struct spx_srv spx_srv;
+struct spx_srv_ctx spx_srv;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool server_up; /* read with atomics from any thread */
 
@@ -73,14 +76,14 @@ static void start_on_thread(void *arg)
     st->rc = PMIX_ERR_NOMEM;
     if (!(spx_srv.store = spx_store_create()))
         return;
-    if (spx_srv_fence_setup() != 0)
+    if (spx_srv_fence_setup(&spx_srv) != 0)
         return;
     if (spx_srv_mn_start() != 0) {
         st->rc = PMIX_ERR_INIT;
         return;
     }
     spx_srv.listener = spx_listener_create(spx_progress_base(), spx_srv.sock_path, spx_srv.uid,
-                                           spx_srv_accept, NULL);
+                                           spx_srv_accept, &spx_srv);
     if (!spx_srv.listener) {
         spx_error("server: cannot listen on %s: %s", spx_srv.sock_path, strerror(errno));
         st->rc = PMIX_ERR_INIT;
@@ -101,7 +104,7 @@ static void stop_on_thread(void *arg)
     spx_srv.listener = NULL;
     spx_srv_close_all();
     spx_srv_get_fail_all();
-    spx_srv_fence_teardown();
+    spx_srv_fence_teardown(&spx_srv);
     spx_srv_ns_free_all();
     if (spx_srv.store)
         spx_store_destroy(spx_srv.store);

@@ -23,7 +23,8 @@
  * Everything here runs on the server's progress thread.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_fence.h"
 
 #include <pmix.h>
 

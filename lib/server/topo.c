@@ -20,7 +20,7 @@
  * on the progress thread; the topology is read-only once loaded (pthread_once).
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
 
 #include <hwloc.h>
 #include <pthread.h>

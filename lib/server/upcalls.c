@@ -10,7 +10,9 @@
  * QUERY of only spmix's counter keys (SPMIX_QUERY_*) is always answered here.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_get.h"
+#include "server/engine_pubsub.h"
 
 #include <errno.h>
 #include <stdio.h>

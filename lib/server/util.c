@@ -1,7 +1,7 @@
 /* util.c - small helpers of the server: integer directives, rank lists, argv.
  * Pure functions: no server state is touched. */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
 #include "types/types.h"
 
 #include <errno.h>

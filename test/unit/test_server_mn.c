@@ -1,9 +1,10 @@
 /* test_server_mn.c - the server in multi-node mode, with a fake tree engine.
  *
- * This test defines the spx_tree_* functions itself: the fake records every
- * collective, message and broadcast the server asks for, and the test plays
- * node 1 by completing collectives and injecting messages on the progress
- * thread (where the real engine would call back). A real server (node 0 of 2)
+ * The test plugs a fake network into the server's net-ops seam (server/net.h,
+ * spx_srv_net_set_factory): the fake records every collective, message and
+ * broadcast the server asks for, and the test plays node 1 by completing
+ * collectives and injecting messages on the progress thread (where the real
+ * network would call back). A real server (node 0 of 2)
  * runs in the test process; the test talks to it as its clients over the unix
  * socket. Covered: fence over the tree with delta exchange and deletions (and
  * the counters the query keys report), direct modex both ways, event relay,
@@ -31,13 +32,13 @@
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "proto/records.h"
+#include "server/net.h"
 #include "server/server.h"
 #include "store/store.h"
-#include "tree/tree.h"
 
 #define NS "mns"
 
-/* ====================== the fake tree engine ====================== */
+/* ====================== the fake network ====================== */
 
 struct fake_coll {
     char set_id[128];
@@ -47,7 +48,7 @@ struct fake_coll {
     pmix_status_t status;
     spx_buf_t data;
     double timeout;
-    spx_tree_done_f done;
+    spx_srv_net_coll_f done;
     void *arg;
 };
 
@@ -59,7 +60,7 @@ struct fake_msg {
 
 static struct {
     pthread_mutex_t lock;
-    spx_tree_ops_t ops;
+    spx_srv_net_up_t ops;
     void *ops_arg;
     int created, started, destroyed, left;
     struct fake_coll colls[16];
@@ -70,30 +71,11 @@ static struct {
 
 static int fake_tree_obj;
 
-long spx_tree_topo_parent(uint32_t pos, uint32_t n, uint32_t w)
-{
-    (void)n;
-    return pos == 0 ? -1 : (long)((pos - 1) / w);
-}
+static const spx_srv_net_ops_t fake_net_ops;
 
-uint32_t spx_tree_topo_children(uint32_t pos, uint32_t n, uint32_t w, uint32_t *out)
-{
-    uint32_t k = 0;
-    for (uint32_t c = pos * w + 1; c < n && k < w; c++)
-        out[k++] = c;
-    return k;
-}
-
-uint32_t spx_tree_topo_depth(uint32_t n, uint32_t w)
-{
-    uint32_t d = 0;
-    for (uint64_t span = 1; span < n; span = span * w + 1)
-        d++;
-    return d;
-}
-
-spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cfg,
-                            const spx_tree_ops_t *ops, void *ops_arg)
+static void *fake_net_create(struct event_base *base, const spx_srv_net_cfg_t *cfg,
+                             const spx_srv_net_up_t *ops, void *ops_arg,
+                             const spx_srv_net_ops_t **out)
 {
     ck_assert_ptr_nonnull(base);
     ck_assert_uint_eq(cfg->node_index, 0);
@@ -103,36 +85,19 @@ spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cf
     T.ops = *ops;
     T.ops_arg = ops_arg;
     T.created++;
-    return (spx_tree_t *)&fake_tree_obj;
+    T.started++; /* a network is started when made */
+    *out = &fake_net_ops;
+    return &fake_tree_obj;
 }
 
-uint16_t spx_tree_port(const spx_tree_t *t)
+static void fake_destroy(void *t)
 {
-    (void)t;
-    return 1;
-}
-
-int spx_tree_set_addrs(spx_tree_t *t, const char *const *addrs)
-{
-    (void)t, (void)addrs;
-    return 0;
-}
-
-int spx_tree_start(spx_tree_t *t)
-{
-    (void)t;
-    T.started++;
-    return 0;
-}
-
-void spx_tree_destroy(spx_tree_t *t)
-{
-    (void)t;
+    ck_assert_ptr_eq(t, &fake_tree_obj);
     pthread_mutex_lock(&T.lock);
     T.destroyed++;
     for (int i = 0; i < T.ncolls; i++)
         if (T.colls[i].done) { /* pending collectives complete with UNREACH */
-            spx_tree_done_f d = T.colls[i].done;
+            spx_srv_net_coll_f d = T.colls[i].done;
             T.colls[i].done = NULL;
             pthread_mutex_unlock(&T.lock);
             d(PMIX_ERR_UNREACH, NULL, 0, T.colls[i].arg);
@@ -141,7 +106,7 @@ void spx_tree_destroy(spx_tree_t *t)
     pthread_mutex_unlock(&T.lock);
 }
 
-int spx_tree_leave(spx_tree_t *t)
+static int fake_leave(void *t)
 {
     (void)t;
     pthread_mutex_lock(&T.lock);
@@ -150,21 +115,9 @@ int spx_tree_leave(spx_tree_t *t)
     return 0;
 }
 
-uint32_t spx_tree_node_index(const spx_tree_t *t)
-{
-    (void)t;
-    return 0;
-}
-
-uint32_t spx_tree_nnodes(const spx_tree_t *t)
-{
-    (void)t;
-    return 2;
-}
-
-int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes, size_t nnodes,
-                        uint32_t flags, pmix_status_t status, const void *data, size_t len,
-                        double timeout, spx_tree_done_f done, void *arg)
+static int fake_coll_start(void *t, const char *set_id, const uint32_t *nodes, size_t nnodes,
+                           uint32_t flags, pmix_status_t status, const void *data, size_t len,
+                           double timeout, spx_srv_net_coll_f done, void *arg)
 {
     (void)t;
     pthread_mutex_lock(&T.lock);
@@ -199,20 +152,20 @@ static int record_msg(uint32_t dst, uint8_t channel, const void *data, size_t le
     return 0;
 }
 
-int spx_tree_send(spx_tree_t *t, uint32_t dst, uint8_t channel, const void *data, size_t len)
+static int fake_send(void *t, uint32_t dst, uint8_t channel, const void *data, size_t len)
 {
     (void)t;
     ck_assert_uint_eq(dst, 1);
     return record_msg(dst, channel, data, len);
 }
 
-int spx_tree_bcast(spx_tree_t *t, uint8_t channel, const void *data, size_t len)
+static int fake_bcast(void *t, uint8_t channel, const void *data, size_t len)
 {
     (void)t;
     return record_msg(UINT32_MAX, channel, data, len);
 }
 
-void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out)
+static void fake_stats(void *t, spx_srv_net_stats_t *out)
 {
     (void)t;
     memset(out, 0, sizeof(*out));
@@ -220,6 +173,15 @@ void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out)
     out->bytes_sent = 1234;
     out->last_coll_msgs_sent = 1;
 }
+
+static const spx_srv_net_ops_t fake_net_ops = {
+    .send = fake_send,
+    .bcast = fake_bcast,
+    .coll_start = fake_coll_start,
+    .stats = fake_stats,
+    .leave = fake_leave,
+    .destroy = fake_destroy,
+};
 
 static void fake_reset(void)
 {
@@ -299,7 +261,7 @@ static void do_complete(void *arg)
     spx_buf_push_raw(&all, fc->data.data, fc->data.len);
     if (c->extra)
         spx_buf_push_raw(&all, c->extra->data, c->extra->len);
-    spx_tree_done_f d = fc->done;
+    spx_srv_net_coll_f d = fc->done;
     fc->done = NULL;
     ck_assert_ptr_nonnull(d);
     d(c->st, all.data, all.len, fc->arg);
@@ -399,7 +361,7 @@ static void setup(void)
 }
 
 /* Whether the test ends with every client finalized, so that the server must
- * announce an orderly end to the tree (spx_tree_leave) before destroying it. */
+ * announce an orderly end to the network (ops->leave) before destroying it. */
 static int expect_leave;
 
 static void teardown(void)
@@ -605,7 +567,7 @@ START_TEST(mn_fence_delta_and_deletions)
     ck_assert_uint_eq(T.colls[0].nnodes, 2);
     ck_assert_uint_eq(T.colls[0].nodes[0], 0);
     ck_assert_uint_eq(T.colls[0].nodes[1], 1);
-    ck_assert_uint_eq(T.colls[0].flags, SPX_TREE_F_COLLECT);
+    ck_assert_uint_eq(T.colls[0].flags, SPX_SRV_NET_F_COLLECT);
     ck_assert_int_eq(T.colls[0].status, PMIX_SUCCESS);
     size_t keys, dels;
     count_entries(&T.colls[0].data, &keys, &dels);
@@ -1055,6 +1017,7 @@ static Suite *mn_suite(void)
 
 int main(void)
 {
+    spx_srv_net_set_factory(fake_net_create);
     SRunner *sr = srunner_create(mn_suite());
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,20 +1,26 @@
-/* tree_glue.c - multi-node mode of the server: the tree engine (tree/tree.h)
- * joined to this server.
+/* nodes.c - multi-node mode of the server: the other nodes as this server
+ * sees them, reached only through the net-ops seam (net.h).
  *
  * PMIx_server_init hands the SPMIX_TREE_* directives to spx_srv_mn_parse (on
- * the caller's thread); spx_srv_mn_start then creates and starts the engine on
- * the progress thread. From there on:
- *   - a local fence tracker that completes becomes spx_tree_coll_start over
- *     the nodes hosting its participants (spx_srv_mn_fence); the engine's
+ * the caller's thread); spx_srv_mn_start then creates the network (the tree
+ * engine through tree_net.c, or a test's fake) on the progress thread. From
+ * there on:
+ *   - a local fence tracker that completes becomes a collective over the
+ *     nodes hosting its participants (spx_srv_mn_fence); the network's
  *     answer goes back to the fence engine through spx_fence_host_done;
  *   - a tracker that failed locally still starts its collective, with the
  *     error, so every node fails it (spx_srv_mn_fence_failed);
- *   - messages are dispatched by channel to dmodex.c and relay.c;
- *   - a lost node is handed to relay.c.
+ *   - messages are dispatched by channel to dmodex.c, relay.c and pubsub.c;
+ *   - a lost or departed node is recorded here and handed to relay.c.
  * The SPMIX_QUERY_* counters and the SPMIX_STATS=1 summary come from here.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_events.h"
+#include "server/engine_fence.h"
+#include "server/engine_get.h"
+#include "server/engine_pubsub.h"
+#include "server/net.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +29,6 @@
 #include <spmix.h>
 
 #include "progress/progress.h"
-#include "tree/tree.h"
 #include "types/types.h"
 #include "util/log.h"
 
@@ -40,7 +45,8 @@ struct spx_srv_mn_cfg {
 };
 
 struct spx_srv_mn {
-    spx_tree_t *tree;
+    void *net;               /* the network's handle (owned, freed by net_ops->destroy) */
+    const spx_srv_net_ops_t *net_ops; /* borrowed (static) */
     uint32_t me, nnodes;
     bool *node_lost;         /* [nnodes] */
     pmix_proc_t *lost;       /* processes known to be lost (owned) */
@@ -201,8 +207,15 @@ static void mn_node_left(uint32_t node, void *arg)
     spx_srv_relay_node_lost(node, false);
 }
 
-static const spx_tree_ops_t mn_ops = {.recv = mn_recv, .node_lost = mn_node_lost,
-                                      .node_left = mn_node_left};
+static const spx_srv_net_up_t mn_up = {.recv = mn_recv, .node_lost = mn_node_lost,
+                                       .node_left = mn_node_left};
+
+static spx_srv_net_create_f net_factory; /* NULL: the tree engine (tests replace it) */
+
+void spx_srv_net_set_factory(spx_srv_net_create_f create)
+{
+    net_factory = create;
+}
 
 /* Did every process this server served end with PMIx_Finalize? */
 static bool mn_ended_in_order(void)
@@ -230,24 +243,20 @@ int spx_srv_mn_start(void)
     }
     m->me = c->node_index;
     m->nnodes = c->nnodes;
-    spx_tree_config_t tc = {.node_index = c->node_index,
+    spx_srv_net_cfg_t nc = {.node_index = c->node_index,
                             .nnodes = c->nnodes,
                             .width = c->width,
                             .addrs = (const char *const *)c->addrs,
                             .secret = c->secret,
                             .secret_len = c->secret_len,
                             .connect_timeout = c->connect_timeout};
-    if (!(m->tree = spx_tree_create(spx_progress_base(), &tc, &mn_ops, NULL))) {
+    spx_srv_net_create_f create = net_factory ? net_factory : spx_srv_tree_net_create;
+    if (!(m->net = create(spx_progress_base(), &nc, &mn_up, NULL, &m->net_ops))) {
         free(m->node_lost);
         free(m);
         goto out;
     }
     spx_srv.mn = m;
-    if (spx_tree_start(m->tree) != 0) {
-        spx_error("server: the tree engine of node %u did not start", c->node_index);
-        spx_srv_mn_stop();
-        goto out;
-    }
     spx_info("server: node %u of %u in the tree (%s)", c->node_index, c->nnodes,
              c->addrs[c->node_index]);
     rc = 0;
@@ -263,24 +272,24 @@ void spx_srv_mn_stop(void)
     struct spx_srv_mn *m = spx_srv.mn;
     if (!m)
         return;
-    spx_tree_stats_t st;
+    spx_srv_net_stats_t st;
     memset(&st, 0, sizeof(st));
-    spx_tree_get_stats(m->tree, &st);
+    m->net_ops->stats(m->net, &st);
     const char *env = getenv("SPMIX_STATS");
     if (env && strcmp(env, "1") == 0)
         fprintf(stderr, "spmix stats node %u: colls %llu msgs %llu bytes %llu\n", m->me,
                 (unsigned long long)st.colls_done, (unsigned long long)st.msgs_sent,
                 (unsigned long long)st.bytes_sent);
     /* pending collectives complete (UNREACH) while the fence engine still exists;
-     * m->tree is cleared first so nothing reaches into the engine being destroyed */
-    spx_tree_t *t = m->tree;
+     * m->net is cleared first so nothing reaches into the network being destroyed */
+    void *net = m->net;
     if (mn_ended_in_order())
-        spx_tree_leave(t); /* the others see an orderly end, not a lost node */
+        m->net_ops->leave(net); /* the others see an orderly end, not a lost node */
     else
         spx_info("server: node %u: a local process ended without PMIx_Finalize; "
                  "the other nodes will see this node as lost", m->me);
-    m->tree = NULL;
-    spx_tree_destroy(t);
+    m->net = NULL;
+    m->net_ops->destroy(net);
     spx_srv_dmx_fini();
     spx_srv.mn = NULL;
     free(m->node_lost);
@@ -301,18 +310,20 @@ bool spx_srv_mn_node_is_lost(uint32_t node)
 
 int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b)
 {
-    if (!spx_srv.mn || !spx_srv.mn->tree || spx_buf_failed(b) || spx_srv_mn_node_is_lost(node))
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m || !m->net || spx_buf_failed(b) || spx_srv_mn_node_is_lost(node))
         return -1;
-    return spx_tree_send(spx_srv.mn->tree, node, channel, b->data, b->len);
+    return m->net_ops->send(m->net, node, channel, b->data, b->len);
 }
 
 int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b)
 {
-    if (!spx_srv.mn || !spx_srv.mn->tree || spx_buf_failed(b))
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m || !m->net || spx_buf_failed(b))
         return -1;
-    if (spx_srv.mn->nnodes < 2)
+    if (m->nnodes < 2)
         return 0;
-    return spx_tree_bcast(spx_srv.mn->tree, channel, b->data, b->len);
+    return m->net_ops->bcast(m->net, channel, b->data, b->len);
 }
 
 /* ---- lost processes ---- */
@@ -423,9 +434,10 @@ struct mn_coll {
 static void mn_coll_done(pmix_status_t status, const void *data, size_t len, void *arg)
 {
     struct mn_coll *c = arg;
-    if (c->token && spx_srv.mn && spx_srv.mn->tree) {
-        spx_tree_stats_t st;
-        spx_tree_get_stats(spx_srv.mn->tree, &st);
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (c->token && m && m->net) {
+        spx_srv_net_stats_t st;
+        m->net_ops->stats(m->net, &st);
         spx_srv.stats.colls++;
         spx_debug("fence %s over the tree: status %d, received %zu bytes, sent %llu msgs "
                   "%llu bytes, contributed %llu payload bytes, %llu keys, %llu deletions",
@@ -444,7 +456,8 @@ static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, boo
                    pmix_status_t status, double timeout, const char *data, size_t ndata,
                    void *token)
 {
-    if (!spx_srv.mn || !spx_srv.mn->tree)
+    struct spx_srv_mn *m = spx_srv.mn;
+    if (!m || !m->net)
         return -1;
     uint32_t *nodes;
     size_t nn;
@@ -459,9 +472,9 @@ static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, boo
     }
     c->token = token;
     snprintf(c->set_key, sizeof(c->set_key), "%s", set_key);
-    int rc = spx_tree_coll_start(spx_srv.mn->tree, set_key, nodes, nn,
-                                 collect ? SPX_TREE_F_COLLECT : 0, status, data, ndata, timeout,
-                                 mn_coll_done, c);
+    int rc = m->net_ops->coll_start(m->net, set_key, nodes, nn,
+                                    collect ? SPX_SRV_NET_F_COLLECT : 0, status, data, ndata,
+                                    timeout, mn_coll_done, c);
     free(nodes);
     if (rc != 0)
         free(c);
@@ -504,10 +517,10 @@ bool spx_srv_mn_query(const char *key, pmix_info_t *out)
 {
     if (!spx_srv_mn_is_query_key(key))
         return false;
-    spx_tree_stats_t st;
+    spx_srv_net_stats_t st;
     memset(&st, 0, sizeof(st));
-    if (spx_srv.mn && spx_srv.mn->tree)
-        spx_tree_get_stats(spx_srv.mn->tree, &st);
+    if (spx_srv.mn && spx_srv.mn->net)
+        spx_srv.mn->net_ops->stats(spx_srv.mn->net, &st);
     uint64_t v;
     if (spx_key_eq(key, SPMIX_QUERY_TREE_MSGS_SENT))
         v = st.msgs_sent;

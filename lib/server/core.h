@@ -1,0 +1,293 @@
+/* core.h - the server core: the context object of the PMIx server of this
+ * process and what every engine may use of it (not for other modules: they
+ * use server.h).
+ *
+ * Layout of lib/server: the core (server.c life cycle, nspace.c namespaces,
+ * peer.c connections and requests, upcalls.c host forwarding, topo.c,
+ * cleanup.c, util.c, nodes.c the other nodes over the net-ops seam net.h)
+ * plus engines, each with its own header that includes this one:
+ *   engine_fence.h   fence glue (collect.c) and shared-memory fence (shmfence.c)
+ *   engine_get.h     GET (get.c) and direct modex over the nodes (dmodex.c)
+ *   engine_events.h  events to clients (events.c) and their relay (relay.c)
+ *   engine_pubsub.h  the publish/lookup directory (pubsub.c)
+ * This header includes no engine header (scripts/check-server-includes.sh
+ * checks it). Engines reach other nodes only through nodes.c's functions,
+ * which reach them only through the net-ops seam.
+ *
+ * One server per process. Everything in the context is owned by the progress
+ * thread: public PMIx_server_* calls copy their inputs and shift the work
+ * there. Objects:
+ *   spx_srv_ns      a registered namespace: its job info (a store plus the HELLO
+ *                   reply bytes encoded once) and its registered local clients;
+ *   spx_srv_client  one registered local process (rank, uid, host object);
+ *   spx_srv_peer    one accepted connection; after HELLO it points to its client.
+ * Peers are reference counted: the peer list holds one reference, every
+ * request waiting for the host or for data holds one; a closed peer is freed
+ * when the last reference goes (mark and reap), so late host callbacks are safe.
+ */
+#ifndef SPX_SERVER_CORE_H
+#define SPX_SERVER_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <pmix_server.h>
+
+#include "codec/buf.h"
+#include "codec/frame.h"
+#include "net/conn.h"
+#include "net/unix_sock.h"
+#include "store/store.h"
+#include "util/compiler.h"
+
+#ifndef PMIX_DEL_LOCAL
+#define PMIX_DEL_LOCAL 5
+#define PMIX_DEL_REMOTE 6
+#define PMIX_DEL_GLOBAL 7
+#define PMIX_DEL_INTERNAL 8
+#endif
+
+struct spx_srv_ns;
+struct spx_srv_peer;
+struct spx_srv_shmf;
+struct spx_srv_shmf_batch;
+
+struct spx_srv_client {
+    struct spx_srv_client *next;
+    struct spx_srv_ns *ns;          /* back pointer (borrowed) */
+    pmix_rank_t rank;
+    uid_t uid;
+    gid_t gid;
+    void *server_object;            /* the host's (borrowed) */
+    struct spx_srv_peer *peer;      /* connected peer or NULL (borrowed) */
+    bool connected_once;            /* a peer completed HELLO for it */
+    bool finalized;
+    bool committed;                 /* committed at least once */
+    bool used_directory;            /* published or looked up in the server's own directory */
+};
+
+struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
+    struct spx_srv_cleanup *next;
+    char *path;                     /* owned */
+    bool is_dir, recursive, leave_top, only_empty;
+    char **ignore;                  /* NULL-terminated, owned */
+    uid_t owner;                    /* uid of the registering client */
+};
+
+struct spx_srv_ns {
+    struct spx_srv_ns *next;
+    char name[PMIX_MAX_NSLEN + 1];
+    int nlocalprocs;
+    spx_store_t *info;              /* job info: WILDCARD = job + this node; rank = proc keys */
+    pmix_rank_t *info_ranks;        /* ranks with proc-level info (owned) */
+    size_t ninfo_ranks;
+    pmix_rank_t *local;             /* local ranks from PMIX_LOCAL_PEERS (owned, may be NULL) */
+    size_t nlocal;
+    uint8_t *hello;                 /* u32 nblocks + blocks (owned) */
+    size_t hello_len;
+    struct spx_srv_client *clients;
+    struct spx_srv_cleanup *cleanups;
+    /* node of each rank from PMIX_NODE_MAP + PMIX_PROC_MAP (multi-node mode) */
+    uint32_t *rank_node;            /* [rank] = node index, UINT32_MAX unknown (owned) */
+    size_t nrank_node;
+    uint32_t *nodes;                /* sorted unique nodes hosting ranks (owned) */
+    size_t nnodes;
+    struct spx_srv_shmf *shmf;      /* shared-memory fence (shmfence.c), NULL when none */
+};
+
+/* Life of a connection (peer.c sets it, through one function):
+ * NEW (accepted) -> HANDSHAKE (HELLO being authorized) -> READY -> CLOSED. */
+enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_PEER_CLOSED };
+/* Name of a state for log lines ("new", "handshake", "ready", "closed"). */
+const char *spx_srv_peer_state_str(enum spx_srv_peer_state s);
+
+struct spx_srv_peer {
+    struct spx_srv_peer *next;
+    struct spx_srv_ctx *ctx;        /* the server it belongs to (borrowed) */
+    spx_conn_t *conn;               /* NULL once closed */
+    enum spx_srv_peer_state state;
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;
+    pmix_proc_t proc;               /* valid from HELLO on */
+    struct spx_srv_client *client;  /* NULL before HELLO or after deregistration */
+    int refs;
+    char *cpus;                     /* cpu list sent with HELLO, or NULL (owned) */
+    char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
+};
+
+/* A request waiting for the host (or for data): holds a peer reference. */
+struct spx_srv_req;
+typedef void (*spx_srv_req_f)(struct spx_srv_req *r);
+struct spx_srv_req {
+    struct spx_srv_peer *peer;      /* referenced, may be NULL (server-originated) */
+    uint8_t type;
+    uint32_t seq;
+    pmix_status_t status;           /* host answer */
+    spx_srv_req_f done;             /* runs on the progress thread after the host answered */
+    pmix_info_t *info;              /* decoded request infos (owned) */
+    size_t ninfo;
+    pmix_proc_t *procs;             /* owned */
+    size_t nprocs;
+    char **keys;                    /* NULL-terminated (owned) */
+    char *msg;                      /* owned */
+    void *extra;                    /* the host's answer (borrowed until relfn) */
+    size_t nextra;
+    void *owned;                    /* freed with owned_free when the request is freed */
+    void (*owned_free)(void *);
+    spx_buf_t reply;                /* encoded reply tail */
+    pmix_release_cbfunc_t relfn;    /* host release of its answer, called after use */
+    void *relarg;
+};
+
+struct spx_srv_get;                 /* get.c */
+struct spx_srv_mn;                  /* tree_glue.c: multi-node state */
+struct spx_srv_mn_cfg;
+
+/* Counters of the last collective (answered to SPMIX_QUERY_* keys). */
+struct spx_srv_stats {
+    uint64_t colls;                 /* fences this server completed over the tree */
+    uint64_t last_keys, last_dels;  /* entries this node contributed to its last one */
+    uint64_t last_payload;          /* contribution bytes of the last one */
+};
+
+struct spx_srv_ctx {
+    bool active;
+    pmix_server_module_t host;      /* the host module (copied at init; its pointers borrowed) */
+    pmix_proc_t me;
+    char hostname[256];
+    uint32_t nodeid;
+    bool have_nodeid;
+    char *dir;                      /* private directory (owned) */
+    char *sock_path;                /* owned */
+    uid_t uid;                      /* the user allowed to connect */
+    gid_t gid;
+    spx_listener_t *listener;       /* owned */
+    spx_store_t *store;             /* committed data of local clients + fence data (owned) */
+    struct spx_srv_ns *nspaces;     /* registered namespaces (owned list, nspace.c) */
+    struct spx_srv_peer *peers;     /* accepted connections (one reference each, peer.c) */
+    struct spx_fence_engine *fence; /* fence engine (engine_fence.h, collect.c; owned) */
+    struct spx_srv_fence_glue *fglue; /* collect.c's state, the fence ops' argument (owned) */
+    struct spx_srv_get *gets;       /* GETs waiting for data (get.c; owned) */
+    struct spx_delta *delta;        /* delta bookkeeping of collecting fences (owned) */
+    struct spx_srv_mn *mn;          /* NULL in single-node mode (nodes.c; owned) */
+    struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the network is made (owned) */
+    struct spx_srv_stats stats;
+    bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
+    bool local_failure;             /* a local process ended without PMIx_Finalize:
+                                     * the tree then does not announce an orderly end */
+};
+
+/* The one server context of this process (server.c). Engines receive it as
+ * their ops' argument or through the peer they serve (p->ctx). */
+extern struct spx_srv_ctx spx_srv;
+
+/* ---- server.c ---- */
+/* Runs fn(arg) on the progress thread and waits for it to return (not on that thread). */
+void spx_srv_run_sync(void (*fn)(void *), void *arg);
+
+/* ---- util.c: helpers on infos and procs ---- */
+/* An integer directive (any integer type), or dflt when absent or not an integer.
+ * (Flags, lookups and copies come from types/types.h.) */
+long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long dflt);
+/* Parses a comma list of ranks with ranges ("0,2-4"); *out malloc'd. 0 or -1. */
+int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
+/* Frees a NULL-terminated string array. */
+void spx_srv_argv_free(char **argv);
+
+/* ---- nspace.c ---- */
+struct spx_srv_ns *spx_srv_ns_find(const char *name);
+struct spx_srv_client *spx_srv_client_find(const char *nspace, pmix_rank_t rank);
+/* True when (nspace, rank) is a process of this node (registered or in local peers). */
+bool spx_srv_proc_is_local(const char *nspace, pmix_rank_t rank);
+/* Local processes of a namespace: *out malloc'd, sorted, unique. */
+size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out);
+void spx_srv_ns_free_all(void);
+
+/* ---- peer.c ---- */
+/* The listener's accept callback; arg: the struct spx_srv_ctx (borrowed). */
+void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg);
+void spx_srv_peer_ref(struct spx_srv_peer *p);
+void spx_srv_peer_unref(struct spx_srv_peer *p);
+void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason);
+void spx_srv_close_all(void);
+/* Replies (no-ops when the peer is gone). payload: bytes taken. */
+void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
+void spx_srv_reply_status(struct spx_srv_peer *p, uint8_t type, uint32_t seq,
+                          pmix_status_t status);
+struct spx_srv_req *spx_srv_req_create(struct spx_srv_peer *p, uint8_t type, uint32_t seq);
+void spx_srv_req_free(struct spx_srv_req *r);
+/* Host callbacks: store the answer and shift r->done onto the progress thread. */
+void spx_srv_req_op_cb(pmix_status_t status, void *cbdata);
+/* Completes r now (upcall returned without a callback coming): status goes to r. */
+void spx_srv_req_finish_now(struct spx_srv_req *r, pmix_status_t status);
+/* The usual done: reply r->status and free. */
+void spx_srv_req_reply_done(struct spx_srv_req *r);
+
+/* ---- topo.c: this node's topology for the clients ---- */
+/* Adds PMIX_HWLOC_XML_V2 to ns's job info unless the host gave a topology. */
+pmix_status_t spx_srv_topo_add_xml(struct spx_srv_ns *ns);
+/* Stores PMIX_CPUSET and (bound processes) PMIX_LOCALITY_STRING of rank from
+ * the cpu list its HELLO carried ("0-3,8"). cpulist: borrowed. */
+void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const char *cpulist);
+
+/* ---- nspace.c ---- */
+/* Node index of (ns, rank), UINT32_MAX when unknown. */
+uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank);
+
+/* ---- nodes.c: multi-node mode, over the net-ops seam (net.h) (everything is a no-op / false in single-node) ---- */
+/* Channels of spx_tree_send / spx_tree_bcast used by the server. */
+enum spx_srv_channel {
+    SPX_SRV_CH_DMX_REQ = 1,  /* u32 id, proc target, str key ("" = any), u8 optional,
+                              * u32 timeout */
+    SPX_SRV_CH_DMX_REP = 2,  /* u32 id, i32 status, records (proto/records.h) */
+    SPX_SRV_CH_EVENT = 3,    /* i32 status, proc source, u8 range, info[] */
+    SPX_SRV_CH_PROC_LOST = 4, /* proc: a process died without PMIx_Finalize */
+    SPX_SRV_CH_PUBSUB_REQ = 5, /* pubsub.c: a publish/lookup/unpublish for node 0 */
+    SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
+    SPX_SRV_CH_PUBSUB_GONE = 7 /* pubsub.c: a process that used the directory finalized */
+};
+/* Reads the SPMIX_TREE_* directives (caller's thread) into spx_srv.mn_cfg; PMIX_SUCCESS
+ * also when there are none (single node), PMIX_ERR_BAD_PARAM when incomplete. */
+pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo);
+/* On the progress thread: creates and starts the tree (0), or -1. No-op without cfg. */
+int spx_srv_mn_start(void);
+/* On the progress thread: prints the totals if SPMIX_STATS=1, destroys the tree (its
+ * pending collectives complete with PMIX_ERR_UNREACH first), frees the state. */
+void spx_srv_mn_stop(void);
+/* Nodes hosting the participants of set (sorted, own node included): *out malloc'd.
+ * 0, or -1 when a participant's node is unknown. */
+int spx_srv_mn_set_nodes(const pmix_proc_t *set, size_t nset, uint32_t **out, size_t *n);
+/* Whether set names a process on a node that is gone (lost or ended:
+ * PMIX_ERR_UNREACH) or a process known to be lost (PMIX_ERR_PROC_ABORTED);
+ * PMIX_SUCCESS when neither. */
+pmix_status_t spx_srv_mn_set_gone(const pmix_proc_t *set, size_t nset);
+bool spx_srv_mn_node_is_lost(uint32_t node);
+/* Records proc as lost; false when it already was (or no memory). */
+bool spx_srv_mn_mark_lost(const pmix_proc_t *proc);
+uint32_t spx_srv_mn_me(void);
+/* The fence engine's host_fence and local_failed in multi-node mode. */
+pmix_status_t spx_srv_mn_fence(const char *set_key, const pmix_proc_t *set, size_t nset,
+                               bool collect, double timeout, const char *data, size_t ndata,
+                               void *token);
+void spx_srv_mn_fence_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
+                             bool collect, pmix_status_t status, double timeout);
+/* Answers the SPMIX_QUERY_* key into *out (uint64); false for other keys. */
+bool spx_srv_mn_query(const char *key, pmix_info_t *out);
+bool spx_srv_mn_is_query_key(const char *key);
+/* Sends / broadcasts on a channel; 0 or -1. */
+int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b);
+int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b);
+
+/* ---- cleanup.c ---- */
+/* Records the cleanup directives of a JOBCTL; PMIX_SUCCESS, or NOT_SUPPORTED when
+ * the directives hold anything else (the host must handle them). */
+pmix_status_t spx_srv_cleanup_register(struct spx_srv_client *c, const pmix_info_t *info,
+                                       size_t ninfo, bool only_if_all);
+void spx_srv_cleanup_run(struct spx_srv_ns *ns);
+void spx_srv_cleanup_free(struct spx_srv_ns *ns);
+
+/* ---- upcalls.c: requests forwarded to the host (0, or -1 for a malformed payload) ---- */
+int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *b);
+
+#endif

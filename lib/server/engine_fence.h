@@ -1,0 +1,58 @@
+/* engine_fence.h - the fence engine of the server: the glue between the
+ * tracker engine (fence.h) and the server (collect.c: COMMIT and FENCE
+ * frames, contributions, the host's fence_nb or the nodes' collective,
+ * delivering the data of all nodes) and the shared-memory fence of a
+ * namespace (shmfence.c). Everything runs on the progress thread.
+ * Ownership: ctx->fence and ctx->delta belong to collect.c (setup/teardown);
+ * ns->shmf belongs to shmfence.c.
+ */
+#ifndef SPX_SERVER_ENGINE_FENCE_H
+#define SPX_SERVER_ENGINE_FENCE_H
+
+#include "server/core.h"
+#include "server/delta.h"
+#include "server/fence.h"
+
+/* ---- collect.c: the fence engine (fence.h) joined to the server ---- */
+/* Creates ctx->fence and ctx->delta (progress thread); 0 or -1. */
+int spx_srv_fence_setup(struct spx_srv_ctx *ctx);
+/* Answers every pending arrival (PMIX_ERR_NOT_AVAILABLE), frees both. */
+void spx_srv_fence_teardown(struct spx_srv_ctx *ctx);
+/* COMMIT and FENCE frames of p (0, or -1 for a malformed payload: the caller closes). */
+int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b);
+int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
+
+/* ---- shmfence.c: the shared-memory fence of a namespace ---- */
+/* Creates ns's segment when every local process is known and adds its path
+ * to ns's job info (before the HELLO bytes are encoded). No segment (and
+ * PMIX_SUCCESS) when it does not apply or cannot be made. */
+pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns);
+/* Detaches ns's fence (re-registration hands it to the new ns). */
+struct spx_srv_shmf *spx_srv_shmf_take(struct spx_srv_ns *ns);
+/* Breaks, answers every waiter with PMIX_ERR_NOT_AVAILABLE, removes the file. */
+void spx_srv_shmf_free(struct spx_srv_shmf *f);
+/* Every whole-namespace fence of ns fails with status from now on (ns may be
+ * NULL); recoverable: a local process went away, and the fence works again
+ * once every local process is connected (spx_srv_shmf_client_ready). */
+void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recoverable);
+/* A client of ns completed its HELLO. */
+void spx_srv_shmf_client_ready(struct spx_srv_ns *ns);
+/* A node of ns ended in order: break the segment with status now, or, when
+ * the current generation is with the fence engine, once it is released. */
+void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status);
+/* Does a FENCE from p over set go through p's namespace's segment? */
+bool spx_srv_shmf_covers(const struct spx_srv_peer *p, const pmix_proc_t *set, size_t nset);
+/* A FENCE request that spx_srv_shmf_covers: arrives on p's behalf. */
+void spx_srv_shmf_socket_fence(struct spx_srv_peer *p, uint32_t seq, bool collect, long timeout);
+/* One COMMIT frame of p was applied. */
+void spx_srv_shmf_commit_applied(struct spx_srv_peer *p);
+/* FENCE_LOCAL frame (0, or -1 when malformed). */
+int spx_srv_handle_fence_local(struct spx_srv_peer *p, spx_buf_t *b);
+/* The fence engine answered one of a closed gather's arrivals. */
+void spx_srv_shmf_batch_done(struct spx_srv_shmf_batch *batch, pmix_status_t status);
+/* collect.c: enters proc (a local process) into the fence engine for a
+ * closed gather; the answer goes to spx_srv_shmf_batch_done(batch). */
+void spx_srv_fence_arrive_for(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset,
+                              bool collect, double timeout, struct spx_srv_shmf_batch *batch);
+
+#endif

@@ -1,0 +1,45 @@
+/* engine_get.h - the data engine of the server: GET requests of local
+ * clients (get.c: answered from the store, held until the target commits,
+ * or handed to the direct modex) and the direct modex between nodes
+ * (dmodex.c, over nodes.c's send). Requests waiting here hold a reference
+ * on their peer; ctx->gets belongs to get.c. Progress thread only.
+ */
+#ifndef SPX_SERVER_ENGINE_GET_H
+#define SPX_SERVER_ENGINE_GET_H
+
+#include "server/core.h"
+
+/* ---- get.c ---- */
+/* GET frame of p (0, or -1 for a malformed payload: the caller closes). */
+int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
+/* A local process committed or went away: answer held requests. */
+void spx_srv_get_committed(const char *nspace, pmix_rank_t rank);
+/* (nspace, rank) completed its HELLO: GETs waiting for its locality are answered. */
+void spx_srv_get_target_hello(const char *nspace, pmix_rank_t rank);
+void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank);
+void spx_srv_get_requester_gone(struct spx_srv_peer *p);
+void spx_srv_get_fail_all(void);
+/* Host dmodex support (PMIx_server_dmodex_request) on the progress thread. */
+bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix_rank_t rank,
+                          pmix_scope_t scope);
+
+/* Borrowed pointer to the value of (target, key) requester may see, or NULL. */
+const pmix_value_t *spx_srv_get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
+                                       const char *key);
+/* Sends a GET reply (value v when st is PMIX_SUCCESS). */
+void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
+                       const pmix_value_t *v);
+
+/* ---- dmodex.c: direct modex over the tree ---- */
+/* A GET of a remote target missed locally: ask its node. True when taken over. */
+bool spx_srv_dmx_get(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
+                     const pmix_proc_t *target, const char *key, bool optional, long timeout);
+/* PMIx_server_dmodex_request for a remote process. True when taken over. */
+bool spx_srv_dmx_host(const pmix_proc_t *target, pmix_dmodex_response_fn_t cb, void *cbarg);
+void spx_srv_dmx_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
+void spx_srv_dmx_committed(const char *nspace, pmix_rank_t rank);
+void spx_srv_dmx_target_gone(const char *nspace, pmix_rank_t rank);
+void spx_srv_dmx_node_lost(uint32_t node);
+void spx_srv_dmx_fini(void);
+
+#endif

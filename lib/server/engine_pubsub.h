@@ -1,0 +1,29 @@
+/* engine_pubsub.h - the publish/lookup engine of the server: the server's
+ * own directory (pubsub.c, table in pubsub_table.h), used when the host
+ * module has none; node 0 holds it, other nodes ask it over nodes.c's send.
+ * Requests waiting for node 0 are owned by pubsub.c until answered or failed.
+ * Progress thread only.
+ */
+#ifndef SPX_SERVER_ENGINE_PUBSUB_H
+#define SPX_SERVER_ENGINE_PUBSUB_H
+
+#include "server/core.h"
+
+/* ---- pubsub.c: the server's own publish/lookup directory (no host module one) ---- */
+/* Same contracts as the host module's publish/lookup/unpublish. */
+pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
+                                    const pmix_info_t info[], size_t ninfo,
+                                    pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
+                                       const pmix_info_t info[], size_t ninfo,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* proc finalized or was lost; used: it used the directory from this node. */
+void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used);
+void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
+/* node is gone: with node 0, requests waiting for it fail (PMIX_ERR_UNREACH). */
+void spx_srv_pubsub_node_gone(uint32_t node);
+/* Server stop: waiting requests fail, the table is emptied. */
+void spx_srv_pubsub_fini(void);
+#endif
