@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -28,7 +29,7 @@
 #define SPX_CONN_READ_BUDGET 64 /* frames dispatched per readable event */
 
 typedef struct spx_conn_out {
-    struct spx_conn_out *next;
+    STAILQ_ENTRY(spx_conn_out) link; /* in spx_conn.out */
     uint8_t hdr[SPX_FRAME_HDR_LEN];
     uint8_t *data; /* owned */
     size_t len;
@@ -52,21 +53,19 @@ struct spx_conn {
     uint8_t *payload;
     size_t payload_cap, payload_got;
     /* writing */
-    spx_conn_out_t *out_head, *out_tail;
+    STAILQ_HEAD(, spx_conn_out) out; /* frames not fully written, oldest first */
     /* counters */
     uint64_t bytes_out, frames_out, bytes_in, frames_in;
 };
 
 static void conn_free_queue(spx_conn_t *c)
 {
-    spx_conn_out_t *o = c->out_head;
-    while (o) {
-        spx_conn_out_t *next = o->next;
+    spx_conn_out_t *o;
+    while ((o = STAILQ_FIRST(&c->out)) != NULL) {
+        STAILQ_REMOVE_HEAD(&c->out, link);
         free(o->data);
         free(o);
-        o = next;
     }
-    c->out_head = c->out_tail = NULL;
 }
 
 static void conn_reap_cb(evutil_socket_t fd, short what, void *arg)
@@ -216,8 +215,8 @@ void spx_conn_drain(spx_conn_t *c)
 /* Writes what the socket takes. 0: queue empty or would block, -1: failed (errno). */
 static int conn_flush(spx_conn_t *c)
 {
-    while (c->out_head) {
-        spx_conn_out_t *o = c->out_head;
+    spx_conn_out_t *o;
+    while ((o = STAILQ_FIRST(&c->out)) != NULL) {
         struct iovec iov[2];
         int cnt = 0;
         if (o->off < SPX_FRAME_HDR_LEN) {
@@ -244,9 +243,7 @@ static int conn_flush(spx_conn_t *c)
         c->bytes_out += (uint64_t)n;
         o->off += (size_t)n;
         if (o->off == SPX_FRAME_HDR_LEN + o->len) {
-            c->out_head = o->next;
-            if (!c->out_head)
-                c->out_tail = NULL;
+            STAILQ_REMOVE_HEAD(&c->out, link);
             free(o->data);
             free(o);
             c->frames_out++;
@@ -273,7 +270,7 @@ static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
             conn_close_errno(c, "write failed", err);
         return;
     }
-    if (!c->out_head)
+    if (STAILQ_EMPTY(&c->out))
         event_del(c->ev_write);
 }
 
@@ -281,10 +278,10 @@ int spx_conn_flush_wait(spx_conn_t *c, int timeout_ms)
 {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (c && !c->closed && !c->write_error && c->out_head) {
+    while (c && !c->closed && !c->write_error && !STAILQ_EMPTY(&c->out)) {
         if (conn_flush(c) < 0)
             return -1;
-        if (!c->out_head)
+        if (STAILQ_EMPTY(&c->out))
             break;
         clock_gettime(CLOCK_MONOTONIC, &now);
         long left = timeout_ms - ((now.tv_sec - t0.tv_sec) * 1000L +
@@ -295,7 +292,7 @@ int spx_conn_flush_wait(spx_conn_t *c, int timeout_ms)
         if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
             return -1;
     }
-    return c && !c->closed && !c->write_error && !c->out_head ? 0 : -1;
+    return c && !c->closed && !c->write_error && STAILQ_EMPTY(&c->out) ? 0 : -1;
 }
 
 int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx_buf_t *payload)
@@ -324,19 +321,15 @@ int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx
     spx_frame_hdr_encode(&h, o->hdr);
     o->data = data;
     o->len = len;
-    int was_idle = c->out_head == NULL;
-    if (c->out_tail)
-        c->out_tail->next = o;
-    else
-        c->out_head = o;
-    c->out_tail = o;
+    int was_idle = STAILQ_EMPTY(&c->out);
+    STAILQ_INSERT_TAIL(&c->out, o, link);
     /* Write now if nothing is pending; errors are reported from the write event
      * so that on_close never runs inside spx_conn_send. */
     if (was_idle && !c->write_error && conn_flush(c) < 0)
         c->write_error = errno ? errno : EIO;
     if (c->write_error)
         event_active(c->ev_write, EV_WRITE, 0);
-    else if (c->out_head)
+    else if (!STAILQ_EMPTY(&c->out))
         event_add(c->ev_write, NULL);
     return 0;
 }
@@ -351,6 +344,7 @@ spx_conn_t *spx_conn_create(struct event_base *base, int fd, const char *label,
     if (!c || fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
         goto fail;
     c->base = base;
+    STAILQ_INIT(&c->out);
     c->fd = fd;
     c->label = strdup(label ? label : "?");
     c->on_frame = on_frame;

@@ -27,13 +27,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <event2/thread.h>
 
 struct job {
-    struct job *next;
+    STAILQ_ENTRY(job) link;
     spx_shift_f fn;
     void *arg;
 };
+STAILQ_HEAD(job_list, job);
 
 /* Lifecycle state: protected by life_lock (held across start and stop). */
 static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,7 +46,7 @@ static struct event *life_wake;
 
 /* Queue state: protected by q_lock. */
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct job *q_head, *q_tail;
+static struct job_list q_jobs = STAILQ_HEAD_INITIALIZER(q_jobs);
 static bool q_open;         /* shifts accepted */
 static bool q_wake_pending; /* wake event activated and not yet handled */
 
@@ -73,19 +75,18 @@ struct event_base *spx_progress_base(void)
     return __atomic_load_n(&life_base, __ATOMIC_ACQUIRE);
 }
 
-/* Detaches the queue; caller holds q_lock. Returns the list (caller runs and frees it). */
-static struct job *queue_take_locked(void)
+/* Moves the queue into *list (empty before); caller holds q_lock, then runs
+ * and frees what it took with run_jobs. */
+static void queue_take_locked(struct job_list *list)
 {
-    struct job *list = q_head;
-    q_head = q_tail = NULL;
-    return list;
+    STAILQ_CONCAT(list, &q_jobs); /* leaves q_jobs empty */
 }
 
-static void run_jobs(struct job *list)
+static void run_jobs(struct job_list *list)
 {
-    while (list) {
-        struct job *j = list;
-        list = j->next;
+    struct job *j;
+    while ((j = STAILQ_FIRST(list)) != NULL) {
+        STAILQ_REMOVE_HEAD(list, link);
         spx_shift_f fn = j->fn;
         void *arg = j->arg;
         free(j);
@@ -99,11 +100,12 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     (void)arg;
+    struct job_list list = STAILQ_HEAD_INITIALIZER(list);
     pthread_mutex_lock(&q_lock);
-    struct job *list = queue_take_locked();
+    queue_take_locked(&list);
     q_wake_pending = false;
     pthread_mutex_unlock(&q_lock);
-    run_jobs(list);
+    run_jobs(&list);
 }
 
 static void stop_job(void *arg)
@@ -121,16 +123,17 @@ static void *thread_main(void *arg)
         spx_error("progress: event loop failed");
     /* Drain jobs queued behind the stop job (or during it), then close the queue. */
     for (;;) {
+        struct job_list list = STAILQ_HEAD_INITIALIZER(list);
         pthread_mutex_lock(&q_lock);
-        struct job *list = queue_take_locked();
-        if (!list) {
+        queue_take_locked(&list);
+        if (STAILQ_EMPTY(&list)) {
             q_open = false;
             q_wake_pending = false;
             pthread_mutex_unlock(&q_lock);
             break;
         }
         pthread_mutex_unlock(&q_lock);
-        run_jobs(list);
+        run_jobs(&list);
     }
     spx_timer_drop_all();
     on_progress_thread = false;
@@ -233,7 +236,6 @@ int spx_progress_shift(spx_shift_f fn, void *arg)
         errno = ENOMEM;
         return -1;
     }
-    j->next = NULL;
     j->fn = fn;
     j->arg = arg;
     pthread_mutex_lock(&q_lock);
@@ -243,11 +245,7 @@ int spx_progress_shift(spx_shift_f fn, void *arg)
         errno = ESRCH;
         return -1;
     }
-    if (q_tail)
-        q_tail->next = j;
-    else
-        q_head = j;
-    q_tail = j;
+    STAILQ_INSERT_TAIL(&q_jobs, j, link);
     bool wake = !q_wake_pending;
     q_wake_pending = true;
     /* Activate under q_lock: the thread cannot free life_wake before it has
@@ -281,12 +279,12 @@ void spx_progress_atfork_child_reset(void)
         fork_orphan_base = life_base;
         fork_orphan_wake = life_wake;
     }
-    if (q_head)
-        fork_orphan_jobs = q_head;
+    if (!STAILQ_EMPTY(&q_jobs))
+        fork_orphan_jobs = STAILQ_FIRST(&q_jobs);
     life_refs = 0;
     life_base = NULL;
     life_wake = NULL;
-    q_head = q_tail = NULL;
+    STAILQ_INIT(&q_jobs);
     q_open = false;
     q_wake_pending = false;
     on_progress_thread = false;

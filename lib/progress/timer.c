@@ -13,30 +13,20 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/queue.h>
 
 struct spx_timer {
-    struct spx_timer *prev, *next; /* live list */
+    LIST_ENTRY(spx_timer) live; /* in live_timers */
     struct event *ev;
     spx_shift_f fn;
     void *arg;
 };
 
-static spx_timer_t *live_timers;
-
-static void timer_unlink(spx_timer_t *t)
-{
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        live_timers = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    t->prev = t->next = NULL;
-}
+static LIST_HEAD(, spx_timer) live_timers = LIST_HEAD_INITIALIZER(live_timers);
 
 static void timer_free(spx_timer_t *t)
 {
-    timer_unlink(t);
+    LIST_REMOVE(t, live);
     event_free(t->ev);
     free(t);
 }
@@ -83,10 +73,7 @@ spx_timer_t *spx_timer_start(double seconds, spx_shift_f fn, void *arg)
         free(t);
         return NULL;
     }
-    t->next = live_timers;
-    if (live_timers)
-        live_timers->prev = t;
-    live_timers = t;
+    LIST_INSERT_HEAD(&live_timers, t, live);
     return t;
 }
 
@@ -99,11 +86,11 @@ void spx_timer_cancel(spx_timer_t *t)
 
 void spx_timer_drop_all(void)
 {
-    while (live_timers)
-        timer_free(live_timers);
+    while (!LIST_EMPTY(&live_timers))
+        timer_free(LIST_FIRST(&live_timers));
 }
 
 void spx_timer_forget_all(void)
 {
-    live_timers = NULL;
+    LIST_INIT(&live_timers);
 }
