@@ -62,8 +62,11 @@ static int cpuset_str_ok(const char *s)
     }
 }
 
-void spx_codec_push_cpuset(spx_buf_t *b, const pmix_cpuset_t *c)
+void spx_codec_pack_cpuset(spx_buf_t *b, const void *p, int depth)
 {
+    const pmix_cpuset_t *c = p;
+    if (spx_codec_too_deep(b, depth, EPROTO))
+        return;
     spx_buf_push_str(b, c->source);
     int live = c->source && strcmp(c->source, "hwloc") == 0 && c->bitmap;
     spx_buf_push_u8(b, (uint8_t)live);
@@ -78,8 +81,11 @@ void spx_codec_push_cpuset(spx_buf_t *b, const pmix_cpuset_t *c)
     free(s);
 }
 
-void spx_codec_pull_cpuset(spx_buf_t *b, pmix_cpuset_t *c)
+void spx_codec_unpack_cpuset(spx_buf_t *b, void *p, int depth)
 {
+    pmix_cpuset_t *c = p;
+    if (spx_codec_too_deep(b, depth, EBADMSG))
+        return;
     c->source = spx_buf_pull_str(b);
     uint8_t live = spx_buf_pull_u8(b);
     if (spx_buf_failed(b))
@@ -106,8 +112,11 @@ void spx_codec_pull_cpuset(spx_buf_t *b, pmix_cpuset_t *c)
     free(s);
 }
 
-void spx_codec_push_topo(spx_buf_t *b, const pmix_topology_t *t)
+void spx_codec_pack_topo(spx_buf_t *b, const void *p, int depth)
 {
+    const pmix_topology_t *t = p;
+    if (spx_codec_too_deep(b, depth, EPROTO))
+        return;
     spx_buf_push_str(b, t->source);
     int live = t->source && strcmp(t->source, "hwloc") == 0 && t->topology;
     spx_buf_push_u8(b, (uint8_t)live);
@@ -176,8 +185,11 @@ out:
     return topo;
 }
 
-void spx_codec_pull_topo(spx_buf_t *b, pmix_topology_t *t)
+void spx_codec_unpack_topo(spx_buf_t *b, void *p, int depth)
 {
+    pmix_topology_t *t = p;
+    if (spx_codec_too_deep(b, depth, EBADMSG))
+        return;
     t->source = spx_buf_pull_str(b);
     uint8_t live = spx_buf_pull_u8(b);
     if (spx_buf_failed(b))

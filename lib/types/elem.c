@@ -21,9 +21,7 @@ char *spx_td_strdup(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* *dst: NULL when src is NULL; otherwise a malloc'd argv the caller frees
- * with spx_td_argv_free(). */
-pmix_status_t spx_td_argv_dup(char ***dst, char *const *src)
+pmix_status_t spx_argv_dup(char ***dst, char *const *src)
 {
     size_t n = 0, i;
     char **out;
@@ -39,7 +37,7 @@ pmix_status_t spx_td_argv_dup(char ***dst, char *const *src)
     for (i = 0; i < n; i++) {
         out[i] = strdup(src[i]);
         if (out[i] == NULL) {
-            spx_td_argv_free(out);
+            spx_argv_free(out);
             return PMIX_ERR_NOMEM;
         }
     }
@@ -47,7 +45,7 @@ pmix_status_t spx_td_argv_dup(char ***dst, char *const *src)
     return PMIX_SUCCESS;
 }
 
-void spx_td_argv_free(char **argv)
+void spx_argv_free(char **argv)
 {
     if (argv == NULL)
         return;
@@ -186,7 +184,7 @@ pmix_status_t spx_elem_copy_app(void *dst, const void *src)
 
     d->maxprocs = s->maxprocs;
     if (dup_str(&d->cmd, s->cmd) || dup_str(&d->cwd, s->cwd) ||
-        spx_td_argv_dup(&d->argv, s->argv) || spx_td_argv_dup(&d->env, s->env) ||
+        spx_argv_dup(&d->argv, s->argv) || spx_argv_dup(&d->env, s->env) ||
         dup_elems((void **)&d->info, s->info, s->ninfo, PMIX_INFO)) {
         spx_elem_free_app(d);
         return PMIX_ERR_NOMEM;
@@ -201,8 +199,8 @@ void spx_elem_free_app(void *elem)
 
     free(ap->cmd);
     free(ap->cwd);
-    spx_td_argv_free(ap->argv);
-    spx_td_argv_free(ap->env);
+    spx_argv_free(ap->argv);
+    spx_argv_free(ap->env);
     free_elems(ap->info, ap->ninfo, PMIX_INFO);
     memset(ap, 0, sizeof(*ap));
 }
@@ -212,7 +210,7 @@ pmix_status_t spx_elem_copy_query(void *dst, const void *src)
     pmix_query_t *d = dst;
     const pmix_query_t *s = src;
 
-    if (spx_td_argv_dup(&d->keys, s->keys) ||
+    if (spx_argv_dup(&d->keys, s->keys) ||
         dup_elems((void **)&d->qualifiers, s->qualifiers, s->nqual, PMIX_INFO)) {
         spx_elem_free_query(d);
         return PMIX_ERR_NOMEM;
@@ -225,7 +223,7 @@ void spx_elem_free_query(void *elem)
 {
     pmix_query_t *q = elem;
 
-    spx_td_argv_free(q->keys);
+    spx_argv_free(q->keys);
     free_elems(q->qualifiers, q->nqual, PMIX_INFO);
     memset(q, 0, sizeof(*q));
 }
@@ -320,7 +318,7 @@ pmix_status_t spx_elem_copy_regattr(void *dst, const void *src)
 
     spx_key_load(d->string, s->string);
     d->type = s->type;
-    if (dup_str(&d->name, s->name) || spx_td_argv_dup(&d->description, s->description)) {
+    if (dup_str(&d->name, s->name) || spx_argv_dup(&d->description, s->description)) {
         spx_elem_free_regattr(d);
         return PMIX_ERR_NOMEM;
     }
@@ -332,7 +330,7 @@ void spx_elem_free_regattr(void *elem)
     pmix_regattr_t *r = elem;
 
     free(r->name);
-    spx_td_argv_free(r->description);
+    spx_argv_free(r->description);
     memset(r, 0, sizeof(*r));
 }
 

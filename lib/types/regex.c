@@ -131,9 +131,5 @@ size_t spx_regex_count(char *const *argv)
 
 void spx_regex_free(char **argv)
 {
-    if (argv == NULL)
-        return;
-    for (size_t i = 0; argv[i]; i++)
-        free(argv[i]);
-    free(argv);
+    spx_argv_free(argv);
 }

@@ -1,9 +1,11 @@
-/* typedesc.c - the table of PMIx data types and the generic element
- * operations built on it (see typedesc.h).
+/* typedesc.c - the table of PMIx data types: one row per type with every
+ * operation on its elements (see typedesc.h), and the generic element
+ * operations built on it.
  *
- * Lookups are by type number into a sparse static table; the generic
- * copy/free/cmp dispatch to the per-struct functions in elem.c and
- * elem_cmp.c, or fall back to memcpy and numeric comparison for scalars.
+ * Lookups are by type number into a sparse static table. Rows name the
+ * per-struct functions of elem.c (copy, release), elem_cmp.c (compare),
+ * print.c (print) and lib/codec/value*.c (pack, unpack); scalars fall back to
+ * memcpy and numeric comparison.
  */
 #include <string.h>
 #include <sys/time.h>
@@ -13,107 +15,93 @@
 #include "types/typedesc.h"
 #include "types/types.h"
 
-#define TD_SCALAR(t, ty, k) \
-    [t] = { .type = (t), .name = #t, .size = sizeof(ty), .store = SPX_TD_INLINE, .num = (k) }
-#define TD_FULL(t, ty, st, cp, fr, cm) \
-    [t] = { .type = (t), .name = #t, .size = sizeof(ty), .store = (st), .copy = (cp), \
-            .release = (fr), .cmp = (cm) }
+/* A plain number: memcpy copy, numeric compare, fixed-width encoding whose
+ * width is the native size (wire_min = size). */
+#define TD_NUM(t, ty, k, pr, w)                                                          \
+    [t] = { .type = (t), .name = #t, .size = sizeof(ty), .store = SPX_TD_INLINE, .num = (k), \
+            .print = spx_td_print_##pr, .pack = spx_codec_pack_##w,                         \
+            .unpack = spx_codec_unpack_##w, .wire_min = sizeof(ty) }
+/* Any other type: every operation named. cp/fr/cm may be NULL (see the struct);
+ * OPS(x) names the copy, release and compare of elem.c / elem_cmp.c. */
+#define TD_ROW(t, ...) TD_ROW_(t, #t, __VA_ARGS__) /* name before t expands */
+#define TD_ROW_(t, nm, ty, st, cp, fr, cm, pr, w, wmin)                                    \
+    [t] = { .type = (t), .name = nm, .size = sizeof(ty), .store = SPX_TD_##st, .copy = (cp), \
+            .release = (fr), .cmp = (cm), .print = spx_td_print_##pr,                       \
+            .pack = spx_codec_pack_##w, .unpack = spx_codec_unpack_##w, .wire_min = (wmin) }
+#define OPS(n) spx_elem_copy_##n, spx_elem_free_##n, spx_elem_cmp_##n
 
 static const struct spx_typedesc table[] = {
-    [PMIX_UNDEF] = { .type = PMIX_UNDEF, .name = "PMIX_UNDEF", .size = 0, .store = SPX_TD_INLINE },
-    TD_SCALAR(PMIX_BOOL, bool, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_BYTE, uint8_t, SPX_NUM_UNSIGNED),
-    TD_FULL(PMIX_STRING, char *, SPX_TD_INLINE, spx_elem_copy_string, spx_elem_free_string,
-            spx_elem_cmp_string),
-    TD_SCALAR(PMIX_SIZE, size_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_PID, pid_t, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_INT, int, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_INT8, int8_t, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_INT16, int16_t, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_INT32, int32_t, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_INT64, int64_t, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_UINT, unsigned int, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_UINT8, uint8_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_UINT16, uint16_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_UINT32, uint32_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_UINT64, uint64_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_FLOAT, float, SPX_NUM_FLOAT),
-    TD_SCALAR(PMIX_DOUBLE, double, SPX_NUM_FLOAT),
-    TD_FULL(PMIX_TIMEVAL, struct timeval, SPX_TD_INLINE, NULL, NULL, spx_elem_cmp_timeval),
-    TD_SCALAR(PMIX_TIME, time_t, SPX_NUM_SIGNED),
-    TD_SCALAR(PMIX_STATUS, pmix_status_t, SPX_NUM_SIGNED),
-    TD_FULL(PMIX_VALUE, pmix_value_t, SPX_TD_ARRAY_ONLY, spx_elem_copy_value, spx_elem_free_value,
-            spx_elem_cmp_value),
-    TD_FULL(PMIX_PROC, pmix_proc_t, SPX_TD_BOXED, NULL, NULL, spx_elem_cmp_proc),
-    TD_FULL(PMIX_APP, pmix_app_t, SPX_TD_ARRAY_ONLY, spx_elem_copy_app, spx_elem_free_app,
-            spx_elem_cmp_app),
-    TD_FULL(PMIX_INFO, pmix_info_t, SPX_TD_ARRAY_ONLY, spx_elem_copy_info, spx_elem_free_info,
-            spx_elem_cmp_info),
-    TD_FULL(PMIX_PDATA, pmix_pdata_t, SPX_TD_ARRAY_ONLY, spx_elem_copy_pdata, spx_elem_free_pdata,
-            spx_elem_cmp_pdata),
-    TD_FULL(PMIX_BYTE_OBJECT, pmix_byte_object_t, SPX_TD_INLINE, spx_elem_copy_bo, spx_elem_free_bo,
-            spx_elem_cmp_bo),
-    TD_SCALAR(PMIX_PERSIST, pmix_persistence_t, SPX_NUM_UNSIGNED),
+    [PMIX_UNDEF] = { .type = PMIX_UNDEF, .name = "PMIX_UNDEF", .size = 0, .store = SPX_TD_INLINE,
+                     .print = spx_td_print_undef, .wire_min = 1 },
+    TD_ROW(PMIX_BOOL, bool, INLINE, NULL, NULL, NULL, flag, flag, 1),
+    TD_NUM(PMIX_BYTE, uint8_t, SPX_NUM_UNSIGNED, num, u8),
+    TD_ROW(PMIX_STRING, char *, INLINE, OPS(string), string, string, 4),
+    TD_NUM(PMIX_SIZE, size_t, SPX_NUM_UNSIGNED, num, u64),
+    TD_NUM(PMIX_PID, pid_t, SPX_NUM_SIGNED, num, u32),
+    TD_NUM(PMIX_INT, int, SPX_NUM_SIGNED, num, u32),
+    TD_NUM(PMIX_INT8, int8_t, SPX_NUM_SIGNED, num, u8),
+    TD_NUM(PMIX_INT16, int16_t, SPX_NUM_SIGNED, num, u16),
+    TD_NUM(PMIX_INT32, int32_t, SPX_NUM_SIGNED, num, u32),
+    TD_NUM(PMIX_INT64, int64_t, SPX_NUM_SIGNED, num, u64),
+    TD_NUM(PMIX_UINT, unsigned int, SPX_NUM_UNSIGNED, num, u32),
+    TD_NUM(PMIX_UINT8, uint8_t, SPX_NUM_UNSIGNED, num, u8),
+    TD_NUM(PMIX_UINT16, uint16_t, SPX_NUM_UNSIGNED, num, u16),
+    TD_NUM(PMIX_UINT32, uint32_t, SPX_NUM_UNSIGNED, num, u32),
+    TD_NUM(PMIX_UINT64, uint64_t, SPX_NUM_UNSIGNED, num, u64),
+    TD_NUM(PMIX_FLOAT, float, SPX_NUM_FLOAT, num, u32),
+    TD_NUM(PMIX_DOUBLE, double, SPX_NUM_FLOAT, num, u64),
+    TD_ROW(PMIX_TIMEVAL, struct timeval, INLINE, NULL, NULL, spx_elem_cmp_timeval, timeval,
+           timeval, 16),
+    TD_NUM(PMIX_TIME, time_t, SPX_NUM_SIGNED, num, u64),
+    TD_NUM(PMIX_STATUS, pmix_status_t, SPX_NUM_SIGNED, status, u32),
+    TD_ROW(PMIX_VALUE, pmix_value_t, ARRAY_ONLY, OPS(value), value, value, 2),
+    TD_ROW(PMIX_PROC, pmix_proc_t, BOXED, NULL, NULL, spx_elem_cmp_proc, proc, proc, 8),
+    TD_ROW(PMIX_APP, pmix_app_t, ARRAY_ONLY, OPS(app), app, app, 24),
+    TD_ROW(PMIX_INFO, pmix_info_t, ARRAY_ONLY, OPS(info), info, info, 10),
+    TD_ROW(PMIX_PDATA, pmix_pdata_t, ARRAY_ONLY, OPS(pdata), pdata, pdata, 14),
+    TD_ROW(PMIX_BYTE_OBJECT, pmix_byte_object_t, INLINE, OPS(bo), bo, bo, 4),
+    TD_NUM(PMIX_PERSIST, pmix_persistence_t, SPX_NUM_UNSIGNED, persist, u8),
     /* pointer targets are borrowed: the pointer itself is the element */
-    TD_FULL(PMIX_POINTER, void *, SPX_TD_INLINE, NULL, NULL, NULL),
-    TD_SCALAR(PMIX_SCOPE, pmix_scope_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_DATA_RANGE, pmix_data_range_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_COMMAND, uint8_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_INFO_DIRECTIVES, pmix_info_directives_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_DATA_TYPE, pmix_data_type_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_PROC_STATE, pmix_proc_state_t, SPX_NUM_UNSIGNED),
-    TD_FULL(PMIX_PROC_INFO, pmix_proc_info_t, SPX_TD_BOXED, spx_elem_copy_pinfo, spx_elem_free_pinfo,
-            spx_elem_cmp_pinfo),
-    TD_FULL(PMIX_DATA_ARRAY, pmix_data_array_t, SPX_TD_BOXED, spx_elem_copy_darray,
-            spx_elem_free_darray, spx_elem_cmp_darray),
-    TD_SCALAR(PMIX_PROC_RANK, pmix_rank_t, SPX_NUM_UNSIGNED),
-    TD_FULL(PMIX_QUERY, pmix_query_t, SPX_TD_ARRAY_ONLY, spx_elem_copy_query, spx_elem_free_query,
-            spx_elem_cmp_query),
-    TD_FULL(PMIX_COMPRESSED_STRING, pmix_byte_object_t, SPX_TD_INLINE, spx_elem_copy_bo,
-            spx_elem_free_bo, spx_elem_cmp_bo),
-    TD_SCALAR(PMIX_ALLOC_DIRECTIVE, pmix_alloc_directive_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_IOF_CHANNEL, pmix_iof_channel_t, SPX_NUM_UNSIGNED),
-    TD_FULL(PMIX_ENVAR, pmix_envar_t, SPX_TD_INLINE, spx_elem_copy_envar, spx_elem_free_envar,
-            spx_elem_cmp_envar),
-    TD_FULL(PMIX_COORD, pmix_coord_t, SPX_TD_BOXED, spx_elem_copy_coord, spx_elem_free_coord,
-            spx_elem_cmp_coord),
-    TD_FULL(PMIX_REGATTR, pmix_regattr_t, SPX_TD_BOXED, spx_elem_copy_regattr,
-            spx_elem_free_regattr, spx_elem_cmp_regattr),
+    TD_ROW(PMIX_POINTER, void *, INLINE, NULL, NULL, NULL, pointer, pointer, 8),
+    TD_NUM(PMIX_SCOPE, pmix_scope_t, SPX_NUM_UNSIGNED, scope, u8),
+    TD_NUM(PMIX_DATA_RANGE, pmix_data_range_t, SPX_NUM_UNSIGNED, range, u8),
+    TD_NUM(PMIX_COMMAND, uint8_t, SPX_NUM_UNSIGNED, num, u8),
+    TD_NUM(PMIX_INFO_DIRECTIVES, pmix_info_directives_t, SPX_NUM_UNSIGNED, num, u32),
+    TD_NUM(PMIX_DATA_TYPE, pmix_data_type_t, SPX_NUM_UNSIGNED, dtype, u16),
+    TD_NUM(PMIX_PROC_STATE, pmix_proc_state_t, SPX_NUM_UNSIGNED, pstate, u8),
+    TD_ROW(PMIX_PROC_INFO, pmix_proc_info_t, BOXED, OPS(pinfo), pinfo, pinfo, 25),
+    TD_ROW(PMIX_DATA_ARRAY, pmix_data_array_t, BOXED, OPS(darray), darray, darray, 6),
+    TD_NUM(PMIX_PROC_RANK, pmix_rank_t, SPX_NUM_UNSIGNED, rank, u32),
+    TD_ROW(PMIX_QUERY, pmix_query_t, ARRAY_ONLY, OPS(query), query, query, 8),
+    TD_ROW(PMIX_COMPRESSED_STRING, pmix_byte_object_t, INLINE, OPS(bo), bo, bo, 4),
+    TD_NUM(PMIX_ALLOC_DIRECTIVE, pmix_alloc_directive_t, SPX_NUM_UNSIGNED, adir, u8),
+    TD_NUM(PMIX_IOF_CHANNEL, pmix_iof_channel_t, SPX_NUM_UNSIGNED, iof, u16),
+    TD_ROW(PMIX_ENVAR, pmix_envar_t, INLINE, OPS(envar), envar, envar, 9),
+    TD_ROW(PMIX_COORD, pmix_coord_t, BOXED, OPS(coord), coord, coord, 5),
+    TD_ROW(PMIX_REGATTR, pmix_regattr_t, BOXED, OPS(regattr), regattr, regattr, 14),
     /* a regex is kept as a byte object holding the NUL-terminated string */
-    TD_FULL(PMIX_REGEX, pmix_byte_object_t, SPX_TD_INLINE, spx_elem_copy_bo, spx_elem_free_bo,
-            spx_elem_cmp_bo),
-    TD_SCALAR(PMIX_JOB_STATE, pmix_job_state_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_LINK_STATE, pmix_link_state_t, SPX_NUM_UNSIGNED),
-    TD_FULL(PMIX_PROC_CPUSET, pmix_cpuset_t, SPX_TD_BOXED, spx_elem_copy_cpuset,
-            spx_elem_free_cpuset, spx_elem_cmp_cpuset),
-    TD_FULL(PMIX_GEOMETRY, pmix_geometry_t, SPX_TD_BOXED, spx_elem_copy_geometry,
-            spx_elem_free_geometry, spx_elem_cmp_geometry),
-    TD_FULL(PMIX_DEVICE_DIST, pmix_device_distance_t, SPX_TD_BOXED, spx_elem_copy_devdist,
-            spx_elem_free_devdist, spx_elem_cmp_devdist),
-    TD_FULL(PMIX_ENDPOINT, pmix_endpoint_t, SPX_TD_BOXED, spx_elem_copy_endpoint,
-            spx_elem_free_endpoint, spx_elem_cmp_endpoint),
-    TD_FULL(PMIX_TOPO, pmix_topology_t, SPX_TD_BOXED, spx_elem_copy_topo, spx_elem_free_topo,
-            spx_elem_cmp_topo),
-    TD_SCALAR(PMIX_DEVTYPE, pmix_device_type_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_LOCTYPE, pmix_locality_t, SPX_NUM_UNSIGNED),
-    TD_FULL(PMIX_COMPRESSED_BYTE_OBJECT, pmix_byte_object_t, SPX_TD_INLINE, spx_elem_copy_bo,
-            spx_elem_free_bo, spx_elem_cmp_bo),
-    TD_FULL(PMIX_PROC_NSPACE, pmix_nspace_t, SPX_TD_BOXED, spx_elem_copy_nspace, NULL,
-            spx_elem_cmp_nspace),
-    TD_FULL(PMIX_PROC_STATS, pmix_proc_stats_t, SPX_TD_BOXED, spx_elem_copy_pstats,
-            spx_elem_free_pstats, spx_elem_cmp_pstats),
-    TD_FULL(PMIX_DISK_STATS, pmix_disk_stats_t, SPX_TD_BOXED, spx_elem_copy_dkstats,
-            spx_elem_free_dkstats, spx_elem_cmp_dkstats),
-    TD_FULL(PMIX_NET_STATS, pmix_net_stats_t, SPX_TD_BOXED, spx_elem_copy_netstats,
-            spx_elem_free_netstats, spx_elem_cmp_netstats),
-    TD_FULL(PMIX_NODE_STATS, pmix_node_stats_t, SPX_TD_BOXED, spx_elem_copy_ndstats,
-            spx_elem_free_ndstats, spx_elem_cmp_ndstats),
-    TD_FULL(PMIX_DATA_BUFFER, pmix_data_buffer_t, SPX_TD_BOXED, spx_elem_copy_dbuf,
-            spx_elem_free_dbuf, spx_elem_cmp_dbuf),
-    TD_SCALAR(PMIX_STOR_MEDIUM, pmix_storage_medium_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_STOR_ACCESS, pmix_storage_accessibility_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_STOR_PERSIST, pmix_storage_persistence_t, SPX_NUM_UNSIGNED),
-    TD_SCALAR(PMIX_STOR_ACCESS_TYPE, pmix_storage_access_type_t, SPX_NUM_UNSIGNED),
+    TD_ROW(PMIX_REGEX, pmix_byte_object_t, INLINE, OPS(bo), regex, bo, 4),
+    TD_NUM(PMIX_JOB_STATE, pmix_job_state_t, SPX_NUM_UNSIGNED, jstate, u8),
+    TD_NUM(PMIX_LINK_STATE, pmix_link_state_t, SPX_NUM_UNSIGNED, linkstate, u8),
+    TD_ROW(PMIX_PROC_CPUSET, pmix_cpuset_t, BOXED, OPS(cpuset), cpuset, cpuset, 5),
+    TD_ROW(PMIX_GEOMETRY, pmix_geometry_t, BOXED, OPS(geometry), geometry, geometry, 20),
+    TD_ROW(PMIX_DEVICE_DIST, pmix_device_distance_t, BOXED, OPS(devdist), devdist, devdist, 20),
+    TD_ROW(PMIX_ENDPOINT, pmix_endpoint_t, BOXED, OPS(endpoint), endpoint, endpoint, 12),
+    TD_ROW(PMIX_TOPO, pmix_topology_t, BOXED, OPS(topo), topo, topo, 5),
+    TD_NUM(PMIX_DEVTYPE, pmix_device_type_t, SPX_NUM_UNSIGNED, devtype, u64),
+    TD_NUM(PMIX_LOCTYPE, pmix_locality_t, SPX_NUM_UNSIGNED, num, u16),
+    TD_ROW(PMIX_COMPRESSED_BYTE_OBJECT, pmix_byte_object_t, INLINE, OPS(bo), bo, bo, 4),
+    TD_ROW(PMIX_PROC_NSPACE, pmix_nspace_t, BOXED, spx_elem_copy_nspace, NULL,
+           spx_elem_cmp_nspace, nspace, nspace, 4),
+    TD_ROW(PMIX_PROC_STATS, pmix_proc_stats_t, BOXED, OPS(pstats), pstats, pstats, 4),
+    TD_ROW(PMIX_DISK_STATS, pmix_disk_stats_t, BOXED, OPS(dkstats), dkstats, dkstats, 92),
+    TD_ROW(PMIX_NET_STATS, pmix_net_stats_t, BOXED, OPS(netstats), netstats, netstats, 52),
+    TD_ROW(PMIX_NODE_STATS, pmix_node_stats_t, BOXED, OPS(ndstats), ndstats, ndstats, 4),
+    TD_ROW(PMIX_DATA_BUFFER, pmix_data_buffer_t, BOXED, OPS(dbuf), dbuf, dbuf, 4),
+    TD_NUM(PMIX_STOR_MEDIUM, pmix_storage_medium_t, SPX_NUM_UNSIGNED, num, u64),
+    TD_NUM(PMIX_STOR_ACCESS, pmix_storage_accessibility_t, SPX_NUM_UNSIGNED, num, u64),
+    TD_NUM(PMIX_STOR_PERSIST, pmix_storage_persistence_t, SPX_NUM_UNSIGNED, num, u64),
+    TD_NUM(PMIX_STOR_ACCESS_TYPE, pmix_storage_access_type_t, SPX_NUM_UNSIGNED, num, u16),
 };
 
 const struct spx_typedesc *spx_typedesc_get(pmix_data_type_t type)

@@ -1,11 +1,22 @@
-/* typedesc.h - one descriptor per PMIx data type (private to lib/types).
+/* typedesc.h - one descriptor per PMIx data type (private to lib/types and
+ * lib/codec).
  *
- * Every operation on values and data arrays goes through these descriptors:
- * an element is one item of a data array of that type, and a pmix_value_t
- * stores one element either inline in its data union (scalars, strings, byte
- * objects, envars) or boxed behind the union's pointer (procs, proc infos,
- * data arrays, coords, ...). The copy/free/cmp functions work on element
- * pointers, so value and array code never switch on the type themselves.
+ * Every operation on one element of a PMIx type goes through its row in one
+ * table (typedesc.c): copy, release, compare, print, pack and unpack, plus
+ * what the generic code needs to know (native size, where a pmix_value_t keeps
+ * it, whether it is a plain number, the smallest encoding). An element is one
+ * item of a data array of that type; a pmix_value_t stores one element either
+ * inline in its data union (scalars, strings, byte objects, envars) or boxed
+ * behind the union's pointer (procs, proc infos, data arrays, coords, ...).
+ * Value, data-array, info, printing and codec code never switch on the type
+ * themselves: they look the row up and call through it.
+ *
+ * Layering: lib/types does not include lib/codec. The pack/unpack slots are
+ * typed on an opaque struct spx_buf and filled with the codec's element
+ * functions (lib/codec/value*.c, declared at the end of this header), so the
+ * table is one static const array: no registration step, no init order, no
+ * lock, safe from any thread, and the compiler sees every row whole. lib/types
+ * only ever reaches the codec through those two slots.
  *
  * Borrowed by design: PMIX_POINTER targets and the hwloc topology behind a
  * PMIX_TOPO are never copied or freed (the caller owns them); a PMIX_PROC_CPUSET
@@ -15,7 +26,11 @@
 #define SPX_TYPES_TYPEDESC_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <pmix_common.h>
+
+struct spx_buf;          /* lib/codec/buf.h (opaque here) */
+struct spx_typedesc;
 
 enum spx_td_store {
     SPX_TD_ARRAY_ONLY = 0, /* may be an array element, not a value (INFO, APP, ...) */
@@ -34,18 +49,34 @@ enum spx_td_num {
  * nothing that needs freeing. */
 typedef pmix_status_t (*spx_td_copy_f)(void *dst, const void *src);
 /* Releases what the element owns (not the element storage itself). */
-typedef void (*spx_td_free_f)(void *elem);
+typedef void (*spx_td_release_f)(void *elem);
 typedef pmix_value_cmp_t (*spx_td_cmp_f)(const void *a, const void *b);
+
+/* Writes the element's data as text (no type name, no newline); depth is the
+ * nesting so far, bounded by the printers (print.c). */
+typedef void (*spx_td_print_f)(FILE *f, const struct spx_typedesc *td, const void *elem,
+                               int depth);
+/* Appends the element's encoding to b (borrowed); failures stick in b.
+ * depth: data-array nesting so far, bounded by SPX_CODEC_MAX_DEPTH. */
+typedef void (*spx_td_pack_f)(struct spx_buf *b, const void *elem, int depth);
+/* Decodes one element into zeroed storage; on failure (sticky in b) the
+ * element is left releasable by the row's release. */
+typedef void (*spx_td_unpack_f)(struct spx_buf *b, void *elem, int depth);
 
 struct spx_typedesc {
     pmix_data_type_t type;
-    const char *name;      /* "PMIX_BOOL" */
-    size_t size;           /* bytes of one element */
+    const char *name;         /* "PMIX_BOOL" */
+    size_t size;              /* bytes of one element */
     enum spx_td_store store;
-    enum spx_td_num num;   /* plain numbers: compared by value */
-    spx_td_copy_f copy;    /* NULL: memcpy */
-    spx_td_free_f release; /* NULL: nothing owned */
-    spx_td_cmp_f cmp;      /* NULL: numeric (num != NONE) or memcmp */
+    enum spx_td_num num;      /* plain numbers: compared and printed by value */
+    spx_td_copy_f copy;       /* NULL: memcpy */
+    spx_td_release_f release; /* NULL: nothing owned */
+    spx_td_cmp_f cmp;         /* NULL: numeric (num != NONE) or memcmp */
+    spx_td_print_f print;     /* never NULL */
+    spx_td_pack_f pack;       /* NULL: not encodable (PMIX_UNDEF only) */
+    spx_td_unpack_f unpack;   /* NULL exactly when pack is */
+    size_t wire_min;          /* lower bound of one encoded element (>= 1), used to
+                               * bound counts; the exact width of fixed scalars */
 };
 
 /* NULL for unknown types. Borrowed static data. */
@@ -131,10 +162,32 @@ pmix_value_cmp_t spx_elem_cmp_ndstats(const void *a, const void *b);
 
 /* Small shared helpers (elem.c). */
 char *spx_td_strdup(const char *s);            /* NULL-safe strdup */
-pmix_status_t spx_td_argv_dup(char ***dst, char *const *src);
-void spx_td_argv_free(char **argv);
 pmix_value_cmp_t spx_td_cmp_str(const char *a, const char *b); /* NULL < non-NULL */
 pmix_value_cmp_t spx_td_cmp_u64(uint64_t a, uint64_t b);
 pmix_value_cmp_t spx_td_cmp_dbl(double a, double b);
+
+/* ---- print functions (print.c) ---- */
+#define SPX_TD_PRINTERS(X) \
+    X(undef) X(num) X(flag) X(string) X(pointer) X(status) X(rank) X(timeval) X(persist) \
+    X(scope) X(range) X(pstate) X(jstate) X(linkstate) X(adir) X(iof) X(devtype) X(dtype) \
+    X(envar) X(regex) X(bo) X(proc) X(nspace) X(pinfo) X(darray) X(coord) X(regattr) \
+    X(cpuset) X(topo) X(geometry) X(devdist) X(endpoint) X(dbuf) X(pstats) X(dkstats) \
+    X(netstats) X(ndstats) X(value) X(info) X(pdata) X(app) X(query)
+#define SPX_TD_DECL_PRINT(n) \
+    void spx_td_print_##n(FILE *f, const struct spx_typedesc *td, const void *elem, int depth);
+SPX_TD_PRINTERS(SPX_TD_DECL_PRINT)
+#undef SPX_TD_DECL_PRINT
+
+/* ---- element codec (lib/codec: value.c, value_ext.c, value_hwloc.c) ---- */
+#define SPX_TD_CODECS(X) \
+    X(u8) X(u16) X(u32) X(u64) X(flag) X(timeval) X(string) X(bo) X(proc) X(nspace) \
+    X(value) X(info) X(darray) X(pointer) X(envar) X(app) X(query) X(pdata) X(pinfo) \
+    X(regattr) X(coord) X(geometry) X(devdist) X(endpoint) X(cpuset) X(topo) X(pstats) \
+    X(dkstats) X(netstats) X(ndstats) X(dbuf)
+#define SPX_TD_DECL_CODEC(n)                                                  \
+    void spx_codec_pack_##n(struct spx_buf *b, const void *elem, int depth); \
+    void spx_codec_unpack_##n(struct spx_buf *b, void *elem, int depth);
+SPX_TD_CODECS(SPX_TD_DECL_CODEC)
+#undef SPX_TD_DECL_CODEC
 
 #endif

@@ -117,6 +117,18 @@ pmix_status_t spx_darray_copy(pmix_data_array_t *dst, const pmix_data_array_t *s
  * that cannot be array elements. */
 size_t spx_type_size(pmix_data_type_t type);
 
+/* ---- string vectors ------------------------------------------------------- */
+
+/* Deep copy of a NULL-terminated argv. *dst: NULL when src is NULL, else a
+ * malloc'd argv the caller frees with spx_argv_free(). PMIX_ERR_NOMEM leaves
+ * *dst NULL. */
+pmix_status_t spx_argv_dup(char ***dst, char *const *src);
+
+/* Frees every string of a NULL-terminated argv, then the array: the one argv
+ * release of spmix (argvs built by the codec, the copies above, the regex
+ * parsers). NULL is a no-op. */
+void spx_argv_free(char **argv);
+
 /* ---- node map "regex" ------------------------------------------------------ */
 
 /* Our regex format is "spmix:" followed by the comma-separated list given to
