@@ -16,7 +16,8 @@
  * same way (without timeout) and answered at its first commit.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_get.h"
 
 #include <stdlib.h>
 #include <string.h>

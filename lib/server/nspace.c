@@ -10,7 +10,10 @@
  * progress thread and linked in, so a client's HELLO only copies bytes.
  */
 #include "config.h"
-#include "server/internal.h"
+#include "server/core.h"
+#include "server/engine_events.h"
+#include "server/engine_fence.h"
+#include "server/engine_get.h"
 
 #include <stdio.h>
 #include <stdlib.h>
