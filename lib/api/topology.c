@@ -22,7 +22,6 @@
 #include "config.h"
 
 #include <hwloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +36,13 @@
 #include "util/compiler.h"
 #include "util/log.h"
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The cache is not progress-thread state: PMIx_Load_topology and
+ * PMIx_Compute_distances build it on their caller's thread (which may block
+ * in PMIx_Get for the server's XML), and any thread reads it. So it takes no
+ * lock: it is published once with a compare-and-swap and read-only after
+ * that; a thread that loses a race frees its own copy. (A mutex held across
+ * that PMIx_Get would deadlock an event handler asking for the topology on
+ * the progress thread while the Get waits for that thread.) */
 static hwloc_topology_t cached; /* read-only once set; lives until exit */
 
 /* The server's XML for this job, when this process is a client that has it
@@ -66,31 +71,35 @@ static char *server_xml(void)
 /* This node's topology, loaded on first use; NULL when hwloc fails. Borrowed. */
 static hwloc_topology_t node_topology(void)
 {
-    pthread_mutex_lock(&cache_lock);
-    if (!cached) {
-        hwloc_topology_t t = NULL;
-        char *xml = server_xml();
-        bool ok = hwloc_topology_init(&t) == 0;
-        if (!ok)
-            t = NULL;
-        /* devices are what PMIx_Compute_distances is about */
-        ok = ok && hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) == 0;
-        if (ok && xml)
-            ok = hwloc_topology_set_xmlbuffer(t, xml, (int)strlen(xml) + 1) == 0 &&
-                 hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) == 0;
-        if (ok && hwloc_topology_load(t) == 0) {
-            cached = t;
+    hwloc_topology_t have = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (have)
+        return have;
+    hwloc_topology_t t = NULL;
+    char *xml = server_xml();
+    bool ok = hwloc_topology_init(&t) == 0;
+    if (!ok)
+        t = NULL;
+    /* devices are what PMIx_Compute_distances is about */
+    ok = ok && hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) == 0;
+    if (ok && xml)
+        ok = hwloc_topology_set_xmlbuffer(t, xml, (int)strlen(xml) + 1) == 0 &&
+             hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) == 0;
+    if (ok && hwloc_topology_load(t) == 0) {
+        if (__atomic_compare_exchange_n(&cached, &have, t, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
             spx_debug("topology: loaded from %s", xml ? "the server's XML" : "this machine");
+            have = t;
         } else {
-            spx_warn("topology: hwloc cannot load this node's topology");
-            if (t)
-                hwloc_topology_destroy(t);
+            hwloc_topology_destroy(t); /* another thread published first: have is theirs */
         }
-        free(xml);
+    } else {
+        spx_warn("topology: hwloc cannot load this node's topology");
+        if (t)
+            hwloc_topology_destroy(t);
+        have = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
     }
-    hwloc_topology_t t = cached;
-    pthread_mutex_unlock(&cache_lock);
-    return t;
+    free(xml);
+    return have;
 }
 
 static char *source_name(void)
