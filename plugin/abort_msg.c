@@ -107,29 +107,3 @@ int spx_plg_abort_unpack(const uint8_t *buf, size_t len, const void *key, size_t
         return -1;
     return 0;
 }
-
-static int spx_plg_hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-size_t spx_plg_hex_decode(const char *hex, uint8_t *out, size_t max)
-{
-    size_t n = 0;
-
-    if (hex == NULL)
-        return 0;
-    for (; hex[0] && hex[1]; hex += 2) {
-        int hi = spx_plg_hexval(hex[0]), lo = spx_plg_hexval(hex[1]);
-        if (hi < 0 || lo < 0 || n >= max)
-            return 0;
-        out[n++] = (uint8_t)(hi << 4 | lo);
-    }
-    return hex[0] ? 0 : n;
-}

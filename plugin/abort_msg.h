@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host/hex.h"
+
 #define SPX_PLG_ABORT_MAX_HOST 255
 #define SPX_PLG_ABORT_MAX_TEXT 2048
 #define SPX_PLG_ABORT_HDR 8
@@ -46,7 +48,11 @@ int spx_plg_abort_unpack(const uint8_t *buf, size_t len, const void *key, size_t
                          struct spx_plg_abort *out);
 
 /* Hex secret (as passed in the environment) to bytes: returns the length, or
- * 0 for a malformed string. out holds at least max bytes. */
-size_t spx_plg_hex_decode(const char *hex, uint8_t *out, size_t max);
+ * 0 for a malformed string. out holds at least max bytes. lib/host's
+ * decoder (host/hex.h), shared with srun's encoder. */
+static inline size_t spx_plg_hex_decode(const char *hex, uint8_t *out, size_t max)
+{
+    return spx_host_hex_decode(hex, out, max);
+}
 
 #endif

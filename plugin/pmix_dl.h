@@ -12,8 +12,9 @@
  *
  * The plugin then calls the usual PMIx_* names: pmix_dl.c defines them as
  * small forwarders through the table filled here. They stay private to the
- * plugin (the plugin exports only Slurm's symbols), so tools/run_jobinfo.c
- * compiles into the plugin unchanged.
+ * plugin (the plugin exports only Slurm's symbols), so lib/host (linked
+ * whole into the plugin, as into spmix-run) calls the library through them
+ * unchanged. Every PMIx_* name lib/host uses must have a forwarder here.
  */
 #ifndef SPX_PLG_PMIX_DL_H
 #define SPX_PLG_PMIX_DL_H

@@ -19,6 +19,7 @@
 #include "plugin/conf.h"
 #include "plugin/layout.h"
 #include "plugin/plugin.h"
+#include "host/hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -168,7 +169,6 @@ fail:
 mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t *job,
                                                   char ***env)
 {
-    static const char hexd[] = "0123456789abcdef";
     const slurm_step_layout_t *lay = job->step_layout;
     char hex[2 * SPX_PLG_SECRET_LEN + 1], port[16], *map;
     uint16_t p;
@@ -186,11 +186,7 @@ mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t
         spx_plg_err("cannot get random bytes for the step secret: %s", strerror(errno));
         return NULL;
     }
-    for (size_t i = 0; i < SPX_PLG_SECRET_LEN; i++) {
-        hex[2 * i] = hexd[spx_plg_srun.secret[i] >> 4];
-        hex[2 * i + 1] = hexd[spx_plg_srun.secret[i] & 15];
-    }
-    hex[sizeof(hex) - 1] = '\0';
+    spx_host_hex_encode(spx_plg_srun.secret, SPX_PLG_SECRET_LEN, hex, sizeof(hex));
     map = spx_plg_map_encode(lay->node_cnt, lay->tasks, lay->tids);
     if (map == NULL) {
         spx_plg_err("out of memory");

@@ -11,11 +11,14 @@
  *   SLURM_STEP_RESV_PORTS    -> the tree port (Slurm-reserved, MpiParams=ports=),
  *                               else SpmixPortRange hashed by job and step id:
  *                               every node derives the same port;
- *   node names -> IPv4 addresses (getaddrinfo) -> SPMIX_TREE_ADDRS.
- * It then loads libpmix.so.2 (pmix_dl.h), starts the server for the job's
- * uid, registers the namespace "slurm.spmix.<job>.<step>" with the job, node
- * and process keys (tools/run_jobinfo.c), registers this node's ranks and
- * keeps each one's PMIx_server_setup_fork environment.
+ *   node names -> IPv4 addresses (getaddrinfo) -> each node's tree address.
+ * These make one job layout (struct spx_host_job: names, addresses, ranks
+ * per node, lib/host/jobinfo.h), from which lib/host takes both
+ * SPMIX_TREE_ADDRS and PMIX_NODE_MAP. It then loads libpmix.so.2
+ * (pmix_dl.h), starts the server for the job's uid (spx_host_server_start),
+ * registers the namespace "slurm.spmix.<job>.<step>" with the job, node and
+ * process keys, registers this node's ranks and keeps each one's
+ * PMIx_server_setup_fork environment (host/server.h).
  * task (in the task child, as the user, before exec): copies that
  * environment for the task's rank and puts SpmixLibDir first in
  * LD_LIBRARY_PATH; nothing in the child touches the library.
@@ -28,23 +31,20 @@
 #include "plugin/layout.h"
 #include "plugin/plugin.h"
 #include "plugin/pmix_dl.h"
-#include "tools/run_jobinfo.h"
+#include "host/server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <netdb.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
-#include <spmix.h>
 
 #define SPX_PLG_SYNC_SEC 30
 
@@ -53,56 +53,16 @@ struct spx_plg_stepd {
     char nspace[PMIX_MAX_NSLEN + 1];
     uint32_t jobid, stepid, uid, gid, me, nnodes, ntasks;
     char **names;               /* nnodes node names (malloc'd) */
+    char (*addrs)[INET_ADDRSTRLEN + 8];   /* nnodes tree addresses "ip:port" */
+    struct spx_host_node *nodes; /* nnodes: names, addrs and map, by node index */
+    struct spx_host_job job;    /* the layout the server and the job info share */
+    char nsdir[PATH_MAX + PMIX_MAX_NSLEN + 2];
     struct spx_plg_map map;
     char dir[PATH_MAX];         /* per-step directory; "" when none */
     char ***task_env;           /* map.count[me] environments, by local index */
 };
 
 static struct spx_plg_stepd S;
-
-/* ---- waiting for the library's callbacks ---- */
-
-struct spx_plg_sync {
-    pthread_mutex_t m;
-    pthread_cond_t c;
-    bool done;
-    pmix_status_t status;
-};
-
-static void spx_plg_sync_cb(pmix_status_t status, void *cbdata)
-{
-    struct spx_plg_sync *s = cbdata;
-
-    pthread_mutex_lock(&s->m);
-    s->status = status;
-    s->done = true;
-    pthread_cond_signal(&s->c);
-    pthread_mutex_unlock(&s->m);
-}
-
-/* rc is what the non-blocking call returned; waits for the callback when it
- * was accepted. A timeout leaks the (static) sync object on purpose. */
-static pmix_status_t spx_plg_sync_wait(struct spx_plg_sync *s, pmix_status_t rc)
-{
-    struct timespec ts;
-
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        return PMIX_SUCCESS;
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += SPX_PLG_SYNC_SEC;
-    pthread_mutex_lock(&s->m);
-    while (!s->done && rc == PMIX_SUCCESS)
-        if (pthread_cond_timedwait(&s->c, &s->m, &ts) == ETIMEDOUT)
-            rc = PMIX_ERR_TIMEOUT;
-    if (s->done)
-        rc = s->status;
-    pthread_mutex_unlock(&s->m);
-    return rc;
-}
-
-#define SPX_PLG_SYNC_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0 }
 
 /* ---- reading the step environment ---- */
 
@@ -178,29 +138,40 @@ static uint16_t spx_plg_tree_port(char **env)
                       ((uint64_t)S.jobid * 2654435761u + (uint64_t)S.stepid * 40503u) % n);
 }
 
-/* "ip:port,ip:port,..." in node order. Caller frees with free(). */
-static char *spx_plg_tree_addrs(uint16_t port)
+/* Every node's tree address "ip:port" (S.addrs), by node index. */
+static int spx_plg_tree_addrs(uint16_t port)
 {
-    size_t cap = (size_t)S.nnodes * 24 + 1, off = 0;
-    char *s = malloc(cap);
-
-    if (s == NULL)
-        return NULL;
-    s[0] = '\0';
+    if (!(S.addrs = calloc(S.nnodes, sizeof(*S.addrs))))
+        return -1;
     for (uint32_t i = 0; i < S.nnodes; i++) {
         struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
         char ip[INET_ADDRSTRLEN];
         int rc = getaddrinfo(S.names[i], NULL, &hints, &res);
         if (rc != 0) {
             spx_plg_err("cannot resolve node %s: %s", S.names[i], gai_strerror(rc));
-            free(s);
-            return NULL;
+            return -1;
         }
         inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip, sizeof(ip));
         freeaddrinfo(res);
-        off += (size_t)snprintf(s + off, cap - off, "%s%s:%u", i ? "," : "", ip, port);
+        snprintf(S.addrs[i], sizeof(S.addrs[i]), "%s:%u", ip, port);
     }
-    return s;
+    return 0;
+}
+
+/* The job layout lib/host builds the tree addresses and the job info from:
+ * node i is S.names[i] at S.addrs[i] with the ranks S.map gives it. */
+static int spx_plg_describe_job(void)
+{
+    if (!(S.nodes = calloc(S.nnodes, sizeof(*S.nodes))))
+        return -1;
+    for (uint32_t i = 0; i < S.nnodes; i++)
+        S.nodes[i] = (struct spx_host_node){ .hostname = S.names[i], .addr = S.addrs[i],
+                                             .ranks = S.map.ranks[i], .nranks = S.map.count[i] };
+    snprintf(S.nsdir, sizeof(S.nsdir), "%s/%s", S.dir, S.nspace);
+    S.job = (struct spx_host_job){ .nspace = S.nspace, .job_size = S.ntasks, .nodes = S.nodes,
+                                   .nnodes = S.nnodes, .local_node = S.me, .tmpdir = S.dir,
+                                   .nsdir = S.nsdir, .tdir_rmclean = true };
+    return 0;
 }
 
 /* ---- the per-step directory ---- */
@@ -241,21 +212,23 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     uint8_t secret[SPX_PLG_SECRET_MAX];
     size_t slen = spx_plg_hex_decode(secret_hex, secret, sizeof(secret));
     struct spx_plg_host_ctx ctx = { .jobid = S.jobid, .stepid = S.stepid };
-    pmix_byte_object_t bo = { .bytes = (char *)secret, .size = slen };
     uint16_t port = spx_plg_tree_port(env);
-    char *addrs, srvns[PMIX_MAX_NSLEN + 1];
+    char srvns[PMIX_MAX_NSLEN + 1];
     const char *sh = slurm_getenvp(env, "SLURM_SRUN_COMM_HOST");
-    uint32_t sp, width = spx_plg_conf.tree_width, timeout = spx_plg_conf.timeout;
-    pmix_info_t info[11];
+    uint32_t sp;
+    struct spx_host_server_cfg sc = {
+        .tmpdir = S.dir, .set_ids = true, .uid = S.uid, .gid = S.gid, .hostname = myname,
+        .server_nspace = srvns, .tree_job = &S.job, .secret = secret, .secret_len = slen,
+        .width = spx_plg_conf.tree_width, .timeout = spx_plg_conf.timeout,
+    };
     pmix_status_t rc;
-    size_t n = 0;
 
     if (slen < 16) {
         spx_plg_err("no usable step secret (%s missing or malformed): was the step "
                     "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, SPX_PLG_TYPENAME);
         return -1;
     }
-    if ((addrs = spx_plg_tree_addrs(port)) == NULL)
+    if (spx_plg_tree_addrs(port) != 0 || spx_plg_describe_job() != 0)
         return -1;
     snprintf(ctx.hostname, sizeof(ctx.hostname), "%s", myname);
     if (sh != NULL && spx_plg_env_u32(env, SPX_PLG_ENV_SRUN_PORT, &sp) == 0 && sp < 65536) {
@@ -266,86 +239,40 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     ctx.secret_len = slen;
     spx_plg_host_setup(&ctx);
     snprintf(srvns, sizeof(srvns), "slurm.spmix.srv.%u.%u", S.jobid, S.stepid);
-    memset(info, 0, sizeof(info));
-    PMIx_Info_load(&info[n++], PMIX_SERVER_TMPDIR, S.dir, PMIX_STRING);
-    PMIx_Info_load(&info[n++], PMIX_SYSTEM_TMPDIR, S.dir, PMIX_STRING);
-    PMIx_Info_load(&info[n++], PMIX_USERID, &S.uid, PMIX_UINT32);
-    PMIx_Info_load(&info[n++], PMIX_GRPID, &S.gid, PMIX_UINT32);
-    PMIx_Info_load(&info[n++], PMIX_HOSTNAME, myname, PMIX_STRING);
-    PMIx_Info_load(&info[n++], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
-    PMIx_Info_load(&info[n++], SPMIX_TREE_NODE_INDEX, &S.me, PMIX_UINT32);
-    PMIx_Info_load(&info[n++], SPMIX_TREE_ADDRS, addrs, PMIX_STRING);
-    PMIx_Info_load(&info[n++], SPMIX_TREE_SECRET, &bo, PMIX_BYTE_OBJECT);
-    PMIx_Info_load(&info[n++], SPMIX_TREE_WIDTH, &width, PMIX_UINT32);
-    PMIx_Info_load(&info[n++], SPMIX_TREE_TIMEOUT, &timeout, PMIX_UINT32);
-    rc = PMIx_server_init(spx_plg_host_module(), info, n);
-    for (size_t i = 0; i < n; i++)
-        PMIx_Value_destruct(&info[i].value);
+    rc = spx_host_server_start(spx_plg_host_module(), &sc);
     memset(secret, 0, sizeof(secret));
     if (rc == PMIX_SUCCESS) {
+        char *addrs = spx_host_node_list(S.nodes, S.nnodes, SPX_HOST_LIST_ADDRS);
         spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s", S.me, S.nnodes,
-                    myname, addrs, width, timeout);
+                    myname, addrs ? addrs : "?", sc.width, sc.timeout);
+        free(addrs);
     } else {
         spx_plg_err("PMIx_server_init failed: %s (tree port %u: see SpmixPortRange)",
                     PMIx_Error_string(rc), port);
     }
-    free(addrs);
     return rc == PMIX_SUCCESS ? 0 : -1;
 }
 
 /* Registers the namespace and this node's ranks; keeps their environments. */
 static int spx_plg_register(void)
 {
-    struct spx_plg_sync sync = SPX_PLG_SYNC_INIT;
-    struct spx_jobinfo_node *nodes = calloc(S.nnodes, sizeof(*nodes));
-    struct spx_jobinfo job = { 0 };
-    char nsdir[PATH_MAX + PMIX_MAX_NSLEN + 2];
     uint32_t nlocal = S.map.count[S.me];
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
     pmix_status_t rc;
 
-    if (nodes == NULL || !(S.task_env = calloc(nlocal, sizeof(*S.task_env)))) {
-        free(nodes);
+    if (!(S.task_env = calloc(nlocal, sizeof(*S.task_env))))
         return -1;
-    }
-    for (uint32_t i = 0; i < S.nnodes; i++)
-        nodes[i] = (struct spx_jobinfo_node){ .hostname = S.names[i], .ranks = S.map.ranks[i],
-                                              .nranks = S.map.count[i] };
-    snprintf(nsdir, sizeof(nsdir), "%s/%s", S.dir, S.nspace);
-    job.nspace = S.nspace;
-    job.job_size = S.ntasks;
-    job.nodes = nodes;
-    job.nnodes = S.nnodes;
-    job.local_node = S.me;
-    job.tmpdir = S.dir;
-    job.nsdir = nsdir;
-    job.tdir_rmclean = true;
-    rc = spx_jobinfo_build(&job, &info, &ninfo);
-    free(nodes);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_server_register_nspace(S.nspace, (int)nlocal, info, ninfo, spx_plg_sync_cb,
-                                         &sync);
-        rc = spx_plg_sync_wait(&sync, rc);
-        PMIX_INFO_FREE(info, ninfo);
-    }
+    rc = spx_host_register_job(&S.job, SPX_PLG_SYNC_SEC);
     if (rc != PMIX_SUCCESS) {
         spx_plg_err("cannot register namespace %s: %s", S.nspace, PMIx_Error_string(rc));
         return -1;
     }
     S.registered = true;
     for (uint32_t k = 0; k < nlocal; k++) {
-        struct spx_plg_sync cs = SPX_PLG_SYNC_INIT;
-        pmix_proc_t proc;
-        PMIX_LOAD_PROCID(&proc, S.nspace, S.map.ranks[S.me][k]);
-        rc = PMIx_server_register_client(&proc, S.uid, S.gid, NULL, spx_plg_sync_cb, &cs);
-        rc = spx_plg_sync_wait(&cs, rc);
-        if (rc == PMIX_SUCCESS && !(S.task_env[k] = calloc(1, sizeof(char *))))
-            rc = PMIX_ERR_NOMEM;
-        if (rc == PMIX_SUCCESS)
-            rc = PMIx_server_setup_fork(&proc, &S.task_env[k]);
+        pmix_rank_t rank = S.map.ranks[S.me][k];
+        rc = spx_host_setup_client(S.nspace, rank, S.uid, S.gid, SPX_PLG_SYNC_SEC,
+                                   &S.task_env[k]);
         if (rc != PMIX_SUCCESS) {
-            spx_plg_err("cannot set up rank %u: %s", proc.rank, PMIx_Error_string(rc));
+            spx_plg_err("cannot set up rank %u: %s", rank, PMIx_Error_string(rc));
             return -1;
         }
     }
@@ -484,9 +411,7 @@ int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env)
 void spx_plg_stepd_fini(void)
 {
     if (S.registered) {
-        static struct spx_plg_sync sync = SPX_PLG_SYNC_INIT;   /* may outlive a timeout */
-        PMIx_server_deregister_nspace(S.nspace, spx_plg_sync_cb, &sync);
-        if (spx_plg_sync_wait(&sync, PMIX_SUCCESS) == PMIX_ERR_TIMEOUT) {
+        if (spx_host_deregister_job(S.nspace, SPX_PLG_SYNC_SEC) == PMIX_ERR_TIMEOUT) {
             spx_plg_err("the PMIx server did not release %s; leaving it running", S.nspace);
             return;   /* unloading a library whose threads still run would crash */
         }
@@ -497,12 +422,11 @@ void spx_plg_stepd_fini(void)
         spx_plg_pmix_close();
     if (S.dir[0] != '\0')
         nftw(S.dir, spx_plg_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    for (uint32_t k = 0; S.task_env != NULL && k < S.map.count[S.me]; k++) {
-        for (char **e = S.task_env[k]; e != NULL && *e != NULL; e++)
-            free(*e);
-        free(S.task_env[k]);
-    }
+    for (uint32_t k = 0; S.task_env != NULL && k < S.map.count[S.me]; k++)
+        spx_host_env_free(S.task_env[k]);
     free(S.task_env);
+    free(S.nodes);
+    free(S.addrs);
     for (uint32_t i = 0; S.names != NULL && i < S.nnodes; i++)
         free(S.names[i]);
     free(S.names);

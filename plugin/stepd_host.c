@@ -7,8 +7,12 @@
  *                  agent (so srun prints the message and exits with the
  *                  status), release the caller, then kill the whole step
  *                  (slurm_kill_job_step, public libslurm API, SIGKILL).
- *   job_control  - the cleanup registrations Open MPI makes at init are
- *                  accepted (the per-step directory is removed at fini).
+ *   job_control  - lib/host's default (host/module.h): the cleanup
+ *                  registrations Open MPI makes at init are accepted (the
+ *                  per-step directory is removed at fini).
+ * The abort upcall itself is lib/host's default too: it calls
+ * spx_plg_host_abort_report before releasing the rank and
+ * spx_plg_host_abort_kill after.
  * All upcalls run on the library's progress thread. The abort report is a
  * short blocking exchange (bounded by SPX_PLG_REPORT_MS): the step is being
  * torn down at that point and nothing else needs the thread.
@@ -17,6 +21,7 @@
 #include "plugin/abort_msg.h"
 #include "plugin/conf.h"
 #include "plugin/plugin.h"
+#include "host/module.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,56 +99,41 @@ static int spx_plg_report(uint32_t rank, int status, const char *msg)
     return rc;
 }
 
-static pmix_status_t spx_plg_host_abort(const pmix_proc_t *proc, void *obj, int status,
-                                        const char msg[], pmix_proc_t procs[], size_t nprocs,
-                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+/* Before the rank is released: log the abort and report it to srun. */
+static void spx_plg_host_abort_report(const pmix_proc_t *proc, int status, const char *msg,
+                                      void *arg)
 {
     uint32_t rank = proc ? proc->rank : PMIX_RANK_UNDEF;
 
-    (void)obj;
-    (void)procs;
-    (void)nprocs;   /* Slurm ends whole steps: the abort always takes every rank */
+    (void)arg;
     spx_plg_err("step %u.%u: rank %u called PMIx_Abort with status %d: %s", spx_plg_host.jobid,
-                spx_plg_host.stepid, rank, status, msg ? msg : "");
+                spx_plg_host.stepid, rank, status, msg);
     if (spx_plg_report(rank, status, msg) != 0)
         spx_plg_err("could not report the abort to srun at %s:%u; srun will not show its "
                     "status", spx_plg_host.srun_host, spx_plg_host.srun_port);
-    if (cbfunc != NULL)
-        cbfunc(PMIX_SUCCESS, cbdata);
+}
+
+/* After the rank is released: Slurm ends whole steps, so the abort always
+ * takes every rank. */
+static void spx_plg_host_abort_kill(const pmix_proc_t *proc, int status, const char *msg,
+                                    void *arg)
+{
+    (void)proc;
+    (void)status;
+    (void)msg;
+    (void)arg;
     if (slurm_kill_job_step(spx_plg_host.jobid, spx_plg_host.stepid, SIGKILL) != 0)
         spx_plg_err("slurm_kill_job_step(%u.%u): %s", spx_plg_host.jobid, spx_plg_host.stepid,
                     slurm_strerror(slurm_get_errno()));
-    return PMIX_SUCCESS;
 }
 
-static pmix_status_t spx_plg_host_job_control(const pmix_proc_t *requestor,
-                                              const pmix_proc_t targets[], size_t ntargets,
-                                              const pmix_info_t directives[], size_t ndirs,
-                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)requestor;
-    (void)targets;
-    (void)ntargets;
-    for (size_t i = 0; i < ndirs; i++) {
-        if (PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP_DIR) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_RECURSIVE) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_IGNORE) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_LEAVE_TOPDIR))
-            continue;
-        return PMIX_ERR_NOT_SUPPORTED;
-    }
-    if (cbfunc != NULL)
-        cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
-    return PMIX_SUCCESS;
-}
-
-static pmix_server_module_t spx_plg_module = {
-    .abort = spx_plg_host_abort,
-    .job_control = spx_plg_host_job_control,
-};
+static pmix_server_module_t spx_plg_module;
 
 void *spx_plg_host_module(void)
 {
+    const struct spx_host_abort_ops ops = { .record = spx_plg_host_abort_report,
+                                            .act = spx_plg_host_abort_kill };
+
+    spx_host_module_init(&spx_plg_module, &ops);   /* abort, job_control */
     return &spx_plg_module;
 }

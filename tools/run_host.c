@@ -10,6 +10,7 @@
  * and read by the main thread, which does all process work (kill, reap).
  */
 #include "run_host.h"
+#include "host/module.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -81,24 +82,22 @@ static pmix_status_t spx_run_host_client_finalized(const pmix_proc_t *proc, void
     return PMIX_OPERATION_SUCCEEDED;
 }
 
-/* Record the abort (the first one wins), wake the main thread, then release
- * the caller: the main thread sees the record before the client can exit. */
-static pmix_status_t spx_run_host_abort(const pmix_proc_t *proc, void *obj, int status,
-                                        const char msg[], pmix_proc_t procs[], size_t nprocs,
-                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+/* Record the abort (the first one wins) and wake the main thread; lib/host
+ * releases the caller after this: the main thread sees the record before
+ * the client can exit. */
+static void spx_run_host_abort_record(const pmix_proc_t *proc, int status, const char *msg,
+                                      void *arg)
 {
+    (void)arg;
     pthread_mutex_lock(&spx_run_host.lock);
     if (!spx_run_host.abort_seen) {
         spx_run_host.abort_seen = true;
         spx_run_host.abort_rank = proc ? proc->rank : PMIX_RANK_UNDEF;
         spx_run_host.abort_status = status;
-        strncpy(spx_run_host.abort_msg, msg ? msg : "", sizeof(spx_run_host.abort_msg) - 1);
+        strncpy(spx_run_host.abort_msg, msg, sizeof(spx_run_host.abort_msg) - 1);
     }
     pthread_mutex_unlock(&spx_run_host.lock);
     spx_run_host_wake();
-    if (cbfunc != NULL)
-        cbfunc(PMIX_SUCCESS, cbdata);
-    return PMIX_SUCCESS;
 }
 
 static void spx_run_host_release(void *cbdata)
@@ -128,27 +127,6 @@ static pmix_status_t spx_run_host_dmodex(const pmix_proc_t *proc, const pmix_inf
                                          size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
     return PMIX_ERR_NOT_FOUND;   /* every process is local: nothing remote to ask */
-}
-
-/* Cleanup registrations are accepted (the server library removes what was
- * registered); other job-control requests are not supported. */
-static pmix_status_t spx_run_host_job_control(const pmix_proc_t *requestor,
-                                              const pmix_proc_t targets[], size_t ntargets,
-                                              const pmix_info_t directives[], size_t ndirs,
-                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    for (size_t i = 0; i < ndirs; i++) {
-        if (PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_REGISTER_CLEANUP_DIR) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_RECURSIVE) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_IGNORE) ||
-            PMIX_CHECK_KEY(&directives[i], PMIX_CLEANUP_LEAVE_TOPDIR))
-            continue;
-        return PMIX_ERR_NOT_SUPPORTED;
-    }
-    if (cbfunc != NULL)
-        cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
-    return PMIX_SUCCESS;
 }
 
 static void spx_run_host_query_release(void *cbdata)
@@ -219,18 +197,19 @@ static pmix_status_t spx_run_host_query(pmix_proc_t *proct, pmix_query_t *querie
 static pmix_server_module_t spx_run_host_mod = {
     .client_connected = spx_run_host_client_connected,
     .client_finalized = spx_run_host_client_finalized,
-    .abort = spx_run_host_abort,
     .fence_nb = spx_run_host_fence_nb,
     .direct_modex = spx_run_host_dmodex,
     /* no notify_event: with one node there is nobody to relay to, and a host
      * that provides it takes over local delivery in some libraries */
     .query = spx_run_host_query,
-    .job_control = spx_run_host_job_control,
     .client_connected2 = spx_run_host_client_connected2,
 };
 
 pmix_server_module_t *spx_run_host_module(void)
 {
+    const struct spx_host_abort_ops ops = { .record = spx_run_host_abort_record };
+
+    spx_host_module_init(&spx_run_host_mod, &ops);   /* abort, job_control */
     return &spx_run_host_mod;
 }
 

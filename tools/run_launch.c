@@ -1,7 +1,7 @@
 /*
  * run_launch: the multi-node launcher of spmix-run (see run_launch.h).
  *
- * Data flow: spx_run_launch() prepares the tree addresses and the secret, then
+ * Data flow: spx_run_launch() picks the tree port and the secret, then
  * forks one daemon per node. A daemon inherits the secret in memory, gets a
  * report pipe (daemon -> launcher), a control pipe (launcher -> daemon) and a
  * pipe for its own stderr (its ranks write to the launcher's stderr directly).
@@ -20,7 +20,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include "run_launch.h"
-#include "run_sync.h"
+#include "run_clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -97,21 +97,6 @@ static uint16_t spx_launch_pick_port(uint32_t nodes)
     return 0;
 }
 
-/* "127.0.0.1:P,127.0.0.2:P,..." Caller frees. */
-static char *spx_launch_addrs(uint32_t nodes, uint16_t port)
-{
-    size_t cap = (size_t)nodes * 24 + 1, off = 0;
-    char *s = malloc(cap);
-
-    if (s == NULL)
-        return NULL;
-    s[0] = '\0';
-    for (uint32_t k = 0; k < nodes; k++)
-        off += (size_t)snprintf(s + off, cap - off, "%s127.0.0.%u:%u", k ? "," : "", k + 1,
-                                (unsigned)port);
-    return s;
-}
-
 static int spx_launch_secret(unsigned char *buf, size_t len)
 {
     size_t got = 0;
@@ -144,7 +129,7 @@ static void spx_launch_child_fds(uint32_t upto)
     close(L.sigfd);
 }
 
-static int spx_launch_fork(uint32_t k, const char *nspace, const char *addrs,
+static int spx_launch_fork(uint32_t k, const char *nspace, uint16_t port,
                            const unsigned char *secret, const void *oldmask)
 {
     struct spx_launch_daemon *d = &L.d[k];
@@ -169,7 +154,7 @@ static int spx_launch_fork(uint32_t k, const char *nspace, const char *addrs,
     pid = fork();
     if (pid == 0) {
         struct spx_run_node_cfg cfg = {
-            .o = L.o, .index = k, .nspace = nspace, .addrs = addrs, .secret = secret,
+            .o = L.o, .index = k, .nspace = nspace, .port = port, .secret = secret,
             .report_fd = rep[1], .ctl_fd = ctl[0],
         };
         setpgid(0, 0);
@@ -454,7 +439,6 @@ int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void 
 {
     unsigned char secret[SPX_RUN_SECRET_LEN];
     struct pollfd *pfd = NULL;
-    char *addrs = NULL;
     uint16_t port;
     sigset_t set;
     int code = 1;
@@ -473,8 +457,7 @@ int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void 
         goto out;
     }
     port = spx_launch_pick_port(o->nodes);
-    addrs = port ? spx_launch_addrs(o->nodes, port) : NULL;
-    if (addrs == NULL) {
+    if (port == 0) {
         fprintf(stderr, "spmix-run: no TCP port is free on 127.0.0.1..127.0.0.%u\n", o->nodes);
         goto out;
     }
@@ -491,7 +474,7 @@ int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void 
     if (o->stats)
         setenv("SPMIX_STATS", "1", 1);
     for (uint32_t k = 0; k < o->nodes; k++) {
-        if (spx_launch_fork(k, nspace, addrs, secret, oldmask) < 0) {
+        if (spx_launch_fork(k, nspace, port, secret, oldmask) < 0) {
             perror("spmix-run: cannot start a node daemon");
             for (uint32_t j = k; j < o->nodes; j++)   /* never started: nothing to wait for */
                 L.d[j] = (struct spx_launch_daemon){ .pid = -1, .rep_fd = -1, .ctl_fd = -1,
@@ -519,7 +502,6 @@ out:
     free(L.stats);
     free(L.d);
     free(L.rank_pid);
-    free(addrs);
     free(pfd);
     return code;
 }

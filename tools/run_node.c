@@ -1,10 +1,13 @@
 /*
  * run_node: one node of an spmix-run job (see run_node.h).
  *
- * Data flow: spx_run_node_main() starts the server with run_host's module
- * (plus the SPMIX_TREE_* attributes under a launcher), registers one namespace
- * built by run_jobinfo for the whole job (local_node = this node), and forks
- * the node's ranks with the environment from PMIx_server_setup_fork. It then
+ * Data flow: spx_run_node_main() describes the job (node k is "sim<k>" at
+ * 127.0.0.(k+1), with the ranks run_proto places there) in one struct
+ * spx_host_job, starts the server with run_host's module through
+ * lib/host (plus the SPMIX_TREE_* attributes under a launcher, from that same
+ * layout), registers the job's namespace from it (local_node = this node),
+ * and forks the node's ranks with the environment from
+ * PMIx_server_setup_fork. It then
  * loops on poll() over a signalfd (children, SIGINT/SIGTERM/SIGHUP), the wake
  * pipe the host module writes to (aborts), the launcher's control pipe and,
  * with --tag-output, the ranks' output pipes. An abort or an abnormal death
@@ -20,11 +23,10 @@
 #endif
 #include "run_node.h"
 #include "run_host.h"
-#include "run_jobinfo.h"
 #include "run_out.h"
+#include "host/server.h"
 
 #include <pmix.h>
-#include <spmix.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_sync.h"
+#include "run_clock.h"
 
 #define SPX_RUN_TERM_DELAY 0.2     /* s between notifying and SIGTERM (one node) */
 #define SPX_RUN_TERM_DELAY_MN 1.0  /* the same across nodes: the event travels further */
@@ -57,6 +59,12 @@ static struct {
     const struct spx_run_node_cfg *cfg;
     const struct spx_run_opts *o;
     char tmpdir[PATH_MAX];
+    char nsdir[PATH_MAX + PMIX_MAX_NSLEN + 2];
+    char host[256];
+    struct spx_host_job job;       /* the layout: nodes[], node_ranks, names, addrs */
+    struct spx_host_node *nodes;
+    pmix_rank_t *node_ranks;
+    char (*names)[32], (*addrs)[32];
     struct spx_run_proc *procs;    /* nlocal entries */
     uint32_t nlocal, running;
     struct spx_run_out *outs;      /* 2 per local rank with --tag-output */
@@ -370,38 +378,25 @@ static char **spx_run_env(char **pmixenv)
     return env;
 }
 
-static void spx_run_free_argv(char **v)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        free(v[i]);
-    free(v);
-}
-
 static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
 {
-    struct spx_run_sync sync = SPX_RUN_SYNC_INIT;
-    pmix_proc_t proc;
     pmix_status_t rc;
-    char **pmixenv = calloc(1, sizeof(char *)), **env;
+    char **pmixenv = NULL, **env;
     int out[2] = { -1, -1 }, err[2] = { -1, -1 };
     bool tag = N.o->tag;
     pid_t pid;
 
-    PMIX_LOAD_PROCID(&proc, N.cfg->nspace, p->rank);
-    rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, spx_run_sync_cb, &sync);
-    rc = spx_run_sync_wait(&sync, rc);
-    if (rc == PMIX_SUCCESS)
-        rc = pmixenv ? PMIx_server_setup_fork(&proc, &pmixenv) : PMIX_ERR_NOMEM;
+    rc = spx_host_setup_client(N.cfg->nspace, p->rank, geteuid(), getegid(), 0, &pmixenv);
     if (rc != PMIX_SUCCESS) {
         node_msg("cannot set up rank %u: %s\n", p->rank, PMIx_Error_string(rc));
-        spx_run_free_argv(pmixenv);
+        spx_host_env_free(pmixenv);
         return -1;
     }
     env = spx_run_env(pmixenv);
     if (env == NULL || (tag && (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0))) {
         node_msg("cannot start a rank: %s\n", strerror(errno));
         free(env);
-        spx_run_free_argv(pmixenv);
+        spx_host_env_free(pmixenv);
         return -1;
     }
     fflush(NULL);
@@ -420,7 +415,7 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
         _exit(127);
     }
     free(env);
-    spx_run_free_argv(pmixenv);
+    spx_host_env_free(pmixenv);
     if (tag) {
         close(out[1]);
         close(err[1]);
@@ -457,13 +452,41 @@ static int spx_run_rm(const char *path, const struct stat *st, int flag, struct 
     return 0;
 }
 
+/* The job as lib/host sees it: node k is "sim<k>" (the host name with one
+ * node) at 127.0.0.(k+1):port, with the ranks run_proto puts there. */
+static int spx_run_describe_job(void)
+{
+    const struct spx_run_opts *o = N.o;
+    size_t used = 0;
+
+    N.nodes = calloc(o->nodes, sizeof(*N.nodes));
+    N.node_ranks = calloc(o->n, sizeof(*N.node_ranks));
+    N.names = calloc(o->nodes, sizeof(*N.names));
+    N.addrs = calloc(o->nodes, sizeof(*N.addrs));
+    if (N.nodes == NULL || N.node_ranks == NULL || N.names == NULL || N.addrs == NULL)
+        return -1;
+    snprintf(N.host, sizeof(N.host), "localhost");
+    gethostname(N.host, sizeof(N.host) - 1);
+    for (uint32_t k = 0; k < o->nodes; k++) {
+        uint32_t nr = spx_run_node_ranks(o, k, (uint32_t *)&N.node_ranks[used]);
+        snprintf(N.names[k], sizeof(N.names[k]), "sim%u", k);
+        spx_run_node_addr(k, N.cfg->port, N.addrs[k], sizeof(N.addrs[k]));
+        N.nodes[k] = (struct spx_host_node){ .hostname = o->nodes > 1 ? N.names[k] : N.host,
+                                             .addr = N.cfg->port ? N.addrs[k] : NULL,
+                                             .ranks = &N.node_ranks[used], .nranks = nr };
+        used += nr;
+    }
+    N.job = (struct spx_host_job){ .nspace = N.cfg->nspace, .job_size = o->n, .nodes = N.nodes,
+                                   .nnodes = o->nodes, .local_node = N.cfg->index,
+                                   .tdir_rmclean = true, .mapby = o->cyclic ? "node" : "slot" };
+    return 0;
+}
+
 static int spx_run_server_start(void)
 {
     const char *td = getenv("TMPDIR");
-    pmix_info_t *info;
+    struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true };
     pmix_status_t rc;
-    size_t ninfo = 2;
-    uint32_t width = N.o->width, tmo = 30;
 
     snprintf(N.tmpdir, sizeof(N.tmpdir), "%s/spmix-run.%d.XXXXXX", td && *td ? td : "/tmp",
              (int)getpid());
@@ -472,24 +495,18 @@ static int spx_run_server_start(void)
         N.tmpdir[0] = '\0';
         return -1;
     }
-    PMIX_INFO_CREATE(info, 8);
-    if (info == NULL)
-        return -1;
-    PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, N.tmpdir, PMIX_STRING);
-    PMIx_Info_load(&info[1], PMIX_SYSTEM_TMPDIR, N.tmpdir, PMIX_STRING);
-    bool local_fences = true; /* run_host's fence_nb only hands the data back */
-    PMIx_Info_load(&info[ninfo++], SPMIX_SERVER_LOCAL_FENCES, &local_fences, PMIX_BOOL);
-    if (N.cfg->addrs != NULL) {
-        pmix_byte_object_t bo = { .bytes = (char *)N.cfg->secret, .size = SPX_RUN_SECRET_LEN };
-        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_NODE_INDEX, &N.cfg->index, PMIX_UINT32);
-        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_ADDRS, N.cfg->addrs, PMIX_STRING);
-        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_SECRET, &bo, PMIX_BYTE_OBJECT);
-        PMIx_Info_load(&info[ninfo++], SPMIX_TREE_TIMEOUT, &tmo, PMIX_UINT32);
-        if (width > 0)
-            PMIx_Info_load(&info[ninfo++], SPMIX_TREE_WIDTH, &width, PMIX_UINT32);
+    snprintf(N.nsdir, sizeof(N.nsdir), "%s/%s", N.tmpdir, N.cfg->nspace);
+    N.job.tmpdir = N.tmpdir;
+    N.job.nsdir = N.nsdir;
+    /* local fences: run_host's fence_nb only hands the data back */
+    if (N.cfg->port != 0) {
+        sc.tree_job = &N.job;
+        sc.secret = N.cfg->secret;
+        sc.secret_len = SPX_RUN_SECRET_LEN;
+        sc.width = N.o->width;
+        sc.timeout = 30;
     }
-    rc = PMIx_server_init(spx_run_host_module(), info, ninfo);
-    PMIX_INFO_FREE(info, 8);
+    rc = spx_host_server_start(spx_run_host_module(), &sc);
     if (rc != PMIX_SUCCESS) {
         node_msg("PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
         return -1;
@@ -497,51 +514,11 @@ static int spx_run_server_start(void)
     return 0;
 }
 
-/* Register the whole job; node i is "sim<i>" (the host name with one node). */
+/* Register the whole job (the layout of spx_run_describe_job). */
 static int spx_run_register_job(void)
 {
-    struct spx_run_sync sync = SPX_RUN_SYNC_INIT;
-    const struct spx_run_opts *o = N.o;
-    struct spx_jobinfo_node *nodes = calloc(o->nodes, sizeof(*nodes));
-    pmix_rank_t *ranks = calloc(o->n, sizeof(*ranks));
-    char (*names)[32] = calloc(o->nodes, sizeof(*names));
-    char host[256] = "localhost", nsdir[PATH_MAX + PMIX_MAX_NSLEN + 2];
-    struct spx_jobinfo job = { 0 };
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0, used = 0;
-    pmix_status_t rc = PMIX_ERR_NOMEM;
+    pmix_status_t rc = spx_host_register_job(&N.job, 0);
 
-    if (nodes == NULL || ranks == NULL || names == NULL)
-        goto out;
-    gethostname(host, sizeof(host) - 1);
-    for (uint32_t k = 0; k < o->nodes; k++) {
-        uint32_t nr = spx_run_node_ranks(o, k, (uint32_t *)&ranks[used]);
-        snprintf(names[k], sizeof(names[k]), "sim%u", k);
-        nodes[k] = (struct spx_jobinfo_node){ .hostname = o->nodes > 1 ? names[k] : host,
-                                              .ranks = &ranks[used], .nranks = nr };
-        used += nr;
-    }
-    snprintf(nsdir, sizeof(nsdir), "%s/%s", N.tmpdir, N.cfg->nspace);
-    job.nspace = N.cfg->nspace;
-    job.job_size = o->n;
-    job.nodes = nodes;
-    job.nnodes = o->nodes;
-    job.local_node = N.cfg->index;
-    job.tmpdir = N.tmpdir;
-    job.nsdir = nsdir;
-    job.tdir_rmclean = true;
-    job.mapby = o->cyclic ? "node" : "slot";
-    rc = spx_jobinfo_build(&job, &info, &ninfo);
-    if (rc == PMIX_SUCCESS) {
-        rc = PMIx_server_register_nspace(N.cfg->nspace, (int)N.nlocal, info, ninfo,
-                                         spx_run_sync_cb, &sync);
-        rc = spx_run_sync_wait(&sync, rc);
-        PMIX_INFO_FREE(info, ninfo);
-    }
-out:
-    free(nodes);
-    free(ranks);
-    free(names);
     if (rc != PMIX_SUCCESS) {
         node_msg("cannot register the job: %s\n", PMIx_Error_string(rc));
         return -1;
@@ -553,11 +530,8 @@ out:
  * seconds is left alone (the process exits anyway) rather than waited for. */
 static void spx_run_server_stop(bool registered)
 {
-    static struct spx_run_sync sync = SPX_RUN_SYNC_INIT;   /* may outlive a timeout */
-
     if (registered) {
-        PMIx_server_deregister_nspace(N.cfg->nspace, spx_run_sync_cb, &sync);
-        if (spx_run_sync_wait_for(&sync, PMIX_SUCCESS, 5) == PMIX_ERR_TIMEOUT) {
+        if (spx_host_deregister_job(N.cfg->nspace, 5) == PMIX_ERR_TIMEOUT) {
             node_msg("the PMIx server did not release the job within 5 s; "
                      "exiting without finalizing it\n");
             return;
@@ -608,6 +582,10 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
         N.procs[i].rank = local[i];
     for (size_t i = 0; N.o->tag && i < 2 * (size_t)N.nlocal; i++)
         N.outs[i].fd = -1;
+    if (spx_run_describe_job() < 0) {
+        node_msg("setup: %s\n", strerror(errno));
+        goto out;
+    }
     if (spx_run_host_init(cfg->nspace, N.o->n, N.wake[1]) < 0)
         goto out;
     if (spx_run_server_start() < 0)
@@ -638,5 +616,9 @@ out:
     free(local);
     free(N.procs);
     free(N.outs);
+    free(N.nodes);
+    free(N.node_ranks);
+    free(N.names);
+    free(N.addrs);
     return code;
 }

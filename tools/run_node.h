@@ -47,7 +47,8 @@ struct spx_run_node_cfg {
     const struct spx_run_opts *o;
     uint32_t index;                 /* this node, 0..nodes-1 */
     const char *nspace;             /* the job's namespace (same on every node) */
-    const char *addrs;              /* SPMIX_TREE_ADDRS; NULL with one node */
+    uint16_t port;                  /* the tree's port (node k at 127.0.0.(k+1));
+                                       0 with one node: no tree */
     const unsigned char *secret;    /* SPX_RUN_SECRET_LEN bytes; NULL with one node */
     int report_fd, ctl_fd;          /* pipes to/from the launcher; -1 with one node */
     int rank_err;                   /* fd the ranks' stderr goes to */
@@ -84,6 +85,8 @@ int spx_run_msg_recv(int fd, struct spx_run_msgbuf *mb,
  * order (out must hold n entries; returns how many). */
 uint32_t spx_run_node_of(const struct spx_run_opts *o, uint32_t rank);
 uint32_t spx_run_node_ranks(const struct spx_run_opts *o, uint32_t node, uint32_t *out);
+/* Where node k's server listens for the tree: "127.0.0.(k+1):port" into out. */
+void spx_run_node_addr(uint32_t node, uint16_t port, char *out, size_t len);
 
 /* Run the node until its ranks are gone (and, under a launcher, until told to
  * finish). Returns the exit code of the node: see spmix-run(1). The caller has

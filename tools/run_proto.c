@@ -8,6 +8,7 @@
 #include "run_node.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -79,4 +80,9 @@ uint32_t spx_run_node_ranks(const struct spx_run_opts *o, uint32_t node, uint32_
         if (spx_run_node_of(o, r) == node)
             out[k++] = r;
     return k;
+}
+
+void spx_run_node_addr(uint32_t node, uint16_t port, char *out, size_t len)
+{
+    snprintf(out, len, "127.0.0.%u:%u", node + 1, (unsigned)port);
 }

@@ -1,8 +1,8 @@
 /*
- * run_jobinfo: turn a job layout (hosts and the ranks on each) into the info
- * array for PMIx_server_register_nspace.
+ * host/jobinfo: turn a job layout (hosts and the ranks on each) into the info
+ * array for PMIx_server_register_nspace (see jobinfo.h).
  *
- * Data flow: spx_jobinfo_build() validates the layout, maps every rank to its
+ * Data flow: spx_host_jobinfo_build() validates the layout, maps every rank to its
  * node and local index, then appends, in this order:
  *   - job-level keys (jobid, sizes, node/proc maps from PMIx_generate_regex
  *     and PMIx_generate_ppn, directories, mapping policy), plus the local
@@ -13,8 +13,10 @@
  * Types follow what clients check: sizes and node ids uint32, local and node
  * ranks uint16, ranks pmix_rank_t, names and lists strings.
  */
-#include "run_jobinfo.h"
+#include "config.h"
+#include "host/jobinfo.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +72,7 @@ static char *spx_jobinfo_rank_list(const pmix_rank_t *ranks, uint32_t n)
 
 /* The node description, as a PMIX_NODE_INFO_ARRAY payload. */
 static pmix_status_t spx_jobinfo_node(struct spx_jobinfo_out *o,
-                                      const struct spx_jobinfo_node *nd, uint32_t id)
+                                      const struct spx_host_node *nd, uint32_t id)
 {
     pmix_info_t *arr;
     char *peers = spx_jobinfo_rank_list(nd->ranks, nd->nranks);
@@ -119,27 +121,60 @@ static pmix_status_t spx_jobinfo_proc(struct spx_jobinfo_out *o, pmix_rank_t ran
     return PMIX_SUCCESS;
 }
 
-/* The maps: "host1,host2" and "0,1;2,3" through the library's generators.
- * On success the caller frees *nodemap and *procmap with free(). */
-static pmix_status_t spx_jobinfo_maps(const struct spx_jobinfo *job,
+const char *spx_host_list_str(enum spx_host_list what)
+{
+    switch (what) {
+    case SPX_HOST_LIST_NAMES: return "names";
+    case SPX_HOST_LIST_ADDRS: return "addrs";
+    }
+    return "unknown";
+}
+
+char *spx_host_node_list(const struct spx_host_node *nodes, uint32_t n, enum spx_host_list what)
+{
+    size_t len = 1, off = 0;
+    char *s;
+
+    if (nodes == NULL || n == 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *f = what == SPX_HOST_LIST_ADDRS ? nodes[i].addr : nodes[i].hostname;
+        if (f == NULL) {
+            errno = EINVAL;
+            return NULL;
+        }
+        len += strlen(f) + 1;
+    }
+    if ((s = malloc(len)) == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        off += (size_t)snprintf(s + off, len - off, "%s%s", i ? "," : "",
+                                what == SPX_HOST_LIST_ADDRS ? nodes[i].addr : nodes[i].hostname);
+    return s;
+}
+
+/* The maps: "host1,host2" (spx_host_node_list) and "0,1;2,3" through the
+ * library's generators. On success the caller frees *nodemap and *procmap
+ * with free(). */
+static pmix_status_t spx_jobinfo_maps(const struct spx_host_job *job,
                                       char **nodemap, char **procmap)
 {
-    size_t hlen = 1, plen = 1, ho = 0, po = 0;
-    char *hosts, *ppn;
+    size_t plen = 1, po = 0;
+    char *hosts = spx_host_node_list(job->nodes, job->nnodes, SPX_HOST_LIST_NAMES), *ppn;
     pmix_status_t rc;
 
-    for (uint32_t i = 0; i < job->nnodes; i++) {
-        hlen += strlen(job->nodes[i].hostname) + 1;
+    for (uint32_t i = 0; i < job->nnodes; i++)
         plen += (size_t)job->nodes[i].nranks * 11 + 1;
-    }
-    hosts = malloc(hlen);
     ppn = malloc(plen);
     if (hosts == NULL || ppn == NULL) {
         free(hosts);
         free(ppn);
         return PMIX_ERR_NOMEM;
     }
-    hosts[0] = ppn[0] = '\0';
+    ppn[0] = '\0';
     for (uint32_t i = 0; i < job->nnodes; i++) {
         char *l = spx_jobinfo_rank_list(job->nodes[i].ranks, job->nodes[i].nranks);
         if (l == NULL) {
@@ -147,8 +182,6 @@ static pmix_status_t spx_jobinfo_maps(const struct spx_jobinfo *job,
             free(ppn);
             return PMIX_ERR_NOMEM;
         }
-        ho += (size_t)snprintf(hosts + ho, hlen - ho, "%s%s", i ? "," : "",
-                               job->nodes[i].hostname);
         po += (size_t)snprintf(ppn + po, plen - po, "%s%s", i ? ";" : "", l);
         free(l);
     }
@@ -167,7 +200,7 @@ static pmix_status_t spx_jobinfo_maps(const struct spx_jobinfo *job,
 
 /* Check the layout and compute, per rank, its node and local index.
  * node_of/lrank_of have job_size entries (caller's). */
-static pmix_status_t spx_jobinfo_check(const struct spx_jobinfo *job,
+static pmix_status_t spx_jobinfo_check(const struct spx_host_job *job,
                                        uint32_t *node_of, uint16_t *lrank_of)
 {
     if (job->nspace == NULL || job->nnodes == 0 || job->local_node >= job->nnodes ||
@@ -176,7 +209,7 @@ static pmix_status_t spx_jobinfo_check(const struct spx_jobinfo *job,
     for (uint32_t r = 0; r < job->job_size; r++)
         node_of[r] = UINT32_MAX;
     for (uint32_t i = 0; i < job->nnodes; i++) {
-        const struct spx_jobinfo_node *nd = &job->nodes[i];
+        const struct spx_host_node *nd = &job->nodes[i];
         if (nd->hostname == NULL || (nd->nranks && nd->ranks == NULL) || nd->nranks > UINT16_MAX)
             return PMIX_ERR_BAD_PARAM;
         for (uint32_t k = 0; k < nd->nranks; k++) {
@@ -193,10 +226,10 @@ static pmix_status_t spx_jobinfo_check(const struct spx_jobinfo *job,
     return PMIX_SUCCESS;
 }
 
-static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_jobinfo *job,
+static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_host_job *job,
                                   const char *nodemap, const char *procmap)
 {
-    const struct spx_jobinfo_node *local = &job->nodes[job->local_node];
+    const struct spx_host_node *local = &job->nodes[job->local_node];
     uint32_t univ = job->univ_size ? job->univ_size : job->job_size;
     uint32_t one = 1, lsize = local->nranks;
     pmix_rank_t ldr = local->nranks ? local->ranks[0] : PMIX_RANK_UNDEF;
@@ -229,8 +262,8 @@ static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_jo
     free(peers);
 }
 
-pmix_status_t spx_jobinfo_build(const struct spx_jobinfo *job,
-                                pmix_info_t **info, size_t *ninfo)
+pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
+                                     pmix_info_t **info, size_t *ninfo)
 {
     struct spx_jobinfo_out o = { 0 };
     uint32_t *node_of = NULL;
