@@ -48,7 +48,7 @@ static char **split_commas(const char *s)
     }
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         if (!(v[k++] = strdup(tok))) {
-            spx_srv_argv_free(v);
+            spx_argv_free(v);
             free(copy);
             return NULL;
         }
@@ -79,7 +79,7 @@ static int add_paths(struct spx_srv_client *c, const char *list, bool is_dir,
             if (e)
                 free(e->path);
             free(e);
-            spx_srv_argv_free(paths);
+            spx_argv_free(paths);
             return -1;
         }
         e->is_dir = is_dir;
@@ -90,7 +90,7 @@ static int add_paths(struct spx_srv_client *c, const char *list, bool is_dir,
         e->next = c->ns->cleanups;
         c->ns->cleanups = e;
     }
-    spx_srv_argv_free(paths);
+    spx_argv_free(paths);
     return 0;
 }
 
@@ -177,7 +177,7 @@ void spx_srv_cleanup_free(struct spx_srv_ns *ns)
         struct spx_srv_cleanup *e = ns->cleanups;
         ns->cleanups = e->next;
         free(e->path);
-        spx_srv_argv_free(e->ignore);
+        spx_argv_free(e->ignore);
         free(e);
     }
 }

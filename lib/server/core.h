@@ -190,10 +190,11 @@ void spx_srv_run_sync(void (*fn)(void *), void *arg);
 /* An integer directive (any integer type), or dflt when absent or not an integer.
  * (Flags, lookups and copies come from types/types.h.) */
 long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long dflt);
-/* Parses a comma list of ranks with ranges ("0,2-4"); *out malloc'd. 0 or -1. */
+/* Reads a rank list ("0,2-4", util/ranklist.h; at most 2^24 ranks) into *out
+ * (malloc'd, ascending, unique; NULL when empty) and *n. 0, or -1 when s is
+ * not a rank list. (NULL-terminated string arrays are freed with
+ * spx_argv_free, types/types.h.) */
 int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
-/* Frees a NULL-terminated string array. */
-void spx_srv_argv_free(char **argv);
 
 /* ---- nspace.c ---- */
 struct spx_srv_ns *spx_srv_ns_find(const char *name);

@@ -177,7 +177,7 @@ void spx_srv_req_free(struct spx_srv_req *r)
         spx_srv_peer_unref(r->peer);
     spx_info_array_free(r->info, r->ninfo);
     free(r->procs);
-    spx_srv_argv_free(r->keys);
+    spx_argv_free(r->keys);
     free(r->msg);
     spx_buf_fini(&r->reply);
     free(r);

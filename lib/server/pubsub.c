@@ -222,7 +222,7 @@ static void recv_request(uint32_t from, spx_buf_t *b)
             free(r);
         }
     }
-    spx_srv_argv_free(keys);
+    spx_argv_free(keys);
     spx_info_array_free(info, ninfo);
 }
 

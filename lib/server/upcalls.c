@@ -25,7 +25,7 @@
 #include "types/types.h"
 #include "util/log.h"
 
-/* u32 n, n x str -> NULL-terminated argv (caller frees with spx_srv_argv_free), NULL
+/* u32 n, n x str -> NULL-terminated argv (caller frees with spx_argv_free), NULL
  * for n == 0 (UNPUBLISH: "every key of mine"). 0 or -1. */
 static int pull_keys(spx_buf_t *b, char ***out)
 {
@@ -42,7 +42,7 @@ static int pull_keys(spx_buf_t *b, char ***out)
         keys[i] = spx_buf_pull_str(b);
         if (!keys[i] || strlen(keys[i]) > PMIX_MAX_KEYLEN) {
             spx_buf_set_error(b, EBADMSG);
-            spx_srv_argv_free(keys);
+            spx_argv_free(keys);
             return -1;
         }
     }
@@ -127,7 +127,7 @@ struct query_set {
 static void query_set_free(struct query_set *qs)
 {
     for (size_t i = 0; qs && i < qs->n; i++) {
-        spx_srv_argv_free(qs->q[i].keys);
+        spx_argv_free(qs->q[i].keys);
         spx_info_array_free(qs->q[i].qualifiers, qs->q[i].nqual);
     }
     if (qs)

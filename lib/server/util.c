@@ -1,13 +1,13 @@
-/* util.c - small helpers of the server: integer directives, rank lists, argv.
- * Pure functions: no server state is touched. */
+/* util.c - small helpers of the server: integer directives and rank lists
+ * (read by util/ranklist.h into an hwloc bitmap, handed out as a sorted
+ * array). Pure functions: no server state is touched. */
 #include "config.h"
 #include "server/core.h"
 #include "types/types.h"
+#include "util/ranklist.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long dflt)
 {
@@ -18,61 +18,36 @@ long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long d
     return (long)v;
 }
 
-static int rank_cmp(const void *a, const void *b)
-{
-    pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
-    return x < y ? -1 : x > y;
-}
+/* At most this many ranks in one list (a namespace's local peers, one node
+ * of PMIX_PROC_MAP). */
+#define SRV_MAX_RANKS (1u << 24)
 
 int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n)
 {
-    size_t cap = 0, cnt = 0;
-    pmix_rank_t *r = NULL;
-    const char *p = s;
     *out = NULL;
     *n = 0;
-    while (p && *p) {
-        char *end;
-        errno = 0;
-        unsigned long lo = strtoul(p, &end, 10), hi;
-        if (end == p || errno || lo >= PMIX_RANK_VALID)
-            goto bad;
-        hi = lo;
-        if (*end == '-') {
-            p = end + 1;
-            hi = strtoul(p, &end, 10);
-            if (end == p || errno || hi < lo || hi >= PMIX_RANK_VALID || hi - lo > (1u << 24))
-                goto bad;
-        }
-        for (unsigned long v = lo; v <= hi; v++) {
-            if (cnt == cap) {
-                cap = cap ? 2 * cap : 16;
-                pmix_rank_t *nr = realloc(r, cap * sizeof(*nr));
-                if (!nr)
-                    goto bad;
-                r = nr;
-            }
-            r[cnt++] = (pmix_rank_t)v;
-        }
-        if (*end == ',')
-            end++;
-        else if (*end)
-            goto bad;
-        p = end;
+    hwloc_bitmap_t set = spx_ranklist_parse(s ? s : "", SRV_MAX_RANKS);
+    if (!set)
+        return -1;
+    int w = hwloc_bitmap_weight(set);
+    pmix_rank_t *r = NULL;
+    if (w > 0 && !(r = malloc((size_t)w * sizeof(*r)))) {
+        hwloc_bitmap_free(set);
+        return -1;
     }
-    if (cnt)
-        qsort(r, cnt, sizeof(*r), rank_cmp);
+    size_t cnt = 0;
+    unsigned v;
+    hwloc_bitmap_foreach_begin(v, set)
+    {
+        r[cnt++] = (pmix_rank_t)v;
+    }
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(set);
+    if (cnt && r[cnt - 1] >= PMIX_RANK_VALID) {
+        free(r);
+        return -1;
+    }
     *out = r;
     *n = cnt;
     return 0;
-bad:
-    free(r);
-    return -1;
-}
-
-void spx_srv_argv_free(char **argv)
-{
-    for (size_t i = 0; argv && argv[i]; i++)
-        free(argv[i]);
-    free(argv);
 }

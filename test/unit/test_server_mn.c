@@ -8,7 +8,10 @@
  * runs in the test process; the test talks to it as its clients over the unix
  * socket. Covered: fence over the tree with delta exchange and deletions (and
  * the counters the query keys report), direct modex both ways, event relay,
- * a client lost before PMIx_Finalize, a lost node.
+ * a client lost before PMIx_Finalize, a lost node (a fence still gathering
+ * here fails, a GET waiting for that node's answer fails at once), a node
+ * ending in order, the publish/lookup directory held here (node 0) and, with
+ * the server as node 1, requests forwarded to node 0 and failed when it is lost.
  */
 #include "config.h"
 
@@ -71,6 +74,11 @@ static struct {
 
 static int fake_tree_obj;
 
+/* The node this test's server is (0, or 1 in the "node1" case); the other
+ * node of the two is the one the test plays. */
+static uint32_t me_node;
+#define OTHER_NODE (1u - me_node)
+
 static const spx_srv_net_ops_t fake_net_ops;
 
 static void *fake_net_create(struct event_base *base, const spx_srv_net_cfg_t *cfg,
@@ -78,7 +86,7 @@ static void *fake_net_create(struct event_base *base, const spx_srv_net_cfg_t *c
                              const spx_srv_net_ops_t **out)
 {
     ck_assert_ptr_nonnull(base);
-    ck_assert_uint_eq(cfg->node_index, 0);
+    ck_assert_uint_eq(cfg->node_index, me_node);
     ck_assert_uint_eq(cfg->nnodes, 2);
     ck_assert_str_eq(cfg->addrs[1], "127.0.0.1:2");
     ck_assert_uint_eq(cfg->secret_len, 16);
@@ -155,7 +163,7 @@ static int record_msg(uint32_t dst, uint8_t channel, const void *data, size_t le
 static int fake_send(void *t, uint32_t dst, uint8_t channel, const void *data, size_t len)
 {
     (void)t;
-    ck_assert_uint_eq(dst, 1);
+    ck_assert_uint_eq(dst, OTHER_NODE);
     return record_msg(dst, channel, data, len);
 }
 
@@ -288,7 +296,7 @@ static void do_inject(void *arg)
     else if (in->node_lost >= 0)
         T.ops.node_lost((uint32_t)in->node_lost, "test", T.ops_arg);
     else
-        T.ops.recv(1, in->channel, in->b->data, in->b->len, T.ops_arg);
+        T.ops.recv(OTHER_NODE, in->channel, in->b->data, in->b->len, T.ops_arg);
 }
 
 static void inject(uint8_t channel, spx_buf_t *b)
@@ -319,7 +327,7 @@ static void setup(void)
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     pmix_info_t init[4];
     memset(init, 0, sizeof(init));
-    uint32_t idx = 0;
+    uint32_t idx = me_node;
     pmix_byte_object_t secret = {.bytes = "0123456789abcdef", .size = 16};
     PMIx_Info_load(&init[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
     PMIx_Info_load(&init[1], SPMIX_TREE_NODE_INDEX, &idx, PMIX_UINT32);
@@ -337,7 +345,9 @@ static void setup(void)
     PMIx_Info_load(&job[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
     PMIx_Info_load(&job[1], PMIX_LOCAL_PEERS, "0,1", PMIX_STRING);
     PMIx_Info_load(&job[2], PMIX_NODE_MAP, "spmix:nodeA,nodeB", PMIX_STRING);
-    PMIx_Info_load(&job[3], PMIX_PROC_MAP, "spmix:0,1;2,3", PMIX_STRING);
+    /* the local ranks 0 and 1 live on this node, 2 and 3 on the other one */
+    PMIx_Info_load(&job[3], PMIX_PROC_MAP, me_node ? "spmix:2,3;0,1" : "spmix:0,1;2,3",
+                   PMIX_STRING);
     pmix_nspace_t nsname = NS;
     ck_assert_int_eq(PMIx_server_register_nspace(nsname, 2, job, 4, NULL, NULL), PMIX_SUCCESS);
     for (int i = 0; i < 4; i++)
@@ -372,6 +382,13 @@ static void teardown(void)
     expect_leave = 0;
     rmdir(tmpdir);
     fake_reset();
+    me_node = 0;
+}
+
+static void setup_node1(void)
+{
+    me_node = 1;
+    setup();
 }
 
 static uint32_t next_seq = 1;
@@ -999,6 +1016,129 @@ START_TEST(mn_pubsub_directory)
 }
 END_TEST
 
+START_TEST(mn_lost_node_fails_gathering_fence)
+{
+    int c0 = client(0), c1 = client(1);
+    /* a fence over the whole job still gathering here (c1 has not arrived,
+     * so nothing went to the network): node 1 is lost, the fence fails */
+    uint32_t s0 = fence_send(c0, true);
+    usleep(50000);
+    ck_assert_int_eq(T.ncolls, 0);
+    struct inject in = {0, NULL, 1};
+    on_loop(do_inject, &in);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_FENCE, s0), PMIX_ERR_UNREACH);
+    pmix_proc_t src;
+    ck_assert_int_eq(next_event(c1, &src), PMIX_ERR_UNREACH);
+    /* and a later fence naming its processes fails at once */
+    ck_assert_int_eq(status_reply(c1, SPX_MSG_FENCE, fence_send(c1, false)), PMIX_ERR_UNREACH);
+    close(c0);
+    close(c1);
+}
+END_TEST
+
+START_TEST(mn_dmodex_node_lost)
+{
+    int c0 = client(0);
+    /* a GET (no timeout) waits for node 1's answer; node 1 is lost: the GET
+     * fails with UNREACH at once instead of hanging */
+    uint32_t gs = get_send(c0, 2, "x", false);
+    wait_msgs(1);
+    ck_assert_int_eq(T.msgs[0].channel, 1);
+    struct inject in = {0, NULL, 1};
+    on_loop(do_inject, &in);
+    int v = 0;
+    ck_assert_int_eq(get_reply(c0, gs, &v), PMIX_ERR_UNREACH);
+    /* the late answer of the lost node is dropped */
+    spx_buf_t rep;
+    spx_buf_init(&rep);
+    spx_buf_push_u32(&rep, msg_u32_at(0));
+    spx_buf_push_i32(&rep, PMIX_ERR_NOT_FOUND);
+    inject(2, &rep);
+    spx_buf_fini(&rep);
+    /* and no later GET of that node is sent anywhere */
+    ck_assert_int_eq(get_reply(c0, get_send(c0, 3, "x", false), &v), PMIX_ERR_NOT_FOUND);
+    ck_assert_int_eq(T.nmsgs, 1);
+    close(c0);
+}
+END_TEST
+
+/* A LOOKUP frame of one key; with PMIX_WAIT when wait. */
+static uint32_t lookup_send(int fd, const char *key, bool wait)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_str(&b, key);
+    pmix_info_t w;
+    bool yes = true;
+    PMIX_INFO_LOAD(&w, PMIX_WAIT, &yes, PMIX_BOOL);
+    spx_codec_push_info_array(&b, wait ? &w : NULL, wait ? 1 : 0);
+    PMIX_INFO_DESTRUCT(&w);
+    return send_req(fd, SPX_MSG_LOOKUP, &b);
+}
+
+/* The request forwarded to node 0 in message k: checks op and key, returns its id. */
+static uint64_t forwarded_request(int k, uint8_t op, const char *key)
+{
+    wait_msgs(k + 1);
+    ck_assert_uint_eq(T.msgs[k].dst, 0);
+    ck_assert_int_eq(T.msgs[k].channel, 5);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_raw(&b, T.msgs[k].data.data, T.msgs[k].data.len);
+    uint64_t id = spx_buf_pull_u64(&b);
+    ck_assert_uint_eq(spx_buf_pull_u8(&b), op);
+    pmix_proc_t p;
+    ck_assert_int_eq(spx_codec_pull_proc(&b, &p), 0);
+    ck_assert_uint_eq(p.rank, 0);
+    ck_assert_uint_eq(spx_buf_pull_u32(&b), 1);
+    char *k0 = spx_buf_pull_str(&b);
+    ck_assert_str_eq(k0, key);
+    free(k0);
+    ck_assert(!spx_buf_failed(&b));
+    spx_buf_fini(&b);
+    return id;
+}
+
+START_TEST(mn_pubsub_forwarded_to_node0)
+{
+    /* this server is node 1: the directory is node 0's */
+    int c0 = client(0);
+    uint32_t seq = lookup_send(c0, "svc", false);
+    uint64_t id = forwarded_request(0, 2, "svc");
+    /* node 0 answers: rank 2 published svc=42 */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, id);
+    spx_buf_push_i32(&b, PMIX_SUCCESS);
+    spx_buf_push_u32(&b, 1);
+    pmix_proc_t p2 = P(2);
+    spx_codec_push_proc(&b, &p2);
+    spx_buf_push_str(&b, "svc");
+    pmix_value_t val = {.type = PMIX_INT};
+    val.data.integer = 42;
+    spx_codec_push_value(&b, &val);
+    inject(6, &b);
+    spx_buf_fini(&b);
+    spx_buf_t r;
+    ck_assert_int_eq(recv_frame(c0, SPX_MSG_LOOKUP, seq, &r), 0);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    ck_assert_uint_eq(spx_buf_pull_u32(&r), 1);
+    spx_buf_fini(&r);
+    /* a waiting lookup: node 0 is lost, it fails with UNREACH */
+    seq = lookup_send(c0, "later", true);
+    forwarded_request(1, 2, "later");
+    struct inject in = {0, NULL, 0};
+    on_loop(do_inject, &in);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_LOOKUP, seq), PMIX_ERR_UNREACH);
+    /* and a later one fails at once, nothing sent */
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_LOOKUP, lookup_send(c0, "svc", false)),
+                     PMIX_ERR_UNREACH);
+    ck_assert_int_eq(T.nmsgs, 2);
+    close(c0);
+}
+END_TEST
+
 static Suite *mn_suite(void)
 {
     Suite *s = suite_create("server_mn");
@@ -1011,7 +1151,14 @@ static Suite *mn_suite(void)
     tcase_add_test(tc, mn_events_and_lost_node);
     tcase_add_test(tc, mn_orderly_end);
     tcase_add_test(tc, mn_pubsub_directory);
+    tcase_add_test(tc, mn_lost_node_fails_gathering_fence);
+    tcase_add_test(tc, mn_dmodex_node_lost);
     suite_add_tcase(s, tc);
+    TCase *t1 = tcase_create("node1");
+    tcase_add_checked_fixture(t1, setup_node1, teardown);
+    tcase_set_timeout(t1, 30);
+    tcase_add_test(t1, mn_pubsub_forwarded_to_node0);
+    suite_add_tcase(s, t1);
     return s;
 }
 
