@@ -304,7 +304,7 @@ static const spx_fence_ops_t fence_ops = {
     .timer_cancel = op_timer_cancel,
 };
 
-int spx_srv_fence_setup(struct spx_srv_ctx *ctx)
+static int fence_setup(struct spx_srv_ctx *ctx)
 {
     if (!(ctx->fglue = calloc(1, sizeof(*ctx->fglue))))
         return -1;
@@ -314,7 +314,7 @@ int spx_srv_fence_setup(struct spx_srv_ctx *ctx)
     return ctx->fence && ctx->delta ? 0 : -1;
 }
 
-void spx_srv_fence_teardown(struct spx_srv_ctx *ctx)
+static void fence_teardown(struct spx_srv_ctx *ctx)
 {
     spx_fence_engine_t *e = ctx->fence;
     ctx->fence = NULL;
@@ -324,6 +324,39 @@ void spx_srv_fence_teardown(struct spx_srv_ctx *ctx)
     free(ctx->fglue);
     ctx->fglue = NULL;
 }
+
+/* Does set name a process on node (the nodes' map of the namespaces)? */
+static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    uint32_t node = *(const uint32_t *)arg, *nodes;
+    size_t n;
+    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) != 0)
+        return false;
+    bool hit = false;
+    for (size_t i = 0; i < n && !hit; i++)
+        hit = nodes[i] == node;
+    free(nodes);
+    return hit;
+}
+
+/* A node is gone: the trackers that need it fail (PMIX_ERR_UNREACH). A node
+ * that ended in order finished every collective it was in: one already with
+ * the network may be complete there, and the network fails it if it still
+ * needed that node; so only the trackers still gathering here fail then. */
+static void fence_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
+{
+    if (ctx->fence && lost)
+        spx_fence_fail_if(ctx->fence, set_on_node, &node, PMIX_ERR_UNREACH);
+    else if (ctx->fence)
+        spx_fence_fail_gathering_if(ctx->fence, set_on_node, &node, PMIX_ERR_UNREACH);
+}
+
+const struct spx_srv_engine_ops spx_srv_fence_engine = {
+    .name = "fence",
+    .setup = fence_setup,
+    .teardown = fence_teardown,
+    .node_gone = fence_node_gone,
+};
 
 /* ---- FENCE ---- */
 

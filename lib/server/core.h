@@ -141,8 +141,39 @@ struct spx_srv_req {
 };
 
 struct spx_srv_get;                 /* get.c */
-struct spx_srv_mn;                  /* tree_glue.c: multi-node state */
+struct spx_srv_mn;                  /* nodes.c: multi-node state */
 struct spx_srv_mn_cfg;
+struct spx_srv_dmx;                 /* dmodex.c: direct modex state */
+struct spx_srv_pubsub;              /* pubsub.c: requests waiting for node 0 */
+struct spx_srv_ctx;
+
+/* An engine of the server, as the core sees it: its life and what the
+ * other nodes send it. Each engine defines one const table (in its engine
+ * header); server.c lists them in spx_srv_engines. Every hook runs on the
+ * progress thread and may be NULL.
+ *   setup      server start, in list order, before the network is made:
+ *              creates the engine's state in ctx; 0, or -1 (start fails).
+ *   stop       server stop, in reverse order, while the network and the
+ *              clients are still there (ctx->active is already false):
+ *              answers what waits in the engine.
+ *   teardown   after the clients are closed, in reverse order: frees the
+ *              engine's state (every hook but setup tolerates its absence).
+ *   recv       a message from node `from` on one of `channels` (bit 1 << ch
+ *              of enum spx_srv_channel); b holds the payload (borrowed).
+ *   node_gone  node is gone (lost: it failed; else it ended in order), in
+ *              list order, only while the server is active. */
+struct spx_srv_engine_ops {
+    const char *name;
+    uint32_t channels;
+    int (*setup)(struct spx_srv_ctx *ctx);
+    void (*stop)(struct spx_srv_ctx *ctx);
+    void (*teardown)(struct spx_srv_ctx *ctx);
+    void (*recv)(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b);
+    void (*node_gone)(struct spx_srv_ctx *ctx, uint32_t node, bool lost);
+};
+/* The engines of the server in order (fence, get/dmodex, pubsub, events),
+ * NULL-terminated (server.c). */
+extern const struct spx_srv_engine_ops *const spx_srv_engines[];
 
 /* Counters of the last collective (answered to SPMIX_QUERY_* keys). */
 struct spx_srv_stats {
@@ -172,6 +203,8 @@ struct spx_srv_ctx {
     struct spx_delta *delta;        /* delta bookkeeping of collecting fences (owned) */
     struct spx_srv_mn *mn;          /* NULL in single-node mode (nodes.c; owned) */
     struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the network is made (owned) */
+    struct spx_srv_dmx *dmx;        /* direct modex state (dmodex.c's engine; owned) */
+    struct spx_srv_pubsub *pubsub;  /* directory requests for node 0 (pubsub.c's engine; owned) */
     struct spx_srv_stats stats;
     bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
     bool local_failure;             /* a local process ended without PMIx_Finalize:
@@ -237,7 +270,8 @@ void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const cha
 uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank);
 
 /* ---- nodes.c: multi-node mode, over the net-ops seam (net.h) (everything is a no-op / false in single-node) ---- */
-/* Channels of spx_tree_send / spx_tree_bcast used by the server. */
+/* Channels of the network's send / bcast used by the server; nodes.c hands a
+ * message to the engine whose ops list its channel. */
 enum spx_srv_channel {
     SPX_SRV_CH_DMX_REQ = 1,  /* u32 id, proc target, str key ("" = any), u8 optional,
                               * u32 timeout */
@@ -248,11 +282,14 @@ enum spx_srv_channel {
     SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
     SPX_SRV_CH_PUBSUB_GONE = 7 /* pubsub.c: a process that used the directory finalized */
 };
+/* A channel's bit in spx_srv_engine_ops.channels. */
+#define SPX_SRV_CH_BIT(ch) (1u << (ch))
 /* Reads the SPMIX_TREE_* directives (caller's thread) into spx_srv.mn_cfg; PMIX_SUCCESS
  * also when there are none (single node), PMIX_ERR_BAD_PARAM when incomplete. */
 pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo);
-/* On the progress thread: creates and starts the tree (0), or -1. No-op without cfg. */
-int spx_srv_mn_start(void);
+/* On the progress thread: creates and starts the network (0), or -1. No-op
+ * without cfg. The network's upcalls receive ctx (borrowed; outlives it). */
+int spx_srv_mn_start(struct spx_srv_ctx *ctx);
 /* On the progress thread: prints the totals if SPMIX_STATS=1, destroys the tree (its
  * pending collectives complete with PMIX_ERR_UNREACH first), frees the state. */
 void spx_srv_mn_stop(void);

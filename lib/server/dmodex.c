@@ -14,6 +14,10 @@
  * with key "", has committed at all), with NOT_FOUND when the target is not
  * here, is gone, or PMIX_OPTIONAL was given; otherwise it is "held" until the
  * target commits, its timeout expires or the target goes away.
+ *
+ * Both lists and the id counter are the engine's state (ctx->dmx, made by
+ * setup, freed by teardown); the engine is reached through its ops table
+ * (spx_srv_dmx_engine: messages of both channels, a gone node, stop).
  */
 #include "config.h"
 #include "server/core.h"
@@ -28,8 +32,11 @@
 #include "types/types.h"
 #include "util/log.h"
 
+struct spx_srv_dmx;
+
 struct dmx_pending {
     struct dmx_pending *next;
+    struct spx_srv_dmx *dx;          /* the engine's state it is on (borrowed) */
     uint32_t id, node;
     struct spx_srv_peer *peer;       /* referenced; NULL for the host's request */
     uint32_t seq;
@@ -42,21 +49,25 @@ struct dmx_pending {
 
 struct dmx_hold {
     struct dmx_hold *next;
+    struct spx_srv_dmx *dx;          /* the engine's state it is on (borrowed) */
     uint32_t from, id;
     pmix_proc_t target;
     char key[PMIX_MAX_KEYLEN + 1];  /* "" = any commit */
     spx_timer_t *timer;
 };
 
-static struct dmx_pending *pending;
-static struct dmx_hold *holds;
-static uint32_t next_id = 1;
+struct spx_srv_dmx {
+    struct spx_srv_ctx *ctx;         /* the server (borrowed) */
+    struct dmx_pending *pending;     /* requests of this node waiting for an answer (owned) */
+    struct dmx_hold *holds;          /* requests of other nodes waiting for a commit (owned) */
+    uint32_t next_id;                /* id of the next pending request */
+};
 
 /* ---- requesting side ---- */
 
-static void pending_unlink(struct dmx_pending *d)
+static void pending_unlink(struct spx_srv_dmx *dx, struct dmx_pending *d)
 {
-    for (struct dmx_pending **pp = &pending; *pp; pp = &(*pp)->next)
+    for (struct dmx_pending **pp = &dx->pending; *pp; pp = &(*pp)->next)
         if (*pp == d) {
             *pp = d->next;
             return;
@@ -66,7 +77,7 @@ static void pending_unlink(struct dmx_pending *d)
 /* Ends d: answers its GET from the store (or with st), or calls the host back. */
 static void pending_finish(struct dmx_pending *d, pmix_status_t st, const void *rec, size_t len)
 {
-    pending_unlink(d);
+    pending_unlink(d->dx, d);
     if (d->timer)
         spx_timer_cancel(d->timer);
     if (d->peer) {
@@ -93,7 +104,8 @@ static void pending_timeout(void *arg)
 }
 
 /* Creates and sends a request; false when the target's node is unknown or lost. */
-static bool pending_start(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
+static bool pending_start(struct spx_srv_dmx *dx, struct spx_srv_peer *p, uint32_t seq,
+                          const pmix_proc_t *requester,
                           const pmix_proc_t *target, const char *key, bool optional,
                           long timeout, pmix_dmodex_response_fn_t cb, void *cbarg)
 {
@@ -103,7 +115,8 @@ static bool pending_start(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_
     struct dmx_pending *d = calloc(1, sizeof(*d));
     if (!d)
         return false;
-    d->id = next_id++;
+    d->dx = dx;
+    d->id = dx->next_id++;
     d->node = node;
     d->peer = p;
     if (p)
@@ -115,8 +128,8 @@ static bool pending_start(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_
     snprintf(d->key, sizeof(d->key), "%s", key);
     d->cb = cb;
     d->cbarg = cbarg;
-    d->next = pending;
-    pending = d;
+    d->next = dx->pending;
+    dx->pending = d;
     if (timeout > 0 && !(d->timer = spx_timer_start((double)timeout, pending_timeout, d))) {
         pending_finish(d, PMIX_ERR_NOMEM, NULL, 0);
         return true;
@@ -140,13 +153,17 @@ static bool pending_start(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_
 bool spx_srv_dmx_get(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
                      const pmix_proc_t *target, const char *key, bool optional, long timeout)
 {
-    return spx_srv.mn && pending_start(p, seq, requester, target, key, optional, timeout,
-                                       NULL, NULL);
+    struct spx_srv_ctx *ctx = p->ctx;
+    return ctx->mn && ctx->dmx &&
+           pending_start(ctx->dmx, p, seq, requester, target, key, optional, timeout, NULL,
+                         NULL);
 }
 
-bool spx_srv_dmx_host(const pmix_proc_t *target, pmix_dmodex_response_fn_t cb, void *cbarg)
+bool spx_srv_dmx_host(struct spx_srv_ctx *ctx, const pmix_proc_t *target,
+                      pmix_dmodex_response_fn_t cb, void *cbarg)
 {
-    return spx_srv.mn && pending_start(NULL, 0, NULL, target, "", false, 0, cb, cbarg);
+    return ctx->mn && ctx->dmx &&
+           pending_start(ctx->dmx, NULL, 0, NULL, target, "", false, 0, cb, cbarg);
 }
 
 static bool not_local(const char *nspace, pmix_rank_t rank, void *arg)
@@ -155,7 +172,7 @@ static bool not_local(const char *nspace, pmix_rank_t rank, void *arg)
     return !spx_srv_proc_is_local(nspace, rank);
 }
 
-static void recv_reply(uint32_t from, spx_buf_t *b)
+static void recv_reply(struct spx_srv_dmx *dx, uint32_t from, spx_buf_t *b)
 {
     uint32_t id = spx_buf_pull_u32(b);
     pmix_status_t st = spx_buf_pull_i32(b);
@@ -165,11 +182,11 @@ static void recv_reply(uint32_t from, spx_buf_t *b)
     }
     const void *rec = b->data + b->pos;
     size_t len = spx_buf_remaining(b);
-    if (st == PMIX_SUCCESS && spx_records_apply(b, spx_srv.store, not_local, NULL) != 0) {
+    if (st == PMIX_SUCCESS && spx_records_apply(b, dx->ctx->store, not_local, NULL) != 0) {
         spx_warn("tree: malformed dmodex data from node %u", from);
         st = PMIX_ERR_UNPACK_FAILURE;
     }
-    for (struct dmx_pending *d = pending; d; d = d->next)
+    for (struct dmx_pending *d = dx->pending; d; d = d->next)
         if (d->id == id && d->node == from) {
             pending_finish(d, st, rec, len);
             return;
@@ -179,14 +196,15 @@ static void recv_reply(uint32_t from, spx_buf_t *b)
 
 /* ---- serving side ---- */
 
-static void send_answer(uint32_t to, uint32_t id, pmix_status_t st, const pmix_proc_t *target)
+static void send_answer(struct spx_srv_dmx *dx, uint32_t to, uint32_t id, pmix_status_t st,
+                        const pmix_proc_t *target)
 {
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_push_u32(&b, id);
     spx_buf_push_i32(&b, st);
     if (st == PMIX_SUCCESS)
-        spx_records_push_proc(&b, spx_srv.store, target->nspace, target->rank, 0,
+        spx_records_push_proc(&b, dx->ctx->store, target->nspace, target->rank, 0,
                               SPX_SCOPES_REMOTE, true, NULL);
     if (spx_buf_failed(&b)) {
         spx_buf_fini(&b);
@@ -201,7 +219,8 @@ static void send_answer(uint32_t to, uint32_t id, pmix_status_t st, const pmix_p
 
 /* PMIX_SUCCESS (the data is here), PMIX_ERR_NOT_FOUND (never will be) or
  * PMIX_ERR_WOULD_BLOCK (wait for a commit). */
-static pmix_status_t hold_state(const pmix_proc_t *target, const char *key)
+static pmix_status_t hold_state(struct spx_srv_dmx *dx, const pmix_proc_t *target,
+                                const char *key)
 {
     if (!spx_srv_proc_is_local(target->nspace, target->rank))
         return PMIX_ERR_NOT_FOUND;
@@ -211,7 +230,7 @@ static pmix_status_t hold_state(const pmix_proc_t *target, const char *key)
             return PMIX_SUCCESS;
     } else {
         pmix_scope_t scope;
-        if (spx_store_peek(spx_srv.store, target->nspace, target->rank, key, &scope) &&
+        if (spx_store_peek(dx->ctx->store, target->nspace, target->rank, key, &scope) &&
             (scope == PMIX_REMOTE || scope == PMIX_GLOBAL))
             return PMIX_SUCCESS;
     }
@@ -222,7 +241,8 @@ static pmix_status_t hold_state(const pmix_proc_t *target, const char *key)
 
 static void hold_finish(struct dmx_hold *h, pmix_status_t st, bool answer)
 {
-    for (struct dmx_hold **pp = &holds; *pp; pp = &(*pp)->next)
+    struct spx_srv_dmx *dx = h->dx;
+    for (struct dmx_hold **pp = &dx->holds; *pp; pp = &(*pp)->next)
         if (*pp == h) {
             *pp = h->next;
             break;
@@ -230,7 +250,7 @@ static void hold_finish(struct dmx_hold *h, pmix_status_t st, bool answer)
     if (h->timer)
         spx_timer_cancel(h->timer);
     if (answer)
-        send_answer(h->from, h->id, st, &h->target);
+        send_answer(dx, h->from, h->id, st, &h->target);
     free(h);
 }
 
@@ -241,7 +261,7 @@ static void hold_timeout(void *arg)
     hold_finish(h, PMIX_ERR_TIMEOUT, true);
 }
 
-static void recv_request(uint32_t from, spx_buf_t *b)
+static void recv_request(struct spx_srv_dmx *dx, uint32_t from, spx_buf_t *b)
 {
     uint32_t id = spx_buf_pull_u32(b);
     pmix_proc_t target;
@@ -258,100 +278,142 @@ static void recv_request(uint32_t from, spx_buf_t *b)
         return;
     }
     target.nspace[PMIX_MAX_NSLEN] = '\0';
-    pmix_status_t st = hold_state(&target, key);
+    pmix_status_t st = hold_state(dx, &target, key);
     if (st == PMIX_ERR_WOULD_BLOCK && optional)
         st = PMIX_ERR_NOT_FOUND;
     if (st != PMIX_ERR_WOULD_BLOCK) {
-        send_answer(from, id, st, &target);
+        send_answer(dx, from, id, st, &target);
         return;
     }
     struct dmx_hold *h = calloc(1, sizeof(*h));
     if (!h) {
-        send_answer(from, id, PMIX_ERR_NOMEM, &target);
+        send_answer(dx, from, id, PMIX_ERR_NOMEM, &target);
         return;
     }
+    h->dx = dx;
     h->from = from;
     h->id = id;
     h->target = target;
     memcpy(h->key, key, sizeof(h->key));
     if (timeout > 0 && !(h->timer = spx_timer_start((double)timeout, hold_timeout, h))) {
         free(h);
-        send_answer(from, id, PMIX_ERR_NOMEM, &target);
+        send_answer(dx, from, id, PMIX_ERR_NOMEM, &target);
         return;
     }
-    h->next = holds;
-    holds = h;
+    h->next = dx->holds;
+    dx->holds = h;
     spx_debug("dmodex %s of %s:%u for node %u held until it is committed", key, target.nspace,
               (unsigned)target.rank, from);
 }
 
-void spx_srv_dmx_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
+static void dmx_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
+    if (!ctx->dmx)
+        return;
     if (channel == SPX_SRV_CH_DMX_REQ)
-        recv_request(from, b);
+        recv_request(ctx->dmx, from, b);
     else
-        recv_reply(from, b);
+        recv_reply(ctx->dmx, from, b);
 }
 
 /* Re-checks every hold of (nspace, rank). */
-static void holds_recheck(const char *nspace, pmix_rank_t rank)
+static void holds_recheck(struct spx_srv_dmx *dx, const char *nspace, pmix_rank_t rank)
 {
-    struct dmx_hold *h = holds, *next;
+    struct dmx_hold *h = dx->holds, *next;
     for (; h; h = next) {
         next = h->next;
         if (h->target.rank != rank || !spx_nspace_eq(h->target.nspace, nspace))
             continue;
-        pmix_status_t st = hold_state(&h->target, h->key);
+        pmix_status_t st = hold_state(dx, &h->target, h->key);
         if (st == PMIX_ERR_WOULD_BLOCK)
             continue;
         hold_finish(h, st, true);
-        next = holds; /* list changed */
+        next = dx->holds; /* list changed */
     }
 }
 
-void spx_srv_dmx_committed(const char *nspace, pmix_rank_t rank)
+void spx_srv_dmx_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    holds_recheck(nspace, rank);
+    if (ctx->dmx)
+        holds_recheck(ctx->dmx, nspace, rank);
 }
 
-void spx_srv_dmx_target_gone(const char *nspace, pmix_rank_t rank)
+void spx_srv_dmx_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    holds_recheck(nspace, rank);
-    struct dmx_pending *d = pending, *next;
+    struct spx_srv_dmx *dx = ctx->dmx;
+    if (!dx)
+        return;
+    holds_recheck(dx, nspace, rank);
+    struct dmx_pending *d = dx->pending, *next;
     for (; d; d = next) {
         next = d->next;
         if (d->target.rank != rank || !spx_nspace_eq(d->target.nspace, nspace))
             continue;
         pending_finish(d, PMIX_ERR_NOT_FOUND, NULL, 0);
-        next = pending;
+        next = dx->pending;
     }
 }
 
-void spx_srv_dmx_node_lost(uint32_t node)
+/* node is gone (lost or ended): what waits for its answer fails with
+ * PMIX_ERR_UNREACH, what it asked of this node is dropped. */
+static void dmx_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
-    struct dmx_pending *d = pending, *next;
+    (void)lost;
+    struct spx_srv_dmx *dx = ctx->dmx;
+    if (!dx)
+        return;
+    struct dmx_pending *d = dx->pending, *next;
     for (; d; d = next) {
         next = d->next;
         if (d->node != node)
             continue;
         pending_finish(d, PMIX_ERR_UNREACH, NULL, 0);
-        next = pending;
+        next = dx->pending;
     }
-    struct dmx_hold *h = holds, *hn;
+    struct dmx_hold *h = dx->holds, *hn;
     for (; h; h = hn) {
         hn = h->next;
         if (h->from != node)
             continue;
         hold_finish(h, PMIX_ERR_UNREACH, false);
-        hn = holds;
+        hn = dx->holds;
     }
 }
 
-void spx_srv_dmx_fini(void)
+static int dmx_setup(struct spx_srv_ctx *ctx)
 {
-    while (pending)
-        pending_finish(pending, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
-    while (holds)
-        hold_finish(holds, PMIX_ERR_NOT_AVAILABLE, false);
-    next_id = 1;
+    if (!(ctx->dmx = calloc(1, sizeof(*ctx->dmx))))
+        return -1;
+    ctx->dmx->ctx = ctx;
+    ctx->dmx->next_id = 1;
+    return 0;
 }
+
+/* Server stop: waiting requests fail (PMIX_ERR_NOT_AVAILABLE), held ones are dropped. */
+static void dmx_stop(struct spx_srv_ctx *ctx)
+{
+    struct spx_srv_dmx *dx = ctx->dmx;
+    if (!dx)
+        return;
+    while (dx->pending)
+        pending_finish(dx->pending, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
+    while (dx->holds)
+        hold_finish(dx->holds, PMIX_ERR_NOT_AVAILABLE, false);
+}
+
+static void dmx_teardown(struct spx_srv_ctx *ctx)
+{
+    dmx_stop(ctx);
+    free(ctx->dmx);
+    ctx->dmx = NULL;
+}
+
+const struct spx_srv_engine_ops spx_srv_dmx_engine = {
+    .name = "dmodex",
+    .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_DMX_REQ) | SPX_SRV_CH_BIT(SPX_SRV_CH_DMX_REP),
+    .setup = dmx_setup,
+    .stop = dmx_stop,
+    .teardown = dmx_teardown,
+    .recv = dmx_recv,
+    .node_gone = dmx_node_gone,
+};

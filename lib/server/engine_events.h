@@ -20,9 +20,6 @@ void spx_srv_event_deliver(pmix_status_t status, const pmix_proc_t *source,
 /* A client of this node left without PMIx_Finalize (or a PROC_ABORTED notification
  * named it): fail what needs it here and everywhere, tell every client of its job. */
 void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others);
-/* A node is gone: fail what waits for it; notify_clients: raise PMIX_ERR_UNREACH
- * naming its processes (a lost node), not for one that ended in order. */
-void spx_srv_relay_node_lost(uint32_t node, bool notify_clients);
 
 /* An event with range beyond this node: broadcast it (no-op in single-node mode or
  * for node-local ranges). Returns true when it was relayed. */
@@ -31,6 +28,10 @@ bool spx_srv_relay_event(pmix_status_t status, const pmix_proc_t *source,
 /* PMIx_Notify_event of the host in multi-node mode: true when handled here. */
 bool spx_srv_relay_host_event(pmix_status_t status, const pmix_proc_t *source,
                               pmix_data_range_t range, const pmix_info_t *info, size_t ninfo);
-void spx_srv_relay_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
+/* The event engine's ops (core.h): recv takes SPX_SRV_CH_EVENT (deliver to
+ * the clients in range) and SPX_SRV_CH_PROC_LOST; node_gone marks the node's
+ * processes lost, ends their jobs' shared-memory fences and, for a lost node
+ * (not one that ended in order), raises PMIX_ERR_UNREACH naming them. */
+extern const struct spx_srv_engine_ops spx_srv_relay_engine;
 
 #endif

@@ -14,10 +14,10 @@
 #include "server/fence.h"
 
 /* ---- collect.c: the fence engine (fence.h) joined to the server ---- */
-/* Creates ctx->fence and ctx->delta (progress thread); 0 or -1. */
-int spx_srv_fence_setup(struct spx_srv_ctx *ctx);
-/* Answers every pending arrival (PMIX_ERR_NOT_AVAILABLE), frees both. */
-void spx_srv_fence_teardown(struct spx_srv_ctx *ctx);
+/* The engine's ops (core.h): setup creates ctx->fence and ctx->delta;
+ * teardown answers every pending arrival (PMIX_ERR_NOT_AVAILABLE) and frees
+ * both; node_gone fails the trackers that need the node. */
+extern const struct spx_srv_engine_ops spx_srv_fence_engine;
 /* COMMIT and FENCE frames of p (0, or -1 for a malformed payload: the caller closes). */
 int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b);
 int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);

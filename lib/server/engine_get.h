@@ -35,11 +35,15 @@ void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
 bool spx_srv_dmx_get(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *requester,
                      const pmix_proc_t *target, const char *key, bool optional, long timeout);
 /* PMIx_server_dmodex_request for a remote process. True when taken over. */
-bool spx_srv_dmx_host(const pmix_proc_t *target, pmix_dmodex_response_fn_t cb, void *cbarg);
-void spx_srv_dmx_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
-void spx_srv_dmx_committed(const char *nspace, pmix_rank_t rank);
-void spx_srv_dmx_target_gone(const char *nspace, pmix_rank_t rank);
-void spx_srv_dmx_node_lost(uint32_t node);
-void spx_srv_dmx_fini(void);
+bool spx_srv_dmx_host(struct spx_srv_ctx *ctx, const pmix_proc_t *target,
+                      pmix_dmodex_response_fn_t cb, void *cbarg);
+/* (nspace, rank) committed: held requests of other nodes are re-checked. */
+void spx_srv_dmx_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
+/* (nspace, rank) went away: held requests answered, waiting ones fail NOT_FOUND. */
+void spx_srv_dmx_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
+/* The engine's ops (core.h): state ctx->dmx; both DMX channels; a gone node
+ * fails what waits for it (PMIX_ERR_UNREACH); stop fails what waits
+ * (PMIX_ERR_NOT_AVAILABLE). */
+extern const struct spx_srv_engine_ops spx_srv_dmx_engine;
 
 #endif

@@ -21,9 +21,9 @@ pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* proc finalized or was lost; used: it used the directory from this node. */
 void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used);
-void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b);
-/* node is gone: with node 0, requests waiting for it fail (PMIX_ERR_UNREACH). */
-void spx_srv_pubsub_node_gone(uint32_t node);
-/* Server stop: waiting requests fail, the table is emptied. */
-void spx_srv_pubsub_fini(void);
+/* The engine's ops (core.h): state ctx->pubsub (requests waiting for node
+ * 0); the three PUBSUB channels; node 0 gone: waiting requests fail
+ * (PMIX_ERR_UNREACH); stop: they fail (PMIX_ERR_NOT_AVAILABLE) and the
+ * table is emptied. */
+extern const struct spx_srv_engine_ops spx_srv_pubsub_engine;
 #endif

@@ -302,7 +302,7 @@ static void recheck_held(const char *nspace, pmix_rank_t rank);
 void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
 {
     if (spx_srv.mn)
-        spx_srv_dmx_committed(nspace, rank);
+        spx_srv_dmx_committed(&spx_srv, nspace, rank);
     recheck_held(nspace, rank);
 }
 
@@ -354,7 +354,7 @@ void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank)
 {
     fail_matching(nspace, rank, NULL, false, PMIX_ERR_NOT_FOUND);
     if (spx_srv.mn)
-        spx_srv_dmx_target_gone(nspace, rank);
+        spx_srv_dmx_target_gone(&spx_srv, nspace, rank);
 }
 
 void spx_srv_get_requester_gone(struct spx_srv_peer *p)
@@ -375,7 +375,7 @@ static void do_dmodex(void *arg)
     struct spx_srv_client *cl = spx_srv_client_find(g->target.nspace, g->target.rank);
     if (spx_srv.active && spx_srv.mn &&
         !spx_srv_proc_is_local(g->target.nspace, g->target.rank) &&
-        spx_srv_dmx_host(&g->target, g->dmx_cb, g->dmx_arg)) {
+        spx_srv_dmx_host(&spx_srv, &g->target, g->dmx_cb, g->dmx_arg)) {
         free(g); /* asked of the target's node */
         return;
     }

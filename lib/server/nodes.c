@@ -10,16 +10,16 @@
  *     answer goes back to the fence engine through spx_fence_host_done;
  *   - a tracker that failed locally still starts its collective, with the
  *     error, so every node fails it (spx_srv_mn_fence_failed);
- *   - messages are dispatched by channel to dmodex.c, relay.c and pubsub.c;
- *   - a lost or departed node is recorded here and handed to relay.c.
+ *   - a message goes to the engine whose ops table (core.h, spx_srv_engines)
+ *     lists its channel;
+ *   - a lost or departed node is recorded here and handed to every engine's
+ *     node_gone, in the engines' order.
+ * The network's upcalls carry the server context (their arg).
  * The SPMIX_QUERY_* counters and the SPMIX_STATS=1 summary come from here.
  */
 #include "config.h"
 #include "server/core.h"
-#include "server/engine_events.h"
 #include "server/engine_fence.h"
-#include "server/engine_get.h"
-#include "server/engine_pubsub.h"
 #include "server/net.h"
 
 #include <stdio.h>
@@ -150,9 +150,17 @@ fail:
 
 static void mn_recv(uint32_t from, uint8_t channel, const void *data, size_t len, void *arg)
 {
-    (void)arg;
-    if (!spx_srv.mn || !spx_srv.active)
+    struct spx_srv_ctx *ctx = arg;
+    if (!ctx->mn || !ctx->active)
         return;
+    const struct spx_srv_engine_ops *e = NULL;
+    for (size_t i = 0; channel < 32 && spx_srv_engines[i] && !e; i++)
+        if (spx_srv_engines[i]->recv && (spx_srv_engines[i]->channels & SPX_SRV_CH_BIT(channel)))
+            e = spx_srv_engines[i];
+    if (!e) {
+        spx_warn("tree: message on unknown channel %u from node %u dropped", channel, from);
+        return;
+    }
     void *copy = malloc(len ? len : 1);
     if (!copy) {
         spx_error("tree: out of memory for a message of %zu bytes from node %u: dropped", len,
@@ -163,48 +171,42 @@ static void mn_recv(uint32_t from, uint8_t channel, const void *data, size_t len
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_adopt(&b, copy, len);
-    switch (channel) {
-    case SPX_SRV_CH_DMX_REQ:
-    case SPX_SRV_CH_DMX_REP:
-        spx_srv_dmx_recv(from, channel, &b);
-        break;
-    case SPX_SRV_CH_EVENT:
-    case SPX_SRV_CH_PROC_LOST:
-        spx_srv_relay_recv(from, channel, &b);
-        break;
-    case SPX_SRV_CH_PUBSUB_REQ:
-    case SPX_SRV_CH_PUBSUB_REP:
-    case SPX_SRV_CH_PUBSUB_GONE:
-        spx_srv_pubsub_recv(from, channel, &b);
-        break;
-    default:
-        spx_warn("tree: message on unknown channel %u from node %u dropped", channel, from);
-    }
+    e->recv(ctx, from, channel, &b);
     spx_buf_fini(&b);
+}
+
+/* Every engine hears that node is gone (only while the server is active). */
+static void mn_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
+{
+    if (!ctx->mn || !ctx->active)
+        return;
+    for (size_t i = 0; spx_srv_engines[i]; i++)
+        if (spx_srv_engines[i]->node_gone)
+            spx_srv_engines[i]->node_gone(ctx, node, lost);
 }
 
 static void mn_node_lost(uint32_t node, const char *reason, void *arg)
 {
-    (void)arg;
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_ctx *ctx = arg;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m || node >= m->nnodes || m->node_lost[node])
         return;
     spx_warn("tree: node %u lost (%s)", node, reason ? reason : "no reason given");
     m->node_lost[node] = true;
-    spx_srv_relay_node_lost(node, true);
+    mn_node_gone(ctx, node, true);
 }
 
 /* The node's server ended in order (its processes all finalized): nothing
  * to report to the clients, but what still waits for that node fails. */
 static void mn_node_left(uint32_t node, void *arg)
 {
-    (void)arg;
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_ctx *ctx = arg;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m || node >= m->nnodes || m->node_lost[node])
         return;
     spx_info("tree: node %u ended (its processes finished)", node);
     m->node_lost[node] = true;
-    spx_srv_relay_node_lost(node, false);
+    mn_node_gone(ctx, node, false);
 }
 
 static const spx_srv_net_up_t mn_up = {.recv = mn_recv, .node_lost = mn_node_lost,
@@ -229,12 +231,12 @@ static bool mn_ended_in_order(void)
     return true;
 }
 
-int spx_srv_mn_start(void)
+int spx_srv_mn_start(struct spx_srv_ctx *ctx)
 {
-    struct spx_srv_mn_cfg *c = spx_srv.mn_cfg;
+    struct spx_srv_mn_cfg *c = ctx->mn_cfg;
     if (!c)
         return 0;
-    spx_srv.mn_cfg = NULL;
+    ctx->mn_cfg = NULL;
     int rc = -1;
     struct spx_srv_mn *m = calloc(1, sizeof(*m));
     if (!m || !(m->node_lost = calloc(c->nnodes, sizeof(*m->node_lost)))) {
@@ -251,12 +253,12 @@ int spx_srv_mn_start(void)
                             .secret_len = c->secret_len,
                             .connect_timeout = c->connect_timeout};
     spx_srv_net_create_f create = net_factory ? net_factory : spx_srv_tree_net_create;
-    if (!(m->net = create(spx_progress_base(), &nc, &mn_up, NULL, &m->net_ops))) {
+    if (!(m->net = create(spx_progress_base(), &nc, &mn_up, ctx, &m->net_ops))) {
         free(m->node_lost);
         free(m);
         goto out;
     }
-    spx_srv.mn = m;
+    ctx->mn = m;
     spx_info("server: node %u of %u in the tree (%s)", c->node_index, c->nnodes,
              c->addrs[c->node_index]);
     rc = 0;
@@ -290,7 +292,6 @@ void spx_srv_mn_stop(void)
                  "the other nodes will see this node as lost", m->me);
     m->net = NULL;
     m->net_ops->destroy(net);
-    spx_srv_dmx_fini();
     spx_srv.mn = NULL;
     free(m->node_lost);
     free(m->lost);

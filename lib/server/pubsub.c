@@ -16,6 +16,11 @@
  * A lookup with PMIX_WAIT is parked at node 0 until the keys are published.
  * If node 0 is lost or ends, requests still waiting fail (PMIX_ERR_UNREACH)
  * and later ones fail at once. Everything here runs on the progress thread.
+ *
+ * The requests waiting for node 0 and their id counter are the engine's
+ * state (ctx->pubsub, setup/teardown of spx_srv_pubsub_engine); the entry
+ * points with the host module's signatures reach it through the server of
+ * this process.
  */
 #include "config.h"
 #include "server/core.h"
@@ -42,8 +47,10 @@ struct pending {                    /* a request sent to node 0 */
     void *cbdata;
 };
 
-static struct pending *pendings;
-static uint64_t next_id = 1;
+struct spx_srv_pubsub {
+    struct pending *pendings;       /* requests sent to node 0 (owned) */
+    uint64_t next_id;               /* id of the next one */
+};
 
 /* Is the table here (no tree, or this is node 0)? */
 static bool table_here(void)
@@ -53,16 +60,18 @@ static bool table_here(void)
 
 /* ---- requests leaving this node ---- */
 
-static pmix_status_t send_request(uint8_t op, const pmix_proc_t *proc, char **keys,
+static pmix_status_t send_request(struct spx_srv_pubsub *ps, uint8_t op, const pmix_proc_t *proc, char **keys,
                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t opcb,
                                   pmix_lookup_cbfunc_t lookupcb, void *cbdata)
 {
+    if (!ps)
+        return PMIX_ERR_INIT;
     if (spx_srv_mn_node_is_lost(0))
         return PMIX_ERR_UNREACH;
     struct pending *p = calloc(1, sizeof(*p));
     if (!p)
         return PMIX_ERR_NOMEM;
-    p->id = next_id++;
+    p->id = ps->next_id++;
     p->op = op;
     p->opcb = opcb;
     p->lookupcb = lookupcb;
@@ -85,14 +94,14 @@ static pmix_status_t send_request(uint8_t op, const pmix_proc_t *proc, char **ke
         free(p);
         return PMIX_ERR_UNREACH;
     }
-    p->next = pendings;
-    pendings = p;
+    p->next = ps->pendings;
+    ps->pendings = p;
     return PMIX_SUCCESS;
 }
 
-static struct pending *take_pending(uint64_t id)
+static struct pending *take_pending(struct spx_srv_pubsub *ps, uint64_t id)
 {
-    for (struct pending **pp = &pendings; *pp; pp = &(*pp)->next)
+    for (struct pending **pp = &ps->pendings; *pp; pp = &(*pp)->next)
         if ((*pp)->id == id) {
             struct pending *p = *pp;
             *pp = p->next;
@@ -110,7 +119,7 @@ static void finish(struct pending *p, pmix_status_t st, pmix_pdata_t *data, size
     free(p);
 }
 
-static void recv_reply(uint32_t from, spx_buf_t *b)
+static void recv_reply(struct spx_srv_pubsub *ps, uint32_t from, spx_buf_t *b)
 {
     uint64_t id = spx_buf_pull_u64(b);
     pmix_status_t st = spx_buf_pull_i32(b);
@@ -138,7 +147,7 @@ static void recv_reply(uint32_t from, spx_buf_t *b)
         free(data);
         return;
     }
-    struct pending *p = take_pending(id);
+    struct pending *p = take_pending(ps, id);
     if (p)
         finish(p, st, data, data ? n : 0);
     for (uint32_t i = 0; data && i < n; i++)
@@ -242,7 +251,7 @@ pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t 
     mark_user(proc);
     if (table_here())
         return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
-    return send_request(OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
+    return send_request(spx_srv.pubsub, OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
 }
 
 pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
@@ -254,7 +263,7 @@ pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
         return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
     if (!keys || !keys[0] || !cbfunc)
         return PMIX_ERR_BAD_PARAM;
-    return send_request(OP_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
+    return send_request(spx_srv.pubsub, OP_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
 }
 
 pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
@@ -263,7 +272,7 @@ pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
 {
     if (table_here())
         return spx_pubsub_unpublish(proc, keys, info, ninfo, cbfunc, cbdata);
-    return send_request(OP_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
+    return send_request(spx_srv.pubsub, OP_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
 }
 
 void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used)
@@ -281,12 +290,13 @@ void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used)
     }
 }
 
-void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
+static void pubsub_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
     if (channel == SPX_SRV_CH_PUBSUB_REQ) {
         recv_request(from, b);
     } else if (channel == SPX_SRV_CH_PUBSUB_REP) {
-        recv_reply(from, b);
+        if (ctx->pubsub)
+            recv_reply(ctx->pubsub, from, b);
     } else {
         pmix_proc_t p;
         if (spx_codec_pull_proc(b, &p) == 0 && spx_buf_finish(b) == 0 && table_here())
@@ -294,23 +304,52 @@ void spx_srv_pubsub_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
     }
 }
 
-void spx_srv_pubsub_node_gone(uint32_t node)
+/* Fails every request waiting for node 0 with st. */
+static void fail_pending(struct spx_srv_pubsub *ps, pmix_status_t st)
 {
-    if (node != 0)
-        return;
-    while (pendings) {
-        struct pending *p = pendings;
-        pendings = p->next;
-        finish(p, PMIX_ERR_UNREACH, NULL, 0);
+    while (ps && ps->pendings) {
+        struct pending *p = ps->pendings;
+        ps->pendings = p->next;
+        finish(p, st, NULL, 0);
     }
 }
 
-void spx_srv_pubsub_fini(void)
+static void pubsub_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
-    while (pendings) {
-        struct pending *p = pendings;
-        pendings = p->next;
-        finish(p, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
-    }
+    (void)lost;
+    if (node == 0)
+        fail_pending(ctx->pubsub, PMIX_ERR_UNREACH);
+}
+
+static int pubsub_setup(struct spx_srv_ctx *ctx)
+{
+    if (!(ctx->pubsub = calloc(1, sizeof(*ctx->pubsub))))
+        return -1;
+    ctx->pubsub->next_id = 1;
+    return 0;
+}
+
+/* Server stop: waiting requests fail, the table is emptied. */
+static void pubsub_stop(struct spx_srv_ctx *ctx)
+{
+    fail_pending(ctx->pubsub, PMIX_ERR_NOT_AVAILABLE);
     spx_pubsub_fini();
 }
+
+static void pubsub_teardown(struct spx_srv_ctx *ctx)
+{
+    fail_pending(ctx->pubsub, PMIX_ERR_NOT_AVAILABLE);
+    free(ctx->pubsub);
+    ctx->pubsub = NULL;
+}
+
+const struct spx_srv_engine_ops spx_srv_pubsub_engine = {
+    .name = "pubsub",
+    .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_PUBSUB_REQ) | SPX_SRV_CH_BIT(SPX_SRV_CH_PUBSUB_REP) |
+                SPX_SRV_CH_BIT(SPX_SRV_CH_PUBSUB_GONE),
+    .setup = pubsub_setup,
+    .stop = pubsub_stop,
+    .teardown = pubsub_teardown,
+    .recv = pubsub_recv,
+    .node_gone = pubsub_node_gone,
+};

@@ -90,7 +90,7 @@ void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others)
     if (spx_srv.fence)
         spx_fence_fail_if(spx_srv.fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
     spx_srv_shmf_break(spx_srv_ns_find(p.nspace), PMIX_ERR_PROC_ABORTED, false);
-    spx_srv_dmx_target_gone(p.nspace, p.rank);
+    spx_srv_dmx_target_gone(&spx_srv, p.nspace, p.rank);
     spx_srv_pubsub_proc_done(&p, false); /* node 0 hears of every lost process */
     raise_aborted(&p);
 }
@@ -118,33 +118,15 @@ bool spx_srv_relay_host_event(pmix_status_t status, const pmix_proc_t *source,
 
 /* ---- lost nodes ---- */
 
-static bool pred_on_node(const pmix_proc_t *set, size_t nset, void *arg)
+/* The event engine's node_gone (the fence, direct modex and directory
+ * engines heard of it before, in the engines' order): the node's processes
+ * are marked lost, the shared-memory fences of their jobs end and, for a
+ * lost node (notify_clients), their jobs' clients get PMIX_ERR_UNREACH. */
+static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_clients)
 {
-    uint32_t node = *(const uint32_t *)arg, *nodes;
-    size_t n;
-    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) != 0)
-        return false;
-    bool hit = false;
-    for (size_t i = 0; i < n && !hit; i++)
-        hit = nodes[i] == node;
-    free(nodes);
-    return hit;
-}
-
-void spx_srv_relay_node_lost(uint32_t node, bool notify_clients)
-{
-    if (!spx_srv.mn || !spx_srv.active)
+    if (!ctx->mn || !ctx->active)
         return;
-    /* a node that ended in order finished every collective it was in: one
-     * already with the tree may be complete there, and the tree engine fails
-     * it if it still needed that node */
-    if (spx_srv.fence && notify_clients)
-        spx_fence_fail_if(spx_srv.fence, pred_on_node, &node, PMIX_ERR_UNREACH);
-    else if (spx_srv.fence)
-        spx_fence_fail_gathering_if(spx_srv.fence, pred_on_node, &node, PMIX_ERR_UNREACH);
-    spx_srv_dmx_node_lost(node);
-    spx_srv_pubsub_node_gone(node);
-    for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next) {
+    for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next) {
         size_t n = 0;
         for (size_t r = 0; r < ns->nrank_node; r++)
             n += ns->rank_node[r] == node;
@@ -185,8 +167,9 @@ void spx_srv_relay_node_lost(uint32_t node, bool notify_clients)
 
 /* ---- messages ---- */
 
-void spx_srv_relay_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
+static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
+    (void)ctx;
     if (channel == SPX_SRV_CH_PROC_LOST) {
         pmix_proc_t p;
         if (spx_codec_pull_proc(b, &p) != 0 || spx_buf_finish(b) != 0) {
@@ -216,3 +199,10 @@ void spx_srv_relay_recv(uint32_t from, uint8_t channel, spx_buf_t *b)
     spx_srv_event_deliver(status, &source, range, info, ninfo, NULL);
     spx_info_array_free(info, ninfo);
 }
+
+const struct spx_srv_engine_ops spx_srv_relay_engine = {
+    .name = "events",
+    .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_EVENT) | SPX_SRV_CH_BIT(SPX_SRV_CH_PROC_LOST),
+    .recv = relay_recv,
+    .node_gone = relay_node_gone,
+};

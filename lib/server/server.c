@@ -3,14 +3,18 @@
  * and the small setup entry points.
  *
  * Init reads its directives on the caller's thread, acquires the progress
- * thread, makes the private directory, then creates the store, the fence
- * engine, the tree engine (multi-node mode, tree_glue.c) and the listener on
- * the progress thread (they belong to it).
- * Finalize undoes that in reverse order on the progress thread, then removes
- * the directory and releases the thread.
+ * thread, makes the private directory, then creates the store, sets up the
+ * engines (spx_srv_engines, each through its ops table), the network
+ * (multi-node mode, nodes.c) and the listener on the progress thread (they
+ * belong to it).
+ * Finalize undoes that in reverse order on the progress thread (engines'
+ * stop hooks while the network and the clients are there, their teardown
+ * after the clients are closed), then removes the directory and releases
+ * the thread.
  */
 #include "config.h"
 #include "server/core.h"
+#include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
 #include "server/engine_pubsub.h"
@@ -34,6 +38,11 @@
 #define SPX_SERVER_VERSION_STR "4.2.2-spmix"
 
 struct spx_srv_ctx spx_srv;
+
+/* The engines, in the order they are set up and hear of a gone node. */
+const struct spx_srv_engine_ops *const spx_srv_engines[] = {
+    &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
+    NULL};
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool server_up; /* read with atomics from any thread */
 
@@ -76,9 +85,10 @@ static void start_on_thread(void *arg)
     st->rc = PMIX_ERR_NOMEM;
     if (!(spx_srv.store = spx_store_create()))
         return;
-    if (spx_srv_fence_setup(&spx_srv) != 0)
-        return;
-    if (spx_srv_mn_start() != 0) {
+    for (size_t i = 0; spx_srv_engines[i]; i++)
+        if (spx_srv_engines[i]->setup && spx_srv_engines[i]->setup(&spx_srv) != 0)
+            return;
+    if (spx_srv_mn_start(&spx_srv) != 0) {
         st->rc = PMIX_ERR_INIT;
         return;
     }
@@ -97,14 +107,23 @@ static void stop_on_thread(void *arg)
 {
     (void)arg;
     spx_srv.active = false;
-    spx_srv_pubsub_fini(); /* lookups still waiting are answered while clients are connected */
+    size_t n = 0;
+    while (spx_srv_engines[n])
+        n++;
+    /* what waits in the engines (lookups for node 0, direct modex requests)
+     * is answered while clients are connected */
+    for (size_t i = n; i-- > 0;)
+        if (spx_srv_engines[i]->stop)
+            spx_srv_engines[i]->stop(&spx_srv);
     spx_srv_mn_stop(); /* its pending fences are answered while clients are connected */
     if (spx_srv.listener)
         spx_listener_destroy(spx_srv.listener);
     spx_srv.listener = NULL;
     spx_srv_close_all();
     spx_srv_get_fail_all();
-    spx_srv_fence_teardown(&spx_srv);
+    for (size_t i = n; i-- > 0;)
+        if (spx_srv_engines[i]->teardown)
+            spx_srv_engines[i]->teardown(&spx_srv);
     spx_srv_ns_free_all();
     if (spx_srv.store)
         spx_store_destroy(spx_srv.store);
