@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/queue.h>
 #include <pmix.h>
 
 #include "codec/buf.h"
@@ -33,7 +34,7 @@
 typedef void (*spx_reply_f)(pmix_status_t status, spx_buf_t *payload, void *arg);
 
 struct spx_pending {
-    struct spx_pending *next;
+    TAILQ_ENTRY(spx_pending) link; /* in spx_client.pending */
     uint32_t seq;
     spx_reply_f fn;
     void *arg;
@@ -53,7 +54,7 @@ struct spx_client {
     pthread_mutex_t lock;
     int send_fd;              /* our dup of the socket for writing; -1 when gone */
     uint32_t next_seq;
-    struct spx_pending *pending;
+    TAILQ_HEAD(, spx_pending) pending; /* owned; newest first */
     spx_store_t *own;         /* this process's puts (all scopes) */
     uint64_t committed_seq;   /* own-store sequence already sent to the server */
     spx_store_t *jobinfo;     /* registered job/node/proc info (rank WILDCARD = job level) */
@@ -71,7 +72,7 @@ struct spx_client {
     /* progress-thread state */
     spx_conn_t *conn;         /* reading side; NULL in singleton mode or after loss */
     volatile bool conn_lost;
-    struct spx_evhdlr *handlers;
+    TAILQ_HEAD(, spx_evhdlr) handlers; /* owned; in chain order (client_event.c) */
     size_t next_handler_id;
 };
 

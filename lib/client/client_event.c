@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "client/client.h"
 #include "codec/value.h"
@@ -31,7 +32,7 @@
 enum hdlr_category { CAT_FIRST, CAT_SINGLE, CAT_MULTI, CAT_DEFAULT, CAT_LAST };
 
 struct spx_evhdlr {
-    struct spx_evhdlr *next;
+    TAILQ_ENTRY(spx_evhdlr) link; /* in spx_client.handlers */
     size_t id;
     enum hdlr_category cat;
     pmix_status_t *codes; /* owned */
@@ -59,21 +60,25 @@ static void hdlr_free(struct spx_evhdlr *h)
 
 void spx_client_event_clear(void)
 {
-    while (spx_client.handlers) {
-        struct spx_evhdlr *h = spx_client.handlers;
-        spx_client.handlers = h->next;
+    struct spx_evhdlr *h;
+    while ((h = TAILQ_FIRST(&spx_client.handlers)) != NULL) {
+        TAILQ_REMOVE(&spx_client.handlers, h, link);
         hdlr_free(h);
     }
 }
 
-/* Inserts by category; prepend puts h first among its category. */
+/* Inserts by category; prepend puts h first among its category, otherwise it
+ * goes last among its category. */
 static void hdlr_insert(struct spx_evhdlr *h, bool prepend)
 {
-    struct spx_evhdlr **pp = &spx_client.handlers;
-    while (*pp && ((*pp)->cat < h->cat || ((*pp)->cat == h->cat && !prepend)))
-        pp = &(*pp)->next;
-    h->next = *pp;
-    *pp = h;
+    struct spx_evhdlr *at;
+    TAILQ_FOREACH(at, &spx_client.handlers, link)
+        if (at->cat > h->cat || (at->cat == h->cat && prepend))
+            break;
+    if (at)
+        TAILQ_INSERT_BEFORE(at, h, link);
+    else
+        TAILQ_INSERT_TAIL(&spx_client.handlers, h, link);
 }
 
 /* ---- running a chain ---- */
@@ -99,7 +104,8 @@ static void event_run_free(struct event_run *ev)
 
 static struct spx_evhdlr *hdlr_find(size_t id)
 {
-    for (struct spx_evhdlr *h = spx_client.handlers; h; h = h->next)
+    struct spx_evhdlr *h;
+    TAILQ_FOREACH(h, &spx_client.handlers, link)
         if (h->id == id)
             return h;
     return NULL;
@@ -152,7 +158,8 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
     if (source)
         ev->source = *source;
     size_t count = 0;
-    for (struct spx_evhdlr *h = spx_client.handlers; h; h = h->next)
+    struct spx_evhdlr *h;
+    TAILQ_FOREACH(h, &spx_client.handlers, link)
         count += hdlr_matches(h, status);
     ev->ids = count ? calloc(count, sizeof(size_t)) : NULL;
     PMIX_INFO_CREATE(ev->info, ninfo + 1);
@@ -163,7 +170,7 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
     ev->ninfo = ninfo;
     for (size_t i = 0; i < ninfo; i++)
         PMIx_Info_xfer(&ev->info[i], &info[i]);
-    for (struct spx_evhdlr *h = spx_client.handlers; h; h = h->next)
+    TAILQ_FOREACH(h, &spx_client.handlers, link)
         if (hdlr_matches(h, status))
             ev->ids[ev->nids++] = h->id;
     if (ev->nids == 0) {
@@ -364,14 +371,11 @@ static void dereg_on_thread(void *arg)
 {
     struct dereg_req *r = arg;
     pmix_status_t rc = PMIX_ERR_NOT_FOUND;
-    for (struct spx_evhdlr **pp = &spx_client.handlers; *pp; pp = &(*pp)->next) {
-        if ((*pp)->id == r->id) {
-            struct spx_evhdlr *h = *pp;
-            *pp = h->next;
-            hdlr_free(h);
-            rc = PMIX_SUCCESS;
-            break;
-        }
+    struct spx_evhdlr *h = hdlr_find(r->id);
+    if (h) {
+        TAILQ_REMOVE(&spx_client.handlers, h, link);
+        hdlr_free(h);
+        rc = PMIX_SUCCESS;
     }
     if (r->cbfunc) {
         r->cbfunc(rc, r->cbdata);

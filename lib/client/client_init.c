@@ -37,7 +37,9 @@
 struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER,
                                 .lock = PTHREAD_MUTEX_INITIALIZER,
                                 .shmb_lock = PTHREAD_MUTEX_INITIALIZER,
-                                .send_fd = -1};
+                                .send_fd = -1,
+                                .pending = TAILQ_HEAD_INITIALIZER(spx_client.pending),
+                                .handlers = TAILQ_HEAD_INITIALIZER(spx_client.handlers)};
 
 bool spx_client_initialized(void)
 {
@@ -84,10 +86,10 @@ static int write_frame(int fd, uint8_t type, uint32_t seq, const spx_buf_t *payl
 
 static struct spx_pending *pending_take_locked(uint32_t seq)
 {
-    for (struct spx_pending **pp = &spx_client.pending; *pp; pp = &(*pp)->next) {
-        if ((*pp)->seq == seq) {
-            struct spx_pending *p = *pp;
-            *pp = p->next;
+    struct spx_pending *p;
+    TAILQ_FOREACH(p, &spx_client.pending, link) {
+        if (p->seq == seq) {
+            TAILQ_REMOVE(&spx_client.pending, p, link);
             return p;
         }
     }
@@ -115,8 +117,7 @@ pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f f
         p->seq = seq;
         p->fn = fn;
         p->arg = arg;
-        p->next = spx_client.pending;
-        spx_client.pending = p;
+        TAILQ_INSERT_HEAD(&spx_client.pending, p, link);
     }
     int rc = write_frame(spx_client.send_fd, type, seq, payload);
     if (rc != 0) {
@@ -141,16 +142,16 @@ static struct spx_pending *pending_take(uint32_t seq)
 /* Stops sending and completes every pending request with PMIX_ERR_UNREACH. */
 static void fail_all_pending(void)
 {
+    TAILQ_HEAD(, spx_pending) list = TAILQ_HEAD_INITIALIZER(list);
     pthread_mutex_lock(&spx_client.lock);
-    struct spx_pending *list = spx_client.pending;
-    spx_client.pending = NULL;
+    TAILQ_CONCAT(&list, &spx_client.pending, link); /* leaves pending empty */
     if (spx_client.send_fd >= 0)
         close(spx_client.send_fd);
     spx_client.send_fd = -1;
     pthread_mutex_unlock(&spx_client.lock);
-    while (list) {
-        struct spx_pending *p = list;
-        list = p->next;
+    struct spx_pending *p;
+    while ((p = TAILQ_FIRST(&list)) != NULL) {
+        TAILQ_REMOVE(&list, p, link);
         p->fn(PMIX_ERR_UNREACH, NULL, p->arg);
         free(p);
     }

@@ -1,11 +1,12 @@
 /* store.c - the key/value store: (nspace, rank) -> key -> value or tombstone.
  *
- * Layout: a chained hash table of processes keyed by (nspace, rank). Each
- * process holds an open-addressing (linear probing) table of entry pointers
- * keyed by key, and a doubly linked list of the same entries in sequence
- * order. Entries are never removed one by one (a deletion turns the entry into
- * a tombstone), so the key table needs no deletion logic; only remove_proc /
- * remove_nspace free entries, and they free a whole process at once.
+ * Layout: a chained hash table of processes keyed by (nspace, rank), each
+ * bucket an SLIST. Each process holds an open-addressing (linear probing)
+ * table of entry pointers keyed by key, and a TAILQ of the same entries in
+ * sequence order. Entries are never removed one by one (a deletion turns the
+ * entry into a tombstone), so the key table needs no deletion logic; only
+ * remove_proc / remove_nspace free entries, and they free a whole process at
+ * once.
  *
  * Every put/delete takes the next store-wide sequence number and moves the
  * entry to the tail of its process's list, so the list is always sorted by
@@ -23,10 +24,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 struct entry {
-    struct entry *prev, *next; /* sequence-ordered list of the process */
-    uint64_t seq;
+    TAILQ_ENTRY(entry) link; /* in proc.entries once stamped (seq != 0) */
+    uint64_t seq; /* 0 until the first put/delete stamps it */
     uint64_t hash;
     pmix_scope_t scope;
     bool live; /* false: tombstone (val is empty) */
@@ -36,19 +38,21 @@ struct entry {
 };
 
 struct proc {
-    struct proc *chain; /* next in the store's bucket */
+    SLIST_ENTRY(proc) chain; /* in the store's bucket */
     uint64_t hash;
     pmix_rank_t rank;
     size_t live_count;
     size_t nentries;
     size_t cap; /* slots in table, power of two (0 before the first key) */
     struct entry **table;
-    struct entry *head, *tail; /* sequence order */
+    TAILQ_HEAD(entry_list, entry) entries; /* owned; stamped entries, sequence order */
     char nspace[];
 };
 
+SLIST_HEAD(proc_bucket, proc); /* all zero bytes: empty */
+
 struct spx_store {
-    struct proc **buckets;
+    struct proc_bucket *buckets; /* owned, with the processes in them */
     size_t nbuckets; /* power of two */
     size_t nprocs;
     uint64_t seq;
@@ -123,13 +127,12 @@ spx_store_t *spx_store_create(void)
 
 static void proc_free(struct proc *p)
 {
-    struct entry *e = p->head;
-    while (e) {
-        struct entry *next = e->next;
+    struct entry *e;
+    while ((e = TAILQ_FIRST(&p->entries)) != NULL) {
+        TAILQ_REMOVE(&p->entries, e, link);
         if (e->live)
             PMIx_Value_destruct(&e->val);
         free(e);
-        e = next;
     }
     free(p->table);
     free(p);
@@ -140,11 +143,10 @@ void spx_store_destroy(spx_store_t *s)
     if (!s)
         return;
     for (size_t b = 0; b < s->nbuckets; b++) {
-        struct proc *p = s->buckets[b];
-        while (p) {
-            struct proc *next = p->chain;
+        struct proc *p;
+        while ((p = SLIST_FIRST(&s->buckets[b])) != NULL) {
+            SLIST_REMOVE_HEAD(&s->buckets[b], chain);
             proc_free(p);
-            p = next;
         }
     }
     free(s->buckets);
@@ -156,7 +158,8 @@ void spx_store_destroy(spx_store_t *s)
 static struct proc *proc_find(const spx_store_t *s, const char *nspace, pmix_rank_t rank,
                               uint64_t h)
 {
-    for (struct proc *p = s->buckets[h & (s->nbuckets - 1)]; p; p = p->chain)
+    struct proc *p;
+    SLIST_FOREACH(p, &s->buckets[h & (s->nbuckets - 1)], chain)
         if (p->hash == h && p->rank == rank && strcmp(p->nspace, nspace) == 0)
             return p;
     return NULL;
@@ -165,17 +168,14 @@ static struct proc *proc_find(const spx_store_t *s, const char *nspace, pmix_ran
 static void store_grow(spx_store_t *s)
 {
     size_t nb = s->nbuckets * 2;
-    struct proc **nbk = calloc(nb, sizeof(*nbk));
+    struct proc_bucket *nbk = calloc(nb, sizeof(*nbk));
     if (!nbk)
         return; /* keep the longer chains; still correct */
     for (size_t b = 0; b < s->nbuckets; b++) {
-        struct proc *p = s->buckets[b];
-        while (p) {
-            struct proc *next = p->chain;
-            size_t i = p->hash & (nb - 1);
-            p->chain = nbk[i];
-            nbk[i] = p;
-            p = next;
+        struct proc *p;
+        while ((p = SLIST_FIRST(&s->buckets[b])) != NULL) {
+            SLIST_REMOVE_HEAD(&s->buckets[b], chain);
+            SLIST_INSERT_HEAD(&nbk[p->hash & (nb - 1)], p, chain);
         }
     }
     free(s->buckets);
@@ -194,13 +194,12 @@ static struct proc *proc_get_or_add(spx_store_t *s, const char *nspace, pmix_ran
     if (!p)
         return NULL;
     memcpy(p->nspace, nspace, nslen + 1);
+    TAILQ_INIT(&p->entries);
     p->hash = h;
     p->rank = rank;
     if (s->nprocs >= s->nbuckets)
         store_grow(s);
-    size_t i = h & (s->nbuckets - 1);
-    p->chain = s->buckets[i];
-    s->buckets[i] = p;
+    SLIST_INSERT_HEAD(&s->buckets[h & (s->nbuckets - 1)], p, chain);
     s->nprocs++;
     return p;
 }
@@ -208,10 +207,7 @@ static struct proc *proc_get_or_add(spx_store_t *s, const char *nspace, pmix_ran
 /* Unlinks p from its bucket and frees it. */
 static void proc_remove(spx_store_t *s, struct proc *p)
 {
-    struct proc **pp = &s->buckets[p->hash & (s->nbuckets - 1)];
-    while (*pp != p)
-        pp = &(*pp)->chain;
-    *pp = p->chain;
+    SLIST_REMOVE(&s->buckets[p->hash & (s->nbuckets - 1)], p, proc, chain);
     s->nprocs--;
     proc_free(p);
 }
@@ -274,30 +270,6 @@ static struct entry *entry_add(struct proc *p, const char *key, size_t keylen, u
     return e;
 }
 
-static void list_unlink(struct proc *p, struct entry *e)
-{
-    if (e->prev)
-        e->prev->next = e->next;
-    else if (p->head == e)
-        p->head = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    else if (p->tail == e)
-        p->tail = e->prev;
-    e->prev = e->next = NULL;
-}
-
-static void list_append(struct proc *p, struct entry *e)
-{
-    e->prev = p->tail;
-    e->next = NULL;
-    if (p->tail)
-        p->tail->next = e;
-    else
-        p->head = e;
-    p->tail = e;
-}
-
 /* Finds or creates the entry for a write; NULL on bad parameters or ENOMEM
  * (*st says which). */
 static struct entry *entry_for_write(spx_store_t *s, const char *nspace, pmix_rank_t rank,
@@ -320,12 +292,13 @@ static struct entry *entry_for_write(spx_store_t *s, const char *nspace, pmix_ra
     return e;
 }
 
+/* Gives e the next sequence number and moves it to the tail of p's list. */
 static void entry_stamp(spx_store_t *s, struct proc *p, struct entry *e)
 {
+    if (e->seq != 0) /* stamped before: in the list */
+        TAILQ_REMOVE(&p->entries, e, link);
     e->seq = ++s->seq;
-    if (e->prev || e->next || p->head == e)
-        list_unlink(p, e);
-    list_append(p, e);
+    TAILQ_INSERT_TAIL(&p->entries, e, link);
 }
 
 pmix_status_t spx_store_put(spx_store_t *s, const char *nspace, pmix_rank_t rank, const char *key,
@@ -436,9 +409,10 @@ int spx_store_foreach_since(const spx_store_t *s, const char *nspace, pmix_rank_
         return 0;
     /* Find the first entry after since, walking back from the newest. */
     const struct entry *first = NULL;
-    for (const struct entry *e = p->tail; e && e->seq > since; e = e->prev)
+    for (const struct entry *e = TAILQ_LAST(&p->entries, entry_list); e && e->seq > since;
+         e = TAILQ_PREV(e, entry_list, link))
         first = e;
-    for (const struct entry *e = first; e; e = e->next) {
+    for (const struct entry *e = first; e; e = TAILQ_NEXT(e, link)) {
         int rc = fn(e->key, e->live ? &e->val : NULL, e->scope, e->seq, arg);
         if (rc != 0)
             return rc;
@@ -470,16 +444,12 @@ void spx_store_remove_nspace(spx_store_t *s, const char *nspace)
         return;
     /* Rare (job end): one pass over the buckets. */
     for (size_t b = 0; b < s->nbuckets; b++) {
-        struct proc **pp = &s->buckets[b];
-        while (*pp) {
-            struct proc *p = *pp;
-            if (strcmp(p->nspace, nspace) == 0) {
-                *pp = p->chain;
-                s->nprocs--;
-                proc_free(p);
-            } else {
-                pp = &p->chain;
-            }
+        struct proc *p = SLIST_FIRST(&s->buckets[b]);
+        while (p) {
+            struct proc *next = SLIST_NEXT(p, chain);
+            if (strcmp(p->nspace, nspace) == 0)
+                proc_remove(s, p);
+            p = next;
         }
     }
 }
