@@ -125,11 +125,14 @@ spx_store_t *spx_store_create(void)
     return s;
 }
 
+/* Frees every entry through the key table, which holds them all: an entry
+ * whose first put failed was never stamped, so it is not in the list. */
 static void proc_free(struct proc *p)
 {
-    struct entry *e;
-    while ((e = TAILQ_FIRST(&p->entries)) != NULL) {
-        TAILQ_REMOVE(&p->entries, e, link);
+    for (size_t j = 0; j < p->cap; j++) {
+        struct entry *e = p->table[j];
+        if (!e)
+            continue;
         if (e->live)
             PMIx_Value_destruct(&e->val);
         free(e);

@@ -320,6 +320,27 @@ START_TEST(test_many_entries)
 }
 END_TEST
 
+/* A first put that fails (a value type that cannot be copied) leaves a key
+ * slot that was never stamped: it must not be found, must not show in a
+ * walk, and must be freed with the store (LeakSanitizer in the ASan run and
+ * valgrind catch the leak this once was). */
+START_TEST(test_failed_first_put_freed)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_value_t bad = {.type = (pmix_data_type_t)0x7777};
+    pmix_value_t *out = NULL;
+    pmix_value_t good;
+
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_ne(spx_store_put(s, "ns", 0, "k.bad", &bad, PMIX_GLOBAL), PMIX_SUCCESS);
+    ck_assert_int_eq(spx_store_get(s, "ns", 0, "k.bad", &out), PMIX_ERR_NOT_FOUND);
+    PMIX_VALUE_LOAD(&good, "v", PMIX_STRING);
+    ck_assert_int_eq(spx_store_put(s, "ns", 0, "k.good", &good, PMIX_GLOBAL), PMIX_SUCCESS);
+    PMIx_Value_destruct(&good);
+    spx_store_destroy(s);
+}
+END_TEST
+
 START_TEST(test_values_deep_copied)
 {
     spx_store_t *s = spx_store_create();
@@ -354,6 +375,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, test_remove_proc_nspace);
     tcase_add_test(tc, test_many_entries);
     tcase_add_test(tc, test_values_deep_copied);
+    tcase_add_test(tc, test_failed_first_put_freed);
     suite_add_tcase(s, tc);
     return s;
 }
