@@ -5,7 +5,9 @@
  * turns every later operation into a no-op returning zero/NULL, so codecs pull
  * a whole record and test spx_buf_failed() once. Every length that comes from
  * the buffer is checked against its cap and against the bytes still unread
- * before memory is allocated for it.
+ * before memory is allocated for it. A borrowed buffer (spx_buf_init_borrowed)
+ * reads its caller's memory in place: the write side refuses it and fini
+ * leaves it alone.
  */
 #include "config.h"
 #include "codec/buf.h"
@@ -21,9 +23,18 @@ void spx_buf_init(spx_buf_t *b)
     memset(b, 0, sizeof(*b));
 }
 
+void spx_buf_init_borrowed(spx_buf_t *b, const void *data, size_t len)
+{
+    memset(b, 0, sizeof(*b));
+    b->data = (uint8_t *)(uintptr_t)data; /* never written through: see borrowed */
+    b->len = b->cap = data ? len : 0;
+    b->borrowed = true;
+}
+
 void spx_buf_fini(spx_buf_t *b)
 {
-    free(b->data);
+    if (!b->borrowed)
+        free(b->data);
     memset(b, 0, sizeof(*b));
 }
 
@@ -36,10 +47,17 @@ void spx_buf_adopt(spx_buf_t *b, void *data, size_t len)
     b->cap = b->len;
     b->pos = 0;
     b->err = 0;
+    b->borrowed = false;
 }
 
 void *spx_buf_release(spx_buf_t *b, size_t *len)
 {
+    if (b->borrowed) {
+        if (len)
+            *len = 0;
+        spx_buf_set_error(b, EPERM);
+        return NULL;
+    }
     void *p = b->data;
     if (len)
         *len = b->len;
@@ -57,6 +75,10 @@ int spx_buf_reserve(spx_buf_t *b, size_t n)
 {
     if (b->err)
         return -1;
+    if (b->borrowed) {
+        spx_buf_set_error(b, EPERM);
+        return -1;
+    }
     if (n <= b->cap - b->len)
         return 0;
     if (n > SIZE_MAX / 2 - b->len) {

@@ -9,6 +9,10 @@
  *     if (spx_buf_failed(b)) { free(s); ... reject ... }
  * Every length read from a buffer is checked against a cap and against the
  * bytes remaining before anything is allocated.
+ *
+ * A buffer made by spx_buf_init_borrowed reads memory it does not own (a
+ * received frame, a network's payload) without copying it: pulls work as
+ * usual, pushes fail (EPERM), fini forgets the memory without freeing it.
  */
 #ifndef SPX_CODEC_BUF_H
 #define SPX_CODEC_BUF_H
@@ -22,19 +26,26 @@
 #define SPX_BUF_MAX_COUNT (1u << 20)    /* most elements in one array */
 
 typedef struct spx_buf {
-    uint8_t *data;  /* owned by the buffer (unless adopted data is released) */
+    uint8_t *data;  /* owned by the buffer (unless adopted data is released),
+                     * borrowed (read only) when `borrowed` is set */
     size_t len;     /* bytes written */
     size_t cap;     /* bytes allocated */
     size_t pos;     /* read cursor */
     int err;        /* 0 or the first errno-style failure */
+    bool borrowed;  /* data belongs to the caller of spx_buf_init_borrowed */
 } spx_buf_t;
 
 void spx_buf_init(spx_buf_t *b);
-/* Frees the data; leaves b empty and reusable. */
+/* A buffer for reading len bytes at data, which stay the caller's: nothing is
+ * copied, data must outlive every pull from b, and is never written or freed
+ * through b (pushes, reserve and release fail with EPERM; fini frees nothing). */
+void spx_buf_init_borrowed(spx_buf_t *b, const void *data, size_t len);
+/* Frees the data (unless borrowed); leaves b empty and reusable. */
 void spx_buf_fini(spx_buf_t *b);
 /* Takes ownership of malloc'd data (len bytes) for reading. */
 void spx_buf_adopt(spx_buf_t *b, void *data, size_t len);
-/* Hands the written bytes to the caller (caller frees with free()); b becomes empty. */
+/* Hands the written bytes to the caller (caller frees with free()); b becomes empty.
+ * A borrowed buffer has nothing to hand over: NULL, *len = 0, b fails (EPERM). */
 void *spx_buf_release(spx_buf_t *b, size_t *len);
 /* Make room for n more bytes; 0 or -1 (sets err). */
 int spx_buf_reserve(spx_buf_t *b, size_t n);

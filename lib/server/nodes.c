@@ -11,7 +11,8 @@
  *   - a tracker that failed locally still starts its collective, with the
  *     error, so every node fails it (spx_srv_mn_fence_failed);
  *   - a message goes to the engine whose ops table (core.h, spx_srv_engines)
- *     lists its channel;
+ *     lists its channel, read in place (a borrowed spx_buf: no copy here;
+ *     the copy count of a modex payload is in collect.c);
  *   - a lost or departed node is recorded here and handed to every engine's
  *     node_gone, in the engines' order.
  * The network's upcalls carry the server context (their arg).
@@ -161,16 +162,8 @@ static void mn_recv(uint32_t from, uint8_t channel, const void *data, size_t len
         spx_warn("tree: message on unknown channel %u from node %u dropped", channel, from);
         return;
     }
-    void *copy = malloc(len ? len : 1);
-    if (!copy) {
-        spx_error("tree: out of memory for a message of %zu bytes from node %u: dropped", len,
-                  from);
-        return;
-    }
-    memcpy(copy, data, len);
-    spx_buf_t b;
-    spx_buf_init(&b);
-    spx_buf_adopt(&b, copy, len);
+    spx_buf_t b; /* reads the network's bytes in place (they outlive this call) */
+    spx_buf_init_borrowed(&b, data, len);
     e->recv(ctx, from, channel, &b);
     spx_buf_fini(&b);
 }

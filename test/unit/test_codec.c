@@ -180,6 +180,73 @@ END_TEST
 
 /* ---- frame header ---- */
 
+START_TEST(buf_borrowed_read)
+{
+    /* a frame built by hand in memory the buffer does not own */
+    uint8_t frame[] = {0x07, 0x00, 0x00, 0x00,             /* u32 7 */
+                       0x02, 0x00, 0x00, 0x00, 'h', 'i',   /* str "hi" */
+                       0x03, 0x00, 0x00, 0x00, 1, 2, 3};  /* bytes 1 2 3 */
+    uint8_t orig[sizeof(frame)];
+    memcpy(orig, frame, sizeof(frame));
+    spx_buf_t r;
+    spx_buf_init_borrowed(&r, frame, sizeof(frame));
+    ck_assert_ptr_eq(r.data, frame); /* read in place, not copied */
+    ck_assert_uint_eq(spx_buf_remaining(&r), sizeof(frame));
+    ck_assert_uint_eq(spx_buf_pull_u32(&r), 7);
+    char *s = spx_buf_pull_str(&r);
+    ck_assert_str_eq(s, "hi");
+    free(s);
+    size_t n;
+    void *bytes = spx_buf_pull_bytes(&r, &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert(memcmp(bytes, "\1\2\3", 3) == 0);
+    free(bytes);
+    ck_assert_int_eq(spx_buf_finish(&r), 0);
+    /* bounds: nothing past len is read, and the failure is sticky */
+    ck_assert_uint_eq(spx_buf_pull_u8(&r), 0);
+    ck_assert_int_eq(r.err, EBADMSG);
+    spx_buf_fini(&r); /* must not free the stack array */
+    ck_assert_ptr_null(r.data);
+
+    /* a length running past the borrowed bytes is refused */
+    spx_buf_init_borrowed(&r, frame + 4, 5); /* str of length 2, one byte of it */
+    ck_assert_ptr_null(spx_buf_pull_str(&r));
+    ck_assert_int_eq(r.err, EBADMSG);
+    spx_buf_fini(&r);
+
+    /* the write side refuses borrowed memory and leaves it untouched */
+    spx_buf_init_borrowed(&r, frame, sizeof(frame));
+    spx_buf_push_u32(&r, 0xffffffffu);
+    ck_assert_int_eq(r.err, EPERM);
+    ck_assert_uint_eq(r.len, sizeof(frame));
+    spx_buf_init_borrowed(&r, frame, sizeof(frame));
+    ck_assert_int_eq(spx_buf_reserve(&r, 1), -1);
+    spx_buf_init_borrowed(&r, frame, sizeof(frame));
+    size_t rl = 99;
+    ck_assert_ptr_null(spx_buf_release(&r, &rl));
+    ck_assert_uint_eq(rl, 0);
+    ck_assert_int_eq(r.err, EPERM);
+    spx_buf_fini(&r);
+    ck_assert(memcmp(frame, orig, sizeof(frame)) == 0);
+
+    /* heap memory stays the caller's after fini: readable, freed once by the caller */
+    uint8_t *heap = malloc(4);
+    ck_assert_ptr_nonnull(heap);
+    memcpy(heap, frame, 4);
+    spx_buf_init_borrowed(&r, heap, 4);
+    ck_assert_uint_eq(spx_buf_pull_u32(&r), 7);
+    spx_buf_fini(&r);
+    ck_assert_uint_eq(heap[0], 0x07);
+    free(heap);
+
+    /* a borrowed buffer turned into an owning one by adopt frees what it adopted */
+    spx_buf_init_borrowed(&r, frame, sizeof(frame));
+    spx_buf_adopt(&r, malloc(8), 8);
+    ck_assert(!r.borrowed);
+    spx_buf_fini(&r);
+}
+END_TEST
+
 START_TEST(frame_header)
 {
     spx_frame_hdr_t h = { .version = SPX_FRAME_VERSION, .type = 7, .flags = SPX_FRAME_F_REPLY,
@@ -849,6 +916,7 @@ static Suite *codec_suite(void)
     TCase *tc = tcase_create("buf");
     tcase_add_test(tc, buf_scalars_and_strings);
     tcase_add_test(tc, buf_sticky_and_finish);
+    tcase_add_test(tc, buf_borrowed_read);
     tcase_add_test(tc, buf_caps_before_allocation);
     tcase_add_test(tc, frame_header);
     suite_add_tcase(s, tc);
