@@ -236,7 +236,7 @@ struct spx_srv_client *spx_srv_client_find(const char *nspace, pmix_rank_t rank)
 bool spx_srv_proc_is_local(const char *nspace, pmix_rank_t rank);
 /* Local processes of a namespace: *out malloc'd, sorted, unique. */
 size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out);
-void spx_srv_ns_free_all(void);
+void spx_srv_ns_free_all(struct spx_srv_ctx *ctx);
 
 /* ---- peer.c ---- */
 /* The listener's accept callback; arg: the struct spx_srv_ctx (borrowed). */
@@ -244,7 +244,7 @@ void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg);
 void spx_srv_peer_ref(struct spx_srv_peer *p);
 void spx_srv_peer_unref(struct spx_srv_peer *p);
 void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason);
-void spx_srv_close_all(void);
+void spx_srv_close_all(struct spx_srv_ctx *ctx);
 /* Replies (no-ops when the peer is gone). payload: bytes taken. */
 void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
 void spx_srv_reply_status(struct spx_srv_peer *p, uint8_t type, uint32_t seq,

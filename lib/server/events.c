@@ -61,7 +61,7 @@ static bool range_leaves_node(pmix_data_range_t range)
            range != PMIX_RANGE_INVALID;
 }
 
-void spx_srv_event_deliver(pmix_status_t status, const pmix_proc_t *source,
+void spx_srv_event_deliver(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix_proc_t *source,
                            pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
                            const struct spx_srv_peer *except)
 {
@@ -77,7 +77,7 @@ void spx_srv_event_deliver(pmix_status_t status, const pmix_proc_t *source,
         return;
     }
     size_t n = 0;
-    for (struct spx_srv_peer *p = spx_srv.peers; p; p = p->next) {
+    for (struct spx_srv_peer *p = ctx->peers; p; p = p->next) {
         if (p == except || p->state != SPX_PEER_READY || !p->conn || !p->client)
             continue;
         if (!in_range(&p->proc, source, range, info, ninfo))
@@ -112,12 +112,13 @@ int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         return -1;
     }
     source.nspace[PMIX_MAX_NSLEN] = '\0';
-    spx_srv_event_deliver(status, &source, range, info, ninfo, p);
+    struct spx_srv_ctx *ctx = p->ctx;
+    spx_srv_event_deliver(ctx, status, &source, range, info, ninfo, p);
     /* multi-node: the server relays it; the host hears only of RM-range events */
-    bool relayed = spx_srv_relay_event(status, &source, range, info, ninfo);
+    bool relayed = spx_srv_relay_event(ctx, status, &source, range, info, ninfo);
     struct spx_srv_req *r;
-    if (!spx_srv.host.notify_event || !range_leaves_node(range) ||
-        (spx_srv.mn && (relayed || range != PMIX_RANGE_RM)) ||
+    if (!ctx->host.notify_event || !range_leaves_node(range) ||
+        (ctx->mn && (relayed || range != PMIX_RANGE_RM)) ||
         !(r = spx_srv_req_create(p, SPX_MSG_NOTIFY, seq))) {
         spx_info_array_free(info, ninfo);
         spx_srv_reply_status(p, SPX_MSG_NOTIFY, seq, PMIX_SUCCESS);
@@ -125,8 +126,8 @@ int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     r->info = info; /* the host may use it until its callback */
     r->ninfo = ninfo;
-    pmix_status_t rc = spx_srv.host.notify_event(status, &source, range, info, ninfo,
-                                                 spx_srv_req_op_cb, r);
+    pmix_status_t rc = ctx->host.notify_event(status, &source, range, info, ninfo,
+                                              spx_srv_req_op_cb, r);
     if (rc != PMIX_SUCCESS)
         spx_srv_req_finish_now(r, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
     return 0;
@@ -135,6 +136,7 @@ int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 /* ---- spx_server_notify ---- */
 
 struct srv_notify {
+    struct spx_srv_ctx *ctx;   /* borrowed: the server the event is raised in */
     pmix_status_t status;
     pmix_proc_t source;
     pmix_data_range_t range;
@@ -148,9 +150,11 @@ static void do_server_notify(void *arg)
 {
     struct srv_notify *n = arg;
     pmix_status_t rc = PMIX_ERR_INIT;
-    if (spx_srv.active) {
-        if (!spx_srv_relay_host_event(n->status, &n->source, n->range, n->info, n->ninfo))
-            spx_srv_event_deliver(n->status, &n->source, n->range, n->info, n->ninfo, NULL);
+    if (n->ctx->active) {
+        if (!spx_srv_relay_host_event(n->ctx, n->status, &n->source, n->range, n->info,
+                                      n->ninfo))
+            spx_srv_event_deliver(n->ctx, n->status, &n->source, n->range, n->info, n->ninfo,
+                                  NULL);
         rc = PMIX_SUCCESS;
     }
     if (n->cbfunc)
@@ -170,11 +174,12 @@ pmix_status_t spx_server_notify(pmix_status_t status, const pmix_proc_t *source,
     struct srv_notify *n = calloc(1, sizeof(*n));
     if (!n)
         return PMIX_ERR_NOMEM;
+    n->ctx = &spx_srv; /* the entry point of PMIx_Notify_event in a server */
     n->status = status;
     if (source)
         spx_proc_load(&n->source, source->nspace, source->rank);
     else
-        n->source = spx_srv.me;
+        n->source = n->ctx->me;
     n->range = range;
     n->cbfunc = cbfunc;
     n->cbdata = cbdata;

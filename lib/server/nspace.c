@@ -470,6 +470,7 @@ static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix
 /* ---- shifted operations ---- */
 
 struct ns_call {
+    struct spx_srv_ctx *ctx;      /* borrowed: the server of the entry point */
     spx_wait_t wait;
     bool blocking;
     pmix_op_cbfunc_t cbfunc;
@@ -496,6 +497,7 @@ static void call_finish(struct ns_call *c, pmix_status_t st)
 /* Runs fn on the progress thread; blocking when c->blocking. */
 static pmix_status_t call_run(struct ns_call *c, void (*fn)(void *))
 {
+    c->ctx = &spx_srv; /* only the PMIx_server_* entry points below run calls */
     if (!c->blocking)
         return spx_progress_shift(fn, c) == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
     spx_wait_init(&c->wait);
@@ -509,6 +511,7 @@ static pmix_status_t call_run(struct ns_call *c, void (*fn)(void *))
 static void do_register_nspace(void *arg)
 {
     struct ns_call *c = arg;
+    struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_ns *old = spx_srv_ns_find(c->ns->name);
     /* the shared-memory fence is made here, on the progress thread, so that a
      * re-registration can end the old one first (its clients mapped it) */
@@ -524,15 +527,15 @@ static void do_register_nspace(void *arg)
         old->cleanups = NULL;
         for (struct spx_srv_client *cl = c->ns->clients; cl; cl = cl->next)
             cl->ns = c->ns;
-        for (struct spx_srv_ns **pp = &spx_srv.nspaces; *pp; pp = &(*pp)->next)
+        for (struct spx_srv_ns **pp = &ctx->nspaces; *pp; pp = &(*pp)->next)
             if (*pp == old) {
                 *pp = old->next;
                 break;
             }
         ns_free(old);
     }
-    c->ns->next = spx_srv.nspaces;
-    spx_srv.nspaces = c->ns;
+    c->ns->next = ctx->nspaces;
+    ctx->nspaces = c->ns;
     c->ns = NULL;
     call_finish(c, PMIX_SUCCESS);
 }
@@ -573,8 +576,9 @@ SPX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,
 static void do_deregister_nspace(void *arg)
 {
     struct ns_call *c = arg;
+    struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_ns *ns = NULL;
-    for (struct spx_srv_ns **pp = &spx_srv.nspaces; *pp; pp = &(*pp)->next)
+    for (struct spx_srv_ns **pp = &ctx->nspaces; *pp; pp = &(*pp)->next)
         if (strncmp((*pp)->name, c->name, PMIX_MAX_NSLEN) == 0) {
             ns = *pp;
             *pp = ns->next;
@@ -585,14 +589,14 @@ static void do_deregister_nspace(void *arg)
             pmix_proc_t p;
             spx_proc_load(&p, ns->name, cl->rank);
             spx_srv_get_target_gone(ns->name, cl->rank);
-            if (spx_srv.fence)
-                spx_fence_proc_lost(spx_srv.fence, &p);
+            if (ctx->fence)
+                spx_fence_proc_lost(ctx->fence, &p);
             if (cl->connected_once && !cl->finalized)
-                spx_srv.local_failure = true;
+                ctx->local_failure = true;
         }
         spx_srv_shmf_break(ns, PMIX_ERR_NOT_AVAILABLE, false);
         spx_srv_cleanup_run(ns);
-        spx_store_remove_nspace(spx_srv.store, ns->name);
+        spx_store_remove_nspace(ctx->store, ns->name);
         ns_free(ns);
     }
     call_finish(c, PMIX_SUCCESS);
@@ -625,13 +629,14 @@ SPX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace,
 static void do_register_client(void *arg)
 {
     struct ns_call *c = arg;
+    struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_ns *ns = spx_srv_ns_find(c->proc.nspace);
     pmix_status_t rc = PMIX_SUCCESS;
     if (!ns) { /* client before its namespace: keep a placeholder */
         ns = ns_build(c->proc.nspace, -1, NULL, 0, &rc);
         if (ns) {
-            ns->next = spx_srv.nspaces;
-            spx_srv.nspaces = ns;
+            ns->next = ctx->nspaces;
+            ctx->nspaces = ns;
         }
     }
     struct spx_srv_client *cl = ns ? spx_srv_client_find(ns->name, c->proc.rank) : NULL;
@@ -681,6 +686,7 @@ SPX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, ui
 static void do_deregister_client(void *arg)
 {
     struct ns_call *c = arg;
+    struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_ns *ns = spx_srv_ns_find(c->proc.nspace);
     for (struct spx_srv_client **pp = ns ? &ns->clients : NULL; pp && *pp; pp = &(*pp)->next) {
         struct spx_srv_client *cl = *pp;
@@ -688,21 +694,21 @@ static void do_deregister_client(void *arg)
             continue;
         *pp = cl->next;
         spx_srv_get_target_gone(ns->name, cl->rank);
-        if (spx_srv.fence)
-            spx_fence_proc_lost(spx_srv.fence, &c->proc);
+        if (ctx->fence)
+            spx_fence_proc_lost(ctx->fence, &c->proc);
         if (!cl->finalized) {
             spx_srv_shmf_break(ns, PMIX_ERR_PROC_ABORTED, true);
-            spx_srv.local_failure |= cl->connected_once;
+            ctx->local_failure |= cl->connected_once;
         }
         if (cl->peer) {
             cl->peer->client = NULL;
             spx_srv_peer_close(cl->peer, "client deregistered by the host");
         }
-        if (spx_srv.mn && !cl->finalized && cl->connected_once)
-            spx_srv_relay_proc_lost(&c->proc, true);
-        spx_store_remove_proc(spx_srv.store, ns->name, cl->rank);
-        if (spx_srv.delta)
-            spx_delta_forget(spx_srv.delta, &c->proc);
+        if (ctx->mn && !cl->finalized && cl->connected_once)
+            spx_srv_relay_proc_lost(ctx, &c->proc, true);
+        spx_store_remove_proc(ctx->store, ns->name, cl->rank);
+        if (ctx->delta)
+            spx_delta_forget(ctx->delta, &c->proc);
         free(cl);
         break;
     }
@@ -732,11 +738,11 @@ SPX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_c
         cbfunc(rc, cbdata);
 }
 
-void spx_srv_ns_free_all(void)
+void spx_srv_ns_free_all(struct spx_srv_ctx *ctx)
 {
-    while (spx_srv.nspaces) {
-        struct spx_srv_ns *ns = spx_srv.nspaces;
-        spx_srv.nspaces = ns->next;
+    while (ctx->nspaces) {
+        struct spx_srv_ns *ns = ctx->nspaces;
+        ctx->nspaces = ns->next;
         ns_free(ns);
     }
 }

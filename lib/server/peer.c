@@ -69,7 +69,7 @@ static void peer_set_state(struct spx_srv_peer *p, enum spx_srv_peer_state s)
 
 static void peer_unlink(struct spx_srv_peer *p)
 {
-    for (struct spx_srv_peer **pp = &spx_srv.peers; *pp; pp = &(*pp)->next)
+    for (struct spx_srv_peer **pp = &p->ctx->peers; *pp; pp = &(*pp)->next)
         if (*pp == p) {
             *pp = p->next;
             spx_srv_peer_unref(p); /* the list's reference */
@@ -81,6 +81,7 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
 {
     (void)c;
     struct spx_srv_peer *p = arg;
+    struct spx_srv_ctx *ctx = p->ctx;
     spx_debug("%s: connection closed (%s)", p->name, reason);
     p->conn = NULL;
     bool was_ready = p->state == SPX_PEER_READY;
@@ -93,15 +94,15 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
         if (was_ready) {
             if (!cl->finalized) {
                 spx_warn("%s: connection lost before PMIx_Finalize", p->name);
-                spx_srv.local_failure = true;
+                ctx->local_failure = true;
             }
             spx_srv_get_target_gone(p->proc.nspace, p->proc.rank);
-            if (spx_srv.mn && !cl->finalized)
-                spx_srv_relay_proc_lost(&p->proc, true);
-            else if (!cl->finalized && !spx_srv.host.publish)
+            if (ctx->mn && !cl->finalized)
+                spx_srv_relay_proc_lost(ctx, &p->proc, true);
+            else if (!cl->finalized && !ctx->host.publish)
                 spx_srv_pubsub_proc_done(&p->proc, false);
-            if (spx_srv.fence)
-                spx_fence_proc_lost(spx_srv.fence, &p->proc);
+            if (ctx->fence)
+                spx_fence_proc_lost(ctx->fence, &p->proc);
             if (!cl->finalized)
                 spx_srv_shmf_break(cl->ns, PMIX_ERR_PROC_ABORTED, true);
         }
@@ -115,14 +116,14 @@ void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason)
         spx_conn_close(p->conn, reason, 1);
 }
 
-void spx_srv_close_all(void)
+void spx_srv_close_all(struct spx_srv_ctx *ctx)
 {
-    while (spx_srv.peers) {
-        struct spx_srv_peer *p = spx_srv.peers;
+    while (ctx->peers) {
+        struct spx_srv_peer *p = ctx->peers;
         if (p->conn) {
             spx_conn_close(p->conn, "server finalizing", 0);
         }
-        if (spx_srv.peers == p) /* not unlinked by on_close (no conn) */
+        if (ctx->peers == p) /* not unlinked by on_close (no conn) */
             peer_unlink(p);
     }
 }
@@ -308,11 +309,11 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     peer_set_state(p, SPX_PEER_HANDSHAKE);
     r->done = hello_done;
     pmix_status_t rc = PMIX_OPERATION_SUCCEEDED;
-    if (spx_srv.host.client_connected2)
-        rc = spx_srv.host.client_connected2(&p->proc, cl->server_object, NULL, 0,
-                                            spx_srv_req_op_cb, r);
-    else if (spx_srv.host.client_connected)
-        rc = spx_srv.host.client_connected(&p->proc, cl->server_object, spx_srv_req_op_cb, r);
+    const pmix_server_module_t *host = &p->ctx->host;
+    if (host->client_connected2)
+        rc = host->client_connected2(&p->proc, cl->server_object, NULL, 0, spx_srv_req_op_cb, r);
+    else if (host->client_connected)
+        rc = host->client_connected(&p->proc, cl->server_object, spx_srv_req_op_cb, r);
     if (rc != PMIX_SUCCESS)
         spx_srv_req_finish_now(r, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
     return 0;

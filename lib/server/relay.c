@@ -36,10 +36,11 @@ static bool range_crosses(pmix_data_range_t range)
            range == PMIX_RANGE_GLOBAL || range == PMIX_RANGE_CUSTOM;
 }
 
-bool spx_srv_relay_event(pmix_status_t status, const pmix_proc_t *source,
-                         pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
+bool spx_srv_relay_event(struct spx_srv_ctx *ctx, pmix_status_t status,
+                         const pmix_proc_t *source, pmix_data_range_t range,
+                         const pmix_info_t *info, size_t ninfo)
 {
-    if (!spx_srv.mn || !spx_srv.active || !range_crosses(range))
+    if (!ctx->mn || !ctx->active || !range_crosses(range))
         return false;
     spx_buf_t b;
     spx_buf_init(&b);
@@ -60,7 +61,7 @@ static bool pred_has_proc(const pmix_proc_t *set, size_t nset, void *arg)
     return spx_fence_proc_in_set(arg, set, nset);
 }
 
-static void raise_aborted(const pmix_proc_t *proc)
+static void raise_aborted(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 {
     pmix_info_t info;
     memset(&info, 0, sizeof(info));
@@ -68,12 +69,13 @@ static void raise_aborted(const pmix_proc_t *proc)
     pmix_proc_t affected = *proc;
     info.value.type = PMIX_PROC;
     info.value.data.proc = &affected; /* borrowed: deliver only encodes it */
-    spx_srv_event_deliver(PMIX_ERR_PROC_ABORTED, proc, PMIX_RANGE_NAMESPACE, &info, 1, NULL);
+    spx_srv_event_deliver(ctx, PMIX_ERR_PROC_ABORTED, proc, PMIX_RANGE_NAMESPACE, &info, 1,
+                          NULL);
 }
 
-void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others)
+void spx_srv_relay_proc_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool tell_others)
 {
-    if (!spx_srv.mn || !spx_srv.active || !spx_srv_mn_mark_lost(proc))
+    if (!ctx->mn || !ctx->active || !spx_srv_mn_mark_lost(proc))
         return;
     pmix_proc_t p;
     spx_proc_load(&p, proc->nspace, proc->rank);
@@ -87,18 +89,19 @@ void spx_srv_relay_proc_lost(const pmix_proc_t *proc, bool tell_others)
                      (unsigned)p.rank);
         spx_buf_fini(&b);
     }
-    if (spx_srv.fence)
-        spx_fence_fail_if(spx_srv.fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
+    if (ctx->fence)
+        spx_fence_fail_if(ctx->fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
     spx_srv_shmf_break(spx_srv_ns_find(p.nspace), PMIX_ERR_PROC_ABORTED, false);
-    spx_srv_dmx_target_gone(&spx_srv, p.nspace, p.rank);
+    spx_srv_dmx_target_gone(ctx, p.nspace, p.rank);
     spx_srv_pubsub_proc_done(&p, false); /* node 0 hears of every lost process */
-    raise_aborted(&p);
+    raise_aborted(ctx, &p);
 }
 
-bool spx_srv_relay_host_event(pmix_status_t status, const pmix_proc_t *source,
-                              pmix_data_range_t range, const pmix_info_t *info, size_t ninfo)
+bool spx_srv_relay_host_event(struct spx_srv_ctx *ctx, pmix_status_t status,
+                              const pmix_proc_t *source, pmix_data_range_t range,
+                              const pmix_info_t *info, size_t ninfo)
 {
-    if (!spx_srv.mn || !spx_srv.active)
+    if (!ctx->mn || !ctx->active)
         return false;
     if (status == PMIX_ERR_PROC_ABORTED) {
         const pmix_info_t *a = spx_info_find(info, ninfo, PMIX_EVENT_AFFECTED_PROC);
@@ -107,12 +110,12 @@ bool spx_srv_relay_host_event(pmix_status_t status, const pmix_proc_t *source,
                                      : source;
         if (who && who->rank < PMIX_RANK_VALID) {
             /* the same report as a lost connection: one event per process */
-            spx_srv_relay_proc_lost(who, true);
+            spx_srv_relay_proc_lost(ctx, who, true);
             return true;
         }
     }
-    spx_srv_event_deliver(status, source, range, info, ninfo, NULL);
-    spx_srv_relay_event(status, source, range, info, ninfo);
+    spx_srv_event_deliver(ctx, status, source, range, info, ninfo, NULL);
+    spx_srv_relay_event(ctx, status, source, range, info, ninfo);
     return true;
 }
 
@@ -160,7 +163,8 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         info.value.data.darray = &arr; /* borrowed: deliver only encodes it */
         pmix_proc_t source;
         spx_proc_load(&source, ns->name, PMIX_RANK_WILDCARD);
-        spx_srv_event_deliver(PMIX_ERR_UNREACH, &source, PMIX_RANGE_NAMESPACE, &info, 1, NULL);
+        spx_srv_event_deliver(ctx, PMIX_ERR_UNREACH, &source, PMIX_RANGE_NAMESPACE, &info, 1,
+                              NULL);
         free(procs);
     }
 }
@@ -169,7 +173,6 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
 
 static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
-    (void)ctx;
     if (channel == SPX_SRV_CH_PROC_LOST) {
         pmix_proc_t p;
         if (spx_codec_pull_proc(b, &p) != 0 || spx_buf_finish(b) != 0) {
@@ -177,7 +180,7 @@ static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, 
             return;
         }
         p.nspace[PMIX_MAX_NSLEN] = '\0';
-        spx_srv_relay_proc_lost(&p, false);
+        spx_srv_relay_proc_lost(ctx, &p, false);
         return;
     }
     pmix_status_t status = spx_buf_pull_i32(b);
@@ -196,7 +199,7 @@ static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, 
         return;
     }
     source.nspace[PMIX_MAX_NSLEN] = '\0';
-    spx_srv_event_deliver(status, &source, range, info, ninfo, NULL);
+    spx_srv_event_deliver(ctx, status, &source, range, info, ninfo, NULL);
     spx_info_array_free(info, ninfo);
 }
 

@@ -119,12 +119,12 @@ static void stop_on_thread(void *arg)
     if (spx_srv.listener)
         spx_listener_destroy(spx_srv.listener);
     spx_srv.listener = NULL;
-    spx_srv_close_all();
+    spx_srv_close_all(&spx_srv);
     spx_srv_get_fail_all();
     for (size_t i = n; i-- > 0;)
         if (spx_srv_engines[i]->teardown)
             spx_srv_engines[i]->teardown(&spx_srv);
-    spx_srv_ns_free_all();
+    spx_srv_ns_free_all(&spx_srv);
     if (spx_srv.store)
         spx_store_destroy(spx_srv.store);
     spx_srv.store = NULL;
