@@ -100,7 +100,7 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
             if (ctx->mn && !cl->finalized)
                 spx_srv_relay_proc_lost(ctx, &p->proc, true);
             else if (!cl->finalized && !ctx->host.publish)
-                spx_srv_pubsub_proc_done(&p->proc, false);
+                spx_srv_pubsub_proc_done(ctx, &p->proc, false);
             if (ctx->fence)
                 spx_fence_proc_lost(ctx->fence, &p->proc);
             if (!cl->finalized)

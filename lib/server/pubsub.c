@@ -53,9 +53,9 @@ struct spx_srv_pubsub {
 };
 
 /* Is the table here (no tree, or this is node 0)? */
-static bool table_here(void)
+static bool table_here(const struct spx_srv_ctx *ctx)
 {
-    return !spx_srv.mn || spx_srv_mn_me() == 0;
+    return !ctx->mn || spx_srv_mn_me() == 0;
 }
 
 /* ---- requests leaving this node ---- */
@@ -194,7 +194,7 @@ static void remote_lookup_done(pmix_status_t st, pmix_pdata_t data[], size_t n, 
     free(r);
 }
 
-static void recv_request(uint32_t from, spx_buf_t *b)
+static void recv_request(struct spx_srv_ctx *ctx, uint32_t from, spx_buf_t *b)
 {
     pmix_proc_t proc;
     char **keys = NULL;
@@ -210,7 +210,7 @@ static void recv_request(uint32_t from, spx_buf_t *b)
         ok = (keys[i] = spx_buf_pull_str(b)) != NULL && strlen(keys[i]) <= PMIX_MAX_KEYLEN;
     ok = ok && spx_codec_pull_info_array(b, &info, &ninfo) == 0 && spx_buf_finish(b) == 0;
     struct remote *r = ok ? calloc(1, sizeof(*r)) : NULL;
-    if (!ok || !r || !table_here()) {
+    if (!ok || !r || !table_here(ctx)) {
         if (!ok)
             spx_warn("pubsub: malformed request from node %u dropped", from);
         else
@@ -245,39 +245,40 @@ static void mark_user(const pmix_proc_t *proc)
         cl->used_directory = true;
 }
 
-pmix_status_t spx_srv_pubsub_publish(const pmix_proc_t *proc, const pmix_info_t info[],
-                                     size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+pmix_status_t spx_srv_pubsub_publish(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                                     const pmix_info_t info[], size_t ninfo,
+                                     pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     mark_user(proc);
-    if (table_here())
+    if (table_here(ctx))
         return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
-    return send_request(spx_srv.pubsub, OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
+    return send_request(ctx->pubsub, OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
 }
 
-pmix_status_t spx_srv_pubsub_lookup(const pmix_proc_t *proc, char **keys,
-                                    const pmix_info_t info[], size_t ninfo,
+pmix_status_t spx_srv_pubsub_lookup(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                                    char **keys, const pmix_info_t info[], size_t ninfo,
                                     pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
     mark_user(proc);
-    if (table_here())
+    if (table_here(ctx))
         return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
     if (!keys || !keys[0] || !cbfunc)
         return PMIX_ERR_BAD_PARAM;
-    return send_request(spx_srv.pubsub, OP_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
+    return send_request(ctx->pubsub, OP_LOOKUP, proc, keys, info, ninfo, NULL, cbfunc, cbdata);
 }
 
-pmix_status_t spx_srv_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
-                                       const pmix_info_t info[], size_t ninfo,
+pmix_status_t spx_srv_pubsub_unpublish(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                                       char **keys, const pmix_info_t info[], size_t ninfo,
                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (table_here())
+    if (table_here(ctx))
         return spx_pubsub_unpublish(proc, keys, info, ninfo, cbfunc, cbdata);
-    return send_request(spx_srv.pubsub, OP_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
+    return send_request(ctx->pubsub, OP_UNPUBLISH, proc, keys, info, ninfo, cbfunc, NULL, cbdata);
 }
 
-void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used)
+void spx_srv_pubsub_proc_done(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool used)
 {
-    if (table_here()) {
+    if (table_here(ctx)) {
         spx_pubsub_proc_gone(proc);
     } else if (used && !spx_srv_mn_node_is_lost(0)) {
         spx_buf_t b;
@@ -293,13 +294,13 @@ void spx_srv_pubsub_proc_done(const pmix_proc_t *proc, bool used)
 static void pubsub_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
     if (channel == SPX_SRV_CH_PUBSUB_REQ) {
-        recv_request(from, b);
+        recv_request(ctx, from, b);
     } else if (channel == SPX_SRV_CH_PUBSUB_REP) {
         if (ctx->pubsub)
             recv_reply(ctx->pubsub, from, b);
     } else {
         pmix_proc_t p;
-        if (spx_codec_pull_proc(b, &p) == 0 && spx_buf_finish(b) == 0 && table_here())
+        if (spx_codec_pull_proc(b, &p) == 0 && spx_buf_finish(b) == 0 && table_here(ctx))
             spx_pubsub_proc_gone(&p);
     }
 }

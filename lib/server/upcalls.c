@@ -169,10 +169,10 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
             pmix_info_t *out = &res[found];
             if (spx_key_eq(key, PMIX_QUERY_NAMESPACES)) {
                 size_t len = 1;
-                for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next)
+                for (struct spx_srv_ns *ns = r->peer->ctx->nspaces; ns; ns = ns->next)
                     len += strlen(ns->name) + 1;
                 char *s = calloc(1, len);
-                for (struct spx_srv_ns *ns = spx_srv.nspaces; s && ns; ns = ns->next)
+                for (struct spx_srv_ns *ns = r->peer->ctx->nspaces; s && ns; ns = ns->next)
                     snprintf(s + strlen(s), len - strlen(s), "%s%s", *s ? "," : "", ns->name);
                 if (!s)
                     continue;
@@ -240,7 +240,8 @@ static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     for (size_t i = 0; i < qs->n && only_ours; i++)
         for (size_t k = 0; qs->q[i].keys && qs->q[i].keys[k] && only_ours; k++)
             only_ours = spx_srv_mn_is_query_key(qs->q[i].keys[k]);
-    if (!spx_srv.host.query || only_ours) {
+    const pmix_server_module_t *host = &p->ctx->host;
+    if (!host->query || only_ours) {
         query_local(r, qs);
         query_set_free(qs);
         return 0;
@@ -248,7 +249,7 @@ static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     r->done = query_done;
     r->owned = qs; /* the host may read it until its callback */
     r->owned_free = query_set_free_v;
-    upcall_result(r, spx_srv.host.query(&p->proc, qs->q, qs->n, info_cb, r));
+    upcall_result(r, host->query(&p->proc, qs->q, qs->n, info_cb, r));
     return 0;
 }
 
@@ -259,8 +260,13 @@ static int handle_publish(struct spx_srv_req *r, spx_buf_t *b)
     if (spx_codec_pull_info_array(b, &r->info, &r->ninfo) != 0 || spx_buf_finish(b) != 0)
         return -1;
     /* without a host directory the server's own serves the whole job (pubsub.c) */
-    upcall_result(r, (spx_srv.host.publish ? spx_srv.host.publish : spx_srv_pubsub_publish)(
-                         &r->peer->proc, r->info, r->ninfo, spx_srv_req_op_cb, r));
+    struct spx_srv_ctx *ctx = r->peer->ctx;
+    if (ctx->host.publish)
+        upcall_result(r, ctx->host.publish(&r->peer->proc, r->info, r->ninfo,
+                                           spx_srv_req_op_cb, r));
+    else
+        upcall_result(r, spx_srv_pubsub_publish(ctx, &r->peer->proc, r->info, r->ninfo,
+                                                spx_srv_req_op_cb, r));
     return 0;
 }
 
@@ -269,18 +275,25 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
     if (pull_keys(b, &r->keys) != 0 || spx_codec_pull_info_array(b, &r->info, &r->ninfo) != 0 ||
         spx_buf_finish(b) != 0)
         return -1;
+    struct spx_srv_ctx *ctx = r->peer->ctx;
     if (unpublish) {
-        upcall_result(r, (spx_srv.host.unpublish ? spx_srv.host.unpublish
-                                                 : spx_srv_pubsub_unpublish)(
-                             &r->peer->proc, r->keys, r->info, r->ninfo, spx_srv_req_op_cb, r));
+        if (ctx->host.unpublish)
+            upcall_result(r, ctx->host.unpublish(&r->peer->proc, r->keys, r->info, r->ninfo,
+                                                 spx_srv_req_op_cb, r));
+        else
+            upcall_result(r, spx_srv_pubsub_unpublish(ctx, &r->peer->proc, r->keys, r->info,
+                                                      r->ninfo, spx_srv_req_op_cb, r));
         return 0;
     }
     r->done = lookup_done;
     if (!r->keys)
         spx_srv_req_finish_now(r, PMIX_ERR_BAD_PARAM);
+    else if (ctx->host.lookup)
+        upcall_result(r, ctx->host.lookup(&r->peer->proc, r->keys, r->info, r->ninfo, lookup_cb,
+                                          r));
     else
-        upcall_result(r, (spx_srv.host.lookup ? spx_srv.host.lookup : spx_srv_pubsub_lookup)(
-                             &r->peer->proc, r->keys, r->info, r->ninfo, lookup_cb, r));
+        upcall_result(r, spx_srv_pubsub_lookup(ctx, &r->peer->proc, r->keys, r->info, r->ninfo,
+                                               lookup_cb, r));
     return 0;
 }
 
@@ -299,14 +312,15 @@ static int handle_jobctl(struct spx_srv_req *r, spx_buf_t *b)
         spx_srv_req_finish_now(r, PMIX_SUCCESS);
         return 0;
     }
-    if (!spx_srv.host.job_control) {
+    const pmix_server_module_t *host = &r->peer->ctx->host;
+    if (!host->job_control) {
         spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);
         return 0;
     }
     if (cl) /* mixed directives: keep the cleanups, pass everything on */
         spx_srv_cleanup_register(cl, r->info, r->ninfo, false);
-    upcall_result(r, spx_srv.host.job_control(&r->peer->proc, r->procs, r->nprocs, r->info,
-                                              r->ninfo, info_cb, r));
+    upcall_result(r, host->job_control(&r->peer->proc, r->procs, r->nprocs, r->info, r->ninfo,
+                                       info_cb, r));
     return 0;
 }
 
@@ -319,14 +333,13 @@ static int handle_abort(struct spx_srv_req *r, spx_buf_t *b)
         return -1;
     spx_warn("%s called PMIx_Abort(%d, \"%s\")", r->peer->name, status,
              r->msg ? r->msg : "");
-    if (!spx_srv.host.abort)
+    const pmix_server_module_t *host = &r->peer->ctx->host;
+    if (!host->abort)
         spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);
     else
-        upcall_result(r, spx_srv.host.abort(&r->peer->proc,
-                                            r->peer->client ? r->peer->client->server_object
-                                                            : NULL,
-                                            status, r->msg, r->procs, r->nprocs,
-                                            spx_srv_req_op_cb, r));
+        upcall_result(r, host->abort(&r->peer->proc,
+                                     r->peer->client ? r->peer->client->server_object : NULL,
+                                     status, r->msg, r->procs, r->nprocs, spx_srv_req_op_cb, r));
     return 0;
 }
 
@@ -335,17 +348,18 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     if (spx_buf_finish(b) != 0)
         return -1;
     struct spx_srv_client *cl = r->peer->client;
+    struct spx_srv_ctx *ctx = r->peer->ctx;
     if (cl) {
         cl->finalized = true;
         spx_srv_get_target_gone(r->peer->proc.nspace, r->peer->proc.rank);
-        if (!spx_srv.host.publish)
-            spx_srv_pubsub_proc_done(&r->peer->proc, cl->used_directory);
+        if (!ctx->host.publish)
+            spx_srv_pubsub_proc_done(ctx, &r->peer->proc, cl->used_directory);
     }
-    if (!cl || !spx_srv.host.client_finalized)
+    if (!cl || !ctx->host.client_finalized)
         spx_srv_req_finish_now(r, PMIX_SUCCESS);
     else
-        upcall_result(r, spx_srv.host.client_finalized(&r->peer->proc, cl->server_object,
-                                                       spx_srv_req_op_cb, r));
+        upcall_result(r, ctx->host.client_finalized(&r->peer->proc, cl->server_object,
+                                                    spx_srv_req_op_cb, r));
     return 0;
 }
 
