@@ -188,7 +188,10 @@ static void modex_on_thread(void *arg)
 }
 
 /* The host's pmix_modex_cbfunc_t: any thread, possibly inside fence_nb.
- * cbdata: the fence token; the answer is shifted to the progress thread. */
+ * cbdata: the fence token; the answer is shifted to the progress thread.
+ * The host hands back only the token, so the server is the one of the
+ * PMIx_server_* entry points (the global): a callback of the host module's
+ * signature has no other way to find it. */
 static void modex_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                      pmix_release_cbfunc_t relfn, void *relcbdata)
 {
@@ -413,8 +416,9 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     return 0;
 }
 
-void spx_srv_fence_arrive_for(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset,
-                              bool collect, double timeout, struct spx_srv_shmf_batch *batch)
+void spx_srv_fence_arrive_for(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                              const pmix_proc_t *set, size_t nset, bool collect, double timeout,
+                              struct spx_srv_shmf_batch *batch)
 {
     struct fence_req *r = calloc(1, sizeof(*r));
     if (!r) {
@@ -422,5 +426,5 @@ void spx_srv_fence_arrive_for(const pmix_proc_t *proc, const pmix_proc_t *set, s
         return;
     }
     r->batch = batch;
-    spx_fence_arrive(spx_srv.fence, proc, set, nset, collect, timeout, r);
+    spx_fence_arrive(ctx->fence, proc, set, nset, collect, timeout, r);
 }

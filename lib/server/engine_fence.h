@@ -26,7 +26,7 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
 /* Creates ns's segment when every local process is known and adds its path
  * to ns's job info (before the HELLO bytes are encoded). No segment (and
  * PMIX_SUCCESS) when it does not apply or cannot be made. */
-pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns);
+pmix_status_t spx_srv_shmf_setup(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns);
 /* Detaches ns's fence (re-registration hands it to the new ns). */
 struct spx_srv_shmf *spx_srv_shmf_take(struct spx_srv_ns *ns);
 /* Breaks, answers every waiter with PMIX_ERR_NOT_AVAILABLE, removes the file. */
@@ -50,9 +50,10 @@ void spx_srv_shmf_commit_applied(struct spx_srv_peer *p);
 int spx_srv_handle_fence_local(struct spx_srv_peer *p, spx_buf_t *b);
 /* The fence engine answered one of a closed gather's arrivals. */
 void spx_srv_shmf_batch_done(struct spx_srv_shmf_batch *batch, pmix_status_t status);
-/* collect.c: enters proc (a local process) into the fence engine for a
+/* collect.c: enters proc (a local process) into ctx's fence engine for a
  * closed gather; the answer goes to spx_srv_shmf_batch_done(batch). */
-void spx_srv_fence_arrive_for(const pmix_proc_t *proc, const pmix_proc_t *set, size_t nset,
-                              bool collect, double timeout, struct spx_srv_shmf_batch *batch);
+void spx_srv_fence_arrive_for(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                              const pmix_proc_t *set, size_t nset, bool collect, double timeout,
+                              struct spx_srv_shmf_batch *batch);
 
 #endif

@@ -517,7 +517,7 @@ static void do_register_nspace(void *arg)
      * re-registration can end the old one first (its clients mapped it) */
     if (old)
         spx_srv_shmf_break(old, PMIX_ERR_NOT_AVAILABLE, false);
-    if (spx_srv_shmf_setup(c->ns) == PMIX_SUCCESS && c->ns->shmf &&
+    if (spx_srv_shmf_setup(ctx, c->ns) == PMIX_SUCCESS && c->ns->shmf &&
         ns_encode_hello(c->ns) != PMIX_SUCCESS)
         spx_srv_shmf_free(spx_srv_shmf_take(c->ns));
     if (old) { /* re-registration: new job info, same clients and cleanups */

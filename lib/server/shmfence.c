@@ -54,6 +54,7 @@ struct sock_waiter {
 };
 
 struct spx_srv_shmf {
+    struct spx_srv_ctx *ctx;      /* borrowed: the server it belongs to */
     char nspace[PMIX_MAX_NSLEN + 1];
     spx_shmb_t *seg;
     pmix_rank_t *ranks;           /* local ranks, ascending: slot i is ranks[i] (owned) */
@@ -86,10 +87,10 @@ static bool shm_fence_enabled(void)
     return !e || strcmp(e, "0") != 0;
 }
 
-pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns)
+pmix_status_t spx_srv_shmf_setup(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns)
 {
     static unsigned serial;
-    if (!shm_fence_enabled() || !spx_srv.dir || !ns->local || ns->nlocal == 0 ||
+    if (!shm_fence_enabled() || !ctx->dir || !ns->local || ns->nlocal == 0 ||
         ns->nlocalprocs < 0 || (size_t)ns->nlocalprocs != ns->nlocal ||
         ns->nlocal > SPX_SHMB_MAX_LOCAL)
         return PMIX_SUCCESS;
@@ -98,6 +99,7 @@ pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns)
         free(f);
         return PMIX_ERR_NOMEM;
     }
+    f->ctx = ctx;
     memcpy(f->ranks, ns->local, ns->nlocal * sizeof(*f->ranks));
     snprintf(f->nspace, sizeof(f->nspace), "%s", ns->name);
     qsort(f->ranks, ns->nlocal, sizeof(*f->ranks), rank_cmp);
@@ -112,12 +114,12 @@ pmix_status_t spx_srv_shmf_setup(struct spx_srv_ns *ns)
     uint32_t jobsize = 0;
     /* releasing without the server skips the host's fence_nb: only when the
      * host does not need to see local fences */
-    bool host_free = spx_srv.mn || spx_srv.mn_cfg || spx_srv.local_fences || !spx_srv.host.fence_nb;
+    bool host_free = ctx->mn || ctx->mn_cfg || ctx->local_fences || !ctx->host.fence_nb;
     bool all_here = host_free && js && spx_value_to_u32(js, &jobsize) == PMIX_SUCCESS &&
                     jobsize == f->nlocal;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/f%u", spx_srv.dir, serial++);
-    f->seg = spx_shmb_create(path, f->nlocal, all_here, spx_srv.uid, spx_srv.gid);
+    snprintf(path, sizeof(path), "%s/f%u", ctx->dir, serial++);
+    f->seg = spx_shmb_create(path, f->nlocal, all_here, ctx->uid, ctx->gid);
     if (!f->seg) { /* the socket path still works */
         free(f->ranks);
         free(f);
@@ -198,7 +200,7 @@ void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recove
     bool closed;
     uint32_t ncollect = 0;
     spx_shmb_generation(f->seg, &closed, &ncollect);
-    if (spx_srv.mn && !closed && spx_shmb_gathering(f->seg)) {
+    if (f->ctx->mn && !closed && spx_shmb_gathering(f->seg)) {
         /* this node's part never reached the tree: fail it there too, as a
          * tracker that failed while gathering does */
         pmix_proc_t set;
@@ -340,9 +342,10 @@ static void gathered(struct spx_srv_ns *ns, uint32_t gen, uint32_t ncollect)
     memcpy(ranks, f->ranks, nlocal * sizeof(*ranks));
     char name[PMIX_MAX_NSLEN + 1];
     snprintf(name, sizeof(name), "%s", ns->name);
+    struct spx_srv_ctx *ctx = f->ctx;
     for (uint32_t i = 0; i < nlocal; i++) {
         spx_proc_load(&proc, name, ranks[i]);
-        spx_srv_fence_arrive_for(&proc, &set, 1, i < ncollect, (double)timeout, batch);
+        spx_srv_fence_arrive_for(ctx, &proc, &set, 1, i < ncollect, (double)timeout, batch);
     }
     free(ranks);
 }
