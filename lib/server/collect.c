@@ -74,7 +74,7 @@ int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b)
     if (spx_records_apply(b, p->ctx->store, commit_only_self, &f) != 0 || f.foreign)
         return -1;
     p->client->committed = true;
-    spx_srv_get_committed(p->proc.nspace, p->proc.rank);
+    spx_srv_get_committed(p->ctx, p->proc.nspace, p->proc.rank);
     spx_srv_shmf_commit_applied(p);
     return 0;
 }

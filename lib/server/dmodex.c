@@ -83,7 +83,7 @@ static void pending_finish(struct dmx_pending *d, pmix_status_t st, const void *
     if (d->peer) {
         const pmix_value_t *v = NULL;
         if (st == PMIX_SUCCESS &&
-            !(v = spx_srv_get_lookup(&d->requester, &d->target, d->key)))
+            !(v = spx_srv_get_lookup(d->dx->ctx, &d->requester, &d->target, d->key)))
             st = PMIX_ERR_NOT_FOUND;
         spx_srv_get_reply(d->peer, d->seq, st, v);
         spx_srv_peer_unref(d->peer);

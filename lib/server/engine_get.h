@@ -13,19 +13,19 @@
 /* GET frame of p (0, or -1 for a malformed payload: the caller closes). */
 int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
 /* A local process committed or went away: answer held requests. */
-void spx_srv_get_committed(const char *nspace, pmix_rank_t rank);
+void spx_srv_get_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 /* (nspace, rank) completed its HELLO: GETs waiting for its locality are answered. */
-void spx_srv_get_target_hello(const char *nspace, pmix_rank_t rank);
-void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank);
+void spx_srv_get_target_hello(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
+void spx_srv_get_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 void spx_srv_get_requester_gone(struct spx_srv_peer *p);
-void spx_srv_get_fail_all(void);
+void spx_srv_get_fail_all(struct spx_srv_ctx *ctx);
 /* Host dmodex support (PMIx_server_dmodex_request) on the progress thread. */
 bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix_rank_t rank,
                           pmix_scope_t scope);
 
 /* Borrowed pointer to the value of (target, key) requester may see, or NULL. */
-const pmix_value_t *spx_srv_get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
-                                       const char *key);
+const pmix_value_t *spx_srv_get_lookup(struct spx_srv_ctx *ctx, const pmix_proc_t *requester,
+                                      const pmix_proc_t *target, const char *key);
 /* Sends a GET reply (value v when st is PMIX_SUCCESS). */
 void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
                        const pmix_value_t *v);

@@ -5,7 +5,7 @@
  * and then in the namespace's job info; a GET of rank WILDCARD qualified
  * with PMIX_NODE_INFO or PMIX_APP_INFO is answered from that node's or
  * app's part of the job info alone (store/jobparts.h). A miss on a local target that has not
- * said its last word is held on spx_srv.gets until that process commits the
+ * said its last word is held on ctx->gets until that process commits the
  * key, its PMIX_TIMEOUT expires, or it finalizes / goes away. Misses that
  * nobody will fill are PMIX_ERR_NOT_FOUND at once, without a request to
  * another node: a reserved ("pmix.") key, which comes from the host's job
@@ -32,6 +32,7 @@
 #include "util/log.h"
 
 struct spx_srv_get {
+    struct spx_srv_ctx *ctx;        /* borrowed: the server holding it (on ctx->gets) */
     struct spx_srv_get *next;
     struct spx_srv_peer *peer;      /* referenced; NULL for a dmodex request */
     uint32_t seq;
@@ -55,13 +56,13 @@ bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix
     return scope == PMIX_LOCAL || scope == PMIX_GLOBAL;
 }
 
-const pmix_value_t *spx_srv_get_lookup(const pmix_proc_t *requester, const pmix_proc_t *target,
-                                      const char *key)
+const pmix_value_t *spx_srv_get_lookup(struct spx_srv_ctx *ctx, const pmix_proc_t *requester,
+                                      const pmix_proc_t *target, const char *key)
 {
     pmix_scope_t scope;
     const pmix_value_t *v;
     if (target->rank != PMIX_RANK_WILDCARD) {
-        v = spx_store_peek(spx_srv.store, target->nspace, target->rank, key, &scope);
+        v = spx_store_peek(ctx->store, target->nspace, target->rank, key, &scope);
         if (v && spx_srv_proc_visible(requester, target->nspace, target->rank, scope))
             return v;
     }
@@ -139,7 +140,8 @@ static void reply_with_record(struct spx_srv_peer *p, uint32_t seq, const pmix_p
     struct record_ctx c = {.requester = &p->proc, .target = target, .skip = key,
                            .past = false, .entries = &entries, .n = 0};
     if (target->rank != PMIX_RANK_WILDCARD && !spx_proc_eq(&p->proc, target))
-        spx_store_foreach_since(spx_srv.store, target->nspace, target->rank, 0, record_entry, &c);
+        spx_store_foreach_since(p->ctx->store, target->nspace, target->rank, 0, record_entry,
+                                &c);
     if (c.n > 0 && !spx_buf_failed(&entries)) {
         spx_buf_push_u32(&b, c.n);
         spx_buf_push_raw(&b, entries.data, entries.len);
@@ -155,7 +157,7 @@ static void reply_with_record(struct spx_srv_peer *p, uint32_t seq, const pmix_p
 
 static void held_unlink(struct spx_srv_get *g)
 {
-    for (struct spx_srv_get **pp = &spx_srv.gets; *pp; pp = &(*pp)->next)
+    for (struct spx_srv_get **pp = &g->ctx->gets; *pp; pp = &(*pp)->next)
         if (*pp == g) {
             *pp = g->next;
             return;
@@ -200,6 +202,7 @@ static bool target_may_commit(const pmix_proc_t *target)
 
 int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 {
+    struct spx_srv_ctx *ctx = p->ctx;
     pmix_proc_t target;
     char key[PMIX_MAX_KEYLEN + 1];
     pmix_info_t *info = NULL;
@@ -231,7 +234,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         return 0;
     }
 
-    v = spx_srv_get_lookup(&p->proc, &target, key);
+    v = spx_srv_get_lookup(ctx, &p->proc, &target, key);
     if (v) {
         reply_with_record(p, seq, &target, key, v);
         return 0;
@@ -240,7 +243,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
      * waited for, never asked of another node; PMIX_OPTIONAL and
      * PMIX_IMMEDIATE: only what is here already */
     bool reserved = spx_key_is_reserved(key);
-    if (spx_srv.mn && !optional && !immediate && !reserved && target.rank != PMIX_RANK_WILDCARD &&
+    if (ctx->mn && !optional && !immediate && !reserved && target.rank != PMIX_RANK_WILDCARD &&
         !spx_srv_proc_is_local(target.nspace, target.rank) &&
         spx_srv_dmx_get(p, seq, &p->proc, &target, key, optional, timeout))
         return 0; /* asked of the target's node */
@@ -260,6 +263,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         spx_srv_get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
         return 0;
     }
+    g->ctx = ctx;
     g->peer = p;
     spx_srv_peer_ref(p);
     g->seq = seq;
@@ -273,8 +277,8 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         spx_srv_get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
         return 0;
     }
-    g->next = spx_srv.gets;
-    spx_srv.gets = g;
+    g->next = ctx->gets;
+    ctx->gets = g;
     spx_debug("%s: GET %s of %s:%u held until it is committed", p->name, key, target.nspace,
               (unsigned)target.rank);
     return 0;
@@ -285,7 +289,7 @@ static void dmodex_answer(struct spx_srv_get *g)
 {
     spx_buf_t b;
     spx_buf_init(&b);
-    spx_records_push_proc(&b, spx_srv.store, g->target.nspace, g->target.rank, 0,
+    spx_records_push_proc(&b, g->ctx->store, g->target.nspace, g->target.rank, 0,
                           SPX_SCOPES_REMOTE, true, NULL);
     held_unlink(g);
     if (spx_buf_failed(&b)) {
@@ -297,47 +301,47 @@ static void dmodex_answer(struct spx_srv_get *g)
     free(g);
 }
 
-static void recheck_held(const char *nspace, pmix_rank_t rank);
+static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 
-void spx_srv_get_committed(const char *nspace, pmix_rank_t rank)
+void spx_srv_get_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    if (spx_srv.mn)
-        spx_srv_dmx_committed(&spx_srv, nspace, rank);
-    recheck_held(nspace, rank);
+    if (ctx->mn)
+        spx_srv_dmx_committed(ctx, nspace, rank);
+    recheck_held(ctx, nspace, rank);
 }
 
-void spx_srv_get_target_hello(const char *nspace, pmix_rank_t rank)
+void spx_srv_get_target_hello(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    recheck_held(nspace, rank);
+    recheck_held(ctx, nspace, rank);
 }
 
 /* Answers the held GETs of (nspace, rank) that can be answered now. */
-static void recheck_held(const char *nspace, pmix_rank_t rank)
+static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    struct spx_srv_get *g = spx_srv.gets, *next;
+    struct spx_srv_get *g = ctx->gets, *next;
     for (; g; g = next) {
         next = g->next;
         if (g->target.rank != rank || strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) != 0)
             continue;
         if (!g->peer) {
             dmodex_answer(g);
-            next = spx_srv.gets; /* list changed */
+            next = ctx->gets; /* list changed */
             continue;
         }
-        const pmix_value_t *v = spx_srv_get_lookup(&g->requester, &g->target, g->key);
+        const pmix_value_t *v = spx_srv_get_lookup(ctx, &g->requester, &g->target, g->key);
         struct spx_srv_client *tc = g->until_hello && !v
                                         ? spx_srv_client_find(nspace, rank) : NULL;
         if (v || (tc && tc->connected_once)) {
             held_finish(g, v ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, v);
-            next = spx_srv.gets;
+            next = ctx->gets;
         }
     }
 }
 
-static void fail_matching(const char *nspace, pmix_rank_t rank, const struct spx_srv_peer *peer,
-                          bool all, pmix_status_t st)
+static void fail_matching(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank,
+                          const struct spx_srv_peer *peer, bool all, pmix_status_t st)
 {
-    struct spx_srv_get *g = spx_srv.gets, *next;
+    struct spx_srv_get *g = ctx->gets, *next;
     for (; g; g = next) {
         next = g->next;
         bool hit = all || (peer && g->peer == peer) ||
@@ -346,25 +350,25 @@ static void fail_matching(const char *nspace, pmix_rank_t rank, const struct spx
         if (!hit)
             continue;
         held_finish(g, st, NULL);
-        next = spx_srv.gets;
+        next = ctx->gets;
     }
 }
 
-void spx_srv_get_target_gone(const char *nspace, pmix_rank_t rank)
+void spx_srv_get_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    fail_matching(nspace, rank, NULL, false, PMIX_ERR_NOT_FOUND);
-    if (spx_srv.mn)
-        spx_srv_dmx_target_gone(&spx_srv, nspace, rank);
+    fail_matching(ctx, nspace, rank, NULL, false, PMIX_ERR_NOT_FOUND);
+    if (ctx->mn)
+        spx_srv_dmx_target_gone(ctx, nspace, rank);
 }
 
 void spx_srv_get_requester_gone(struct spx_srv_peer *p)
 {
-    fail_matching(NULL, 0, p, false, PMIX_ERR_UNREACH); /* reply goes nowhere */
+    fail_matching(p->ctx, NULL, 0, p, false, PMIX_ERR_UNREACH); /* reply goes nowhere */
 }
 
-void spx_srv_get_fail_all(void)
+void spx_srv_get_fail_all(struct spx_srv_ctx *ctx)
 {
-    fail_matching(NULL, 0, NULL, true, PMIX_ERR_NOT_AVAILABLE);
+    fail_matching(ctx, NULL, 0, NULL, true, PMIX_ERR_NOT_AVAILABLE);
 }
 
 /* ---- PMIx_server_dmodex_request ---- */
@@ -372,21 +376,22 @@ void spx_srv_get_fail_all(void)
 static void do_dmodex(void *arg)
 {
     struct spx_srv_get *g = arg;
+    struct spx_srv_ctx *ctx = g->ctx;
     struct spx_srv_client *cl = spx_srv_client_find(g->target.nspace, g->target.rank);
-    if (spx_srv.active && spx_srv.mn &&
+    if (ctx->active && ctx->mn &&
         !spx_srv_proc_is_local(g->target.nspace, g->target.rank) &&
-        spx_srv_dmx_host(&spx_srv, &g->target, g->dmx_cb, g->dmx_arg)) {
+        spx_srv_dmx_host(ctx, &g->target, g->dmx_cb, g->dmx_arg)) {
         free(g); /* asked of the target's node */
         return;
     }
-    if (!spx_srv.active || !spx_srv_proc_is_local(g->target.nspace, g->target.rank) ||
+    if (!ctx->active || !spx_srv_proc_is_local(g->target.nspace, g->target.rank) ||
         (cl && (cl->finalized || (cl->connected_once && !cl->peer)) && !cl->committed)) {
         g->dmx_cb(PMIX_ERR_NOT_FOUND, NULL, 0, g->dmx_arg);
         free(g);
         return;
     }
-    g->next = spx_srv.gets;
-    spx_srv.gets = g;
+    g->next = ctx->gets;
+    ctx->gets = g;
     if (cl && cl->committed)
         dmodex_answer(g);
 }
@@ -402,6 +407,7 @@ SPX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
     struct spx_srv_get *g = calloc(1, sizeof(*g));
     if (!g)
         return PMIX_ERR_NOMEM;
+    g->ctx = &spx_srv; /* the entry point's server */
     spx_proc_load(&g->target, proc->nspace, proc->rank);
     g->dmx_cb = cbfunc;
     g->dmx_arg = cbdata;

@@ -588,7 +588,7 @@ static void do_deregister_nspace(void *arg)
         for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next) {
             pmix_proc_t p;
             spx_proc_load(&p, ns->name, cl->rank);
-            spx_srv_get_target_gone(ns->name, cl->rank);
+            spx_srv_get_target_gone(ctx, ns->name, cl->rank);
             if (ctx->fence)
                 spx_fence_proc_lost(ctx->fence, &p);
             if (cl->connected_once && !cl->finalized)
@@ -693,7 +693,7 @@ static void do_deregister_client(void *arg)
         if (cl->rank != c->proc.rank)
             continue;
         *pp = cl->next;
-        spx_srv_get_target_gone(ns->name, cl->rank);
+        spx_srv_get_target_gone(ctx, ns->name, cl->rank);
         if (ctx->fence)
             spx_fence_proc_lost(ctx->fence, &c->proc);
         if (!cl->finalized) {

@@ -96,7 +96,7 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
                 spx_warn("%s: connection lost before PMIx_Finalize", p->name);
                 ctx->local_failure = true;
             }
-            spx_srv_get_target_gone(p->proc.nspace, p->proc.rank);
+            spx_srv_get_target_gone(ctx, p->proc.nspace, p->proc.rank);
             if (ctx->mn && !cl->finalized)
                 spx_srv_relay_proc_lost(ctx, &p->proc, true);
             else if (!cl->finalized && !ctx->host.publish)
@@ -242,7 +242,7 @@ static void hello_done(struct spx_srv_req *r)
     /* its cpuset and locality, for the peers that ask (and have waited) */
     if (p->cpus)
         spx_srv_topo_client_cpus(cl->ns, cl->rank, p->cpus);
-    spx_srv_get_target_hello(cl->ns->name, cl->rank);
+    spx_srv_get_target_hello(p->ctx, cl->ns->name, cl->rank);
     spx_debug("%s: connected", p->name);
     spx_srv_req_free(r);
 }

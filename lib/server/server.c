@@ -120,7 +120,7 @@ static void stop_on_thread(void *arg)
         spx_listener_destroy(spx_srv.listener);
     spx_srv.listener = NULL;
     spx_srv_close_all(&spx_srv);
-    spx_srv_get_fail_all();
+    spx_srv_get_fail_all(&spx_srv);
     for (size_t i = n; i-- > 0;)
         if (spx_srv_engines[i]->teardown)
             spx_srv_engines[i]->teardown(&spx_srv);

@@ -351,7 +351,7 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     struct spx_srv_ctx *ctx = r->peer->ctx;
     if (cl) {
         cl->finalized = true;
-        spx_srv_get_target_gone(r->peer->proc.nspace, r->peer->proc.rank);
+        spx_srv_get_target_gone(ctx, r->peer->proc.nspace, r->peer->proc.rank);
         if (!ctx->host.publish)
             spx_srv_pubsub_proc_done(ctx, &r->peer->proc, cl->used_directory);
     }
