@@ -13,6 +13,19 @@
  * on srun's stderr, remembers the first status, answers 'K' and closes.
  * client_fini stops the thread and returns that status, which srun uses as
  * its exit code (the step's tasks themselves were killed by SIGKILL).
+ *
+ * Why a thread, when our rule is one progress thread per process: that rule
+ * is about the processes the PMIx library runs in, and no PMIx library runs
+ * in srun (the plugin opens libpmix in slurmstepd only); srun is Slurm's
+ * program with Slurm's threads. Slurm's MPI plugin API gives the srun side
+ * two calls, client_prelaunch before the step starts and client_fini after
+ * it ended, and no way to add a descriptor to srun's own event loop (its
+ * eio objects are internal to srun), so a listener that must answer while
+ * srun waits for the step needs a thread of its own, as Slurm's own mpi/pmi2
+ * and mpi/pmix plugins have. The thread shares one thing with srun's: the
+ * first report's status, written by the agent alone (status, then aborted
+ * with a release store) and read by client_fini after the join, or with an
+ * acquire load when the thread could not be told to stop. No lock.
  */
 #include "config.h"
 #include "plugin/abort_msg.h"
@@ -43,10 +56,9 @@ static struct {
     pthread_t tid;
     uint8_t secret[SPX_PLG_SECRET_LEN];
     uint32_t jobid, stepid;
-    pthread_mutex_t lock;
-    bool aborted;
-    int status;
-} spx_plg_srun = { .lfd = -1, .stop = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
+    bool aborted; /* written by the agent thread only, once (release) */
+    int status;   /* valid once aborted is set */
+} spx_plg_srun = { .lfd = -1, .stop = { -1, -1 } };
 
 static long spx_plg_ms_left(const struct timespec *deadline)
 {
@@ -104,12 +116,10 @@ static void spx_plg_agent_serve(int fd)
     }
     slurm_error("rank %u on %s called PMIx_Abort with status %d: %s", a.rank, a.host,
                 (int)a.status, a.text[0] ? a.text : "(no message)");
-    pthread_mutex_lock(&spx_plg_srun.lock);
-    if (!spx_plg_srun.aborted) {
-        spx_plg_srun.aborted = true;
+    if (!spx_plg_srun.aborted) { /* the agent is its only writer */
         spx_plg_srun.status = a.status;
+        __atomic_store_n(&spx_plg_srun.aborted, true, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&spx_plg_srun.lock);
     if (write(fd, "K", 1) != 1)
         spx_plg_dbg("abort agent: could not acknowledge the report");
 }
@@ -220,9 +230,7 @@ int spx_plg_srun_fini(void)
         spx_plg_srun.lfd = spx_plg_srun.stop[0] = spx_plg_srun.stop[1] = -1;
         spx_plg_srun.running = false;
     }
-    pthread_mutex_lock(&spx_plg_srun.lock);
-    status = spx_plg_srun.aborted ? spx_plg_srun.status : 0;
-    pthread_mutex_unlock(&spx_plg_srun.lock);
+    status = __atomic_load_n(&spx_plg_srun.aborted, __ATOMIC_ACQUIRE) ? spx_plg_srun.status : 0;
     /* an exit code: keep it non-zero after truncation to 8 bits */
     if (status != 0 && (status & 0xff) == 0)
         status = 1;

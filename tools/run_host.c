@@ -6,31 +6,44 @@
  * the host: fence_nb hands back the data it was given (a copy, released by
  * spx_run_host_release). publish/lookup/unpublish are left to the server
  * library's own job-wide directory (lib/server/pubsub.c). Process
- * state (connected, finalized, a pending abort) is written under one mutex
+ * state (connected, finalized, a pending abort) is written by the upcalls
  * and read by the main thread, which does all process work (kill, reap).
+ *
+ * Two threads, no lock. spmix-run's main thread spawns, reaps and signals
+ * the ranks; the library's progress thread is the server's and may not
+ * block, and the server API gives a host no way to run code on it, so the
+ * host's state crosses between them. Every field has one writer:
+ *   - nspace, nprocs and the flag arrays are set by spx_run_host_init before
+ *     PMIx_server_init starts the progress thread, and freed by
+ *     spx_run_host_fini after PMIx_server_finalize has stopped it;
+ *   - a connected/finalized flag goes from 0 to 1 once, in an upcall (release
+ *     store), and the main thread reads it with an acquire load: a rank's
+ *     client_finalized upcall returns before the rank is released from
+ *     PMIx_Finalize, so a reaped rank's flag is already visible;
+ *   - the abort record is claimed by the first upcall (compare-and-swap on
+ *     abort_seen), filled, then published (release store of abort_ready);
+ *     the main thread takes it once (compare-and-swap on abort_taken).
  */
 #include "run_host.h"
 #include "host/module.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct spx_run_host {
-    pthread_mutex_t lock;
     char nspace[PMIX_MAX_NSLEN + 1];
     uint32_t nprocs;
     int wake_fd;
-    unsigned char *connected, *finalized;   /* nprocs entries each */
-    bool abort_seen, abort_taken;
+    unsigned char *connected, *finalized;   /* nprocs entries each, set once */
+    bool abort_seen, abort_ready, abort_taken; /* claimed, filled, taken */
     uint32_t abort_rank;
     int abort_status;
     char abort_msg[1024];
 };
 
-static struct spx_run_host spx_run_host = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1 };
+static struct spx_run_host spx_run_host = { .wake_fd = -1 };
 
 static void spx_run_host_wake(void)
 {
@@ -56,9 +69,7 @@ static void spx_run_host_mark(unsigned char *flags, const pmix_proc_t *proc)
 
     if (slot < 0)
         return;
-    pthread_mutex_lock(&spx_run_host.lock);
-    flags[slot] = 1;
-    pthread_mutex_unlock(&spx_run_host.lock);
+    __atomic_store_n(&flags[slot], 1, __ATOMIC_RELEASE);
 }
 
 static pmix_status_t spx_run_host_client_connected(const pmix_proc_t *proc, void *obj,
@@ -88,15 +99,16 @@ static pmix_status_t spx_run_host_client_finalized(const pmix_proc_t *proc, void
 static void spx_run_host_abort_record(const pmix_proc_t *proc, int status, const char *msg,
                                       void *arg)
 {
+    bool unclaimed = false;
+
     (void)arg;
-    pthread_mutex_lock(&spx_run_host.lock);
-    if (!spx_run_host.abort_seen) {
-        spx_run_host.abort_seen = true;
+    if (__atomic_compare_exchange_n(&spx_run_host.abort_seen, &unclaimed, true, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         spx_run_host.abort_rank = proc ? proc->rank : PMIX_RANK_UNDEF;
         spx_run_host.abort_status = status;
         strncpy(spx_run_host.abort_msg, msg, sizeof(spx_run_host.abort_msg) - 1);
+        __atomic_store_n(&spx_run_host.abort_ready, true, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&spx_run_host.lock);
     spx_run_host_wake();
 }
 
@@ -229,25 +241,19 @@ int spx_run_host_init(const char *nspace, uint32_t nprocs, int wake_fd)
     return 0;
 }
 
+/* After PMIx_server_finalize (no upcall runs any more), on the main thread. */
 void spx_run_host_fini(void)
 {
-    pthread_mutex_lock(&spx_run_host.lock);
     free(spx_run_host.connected);
     free(spx_run_host.finalized);
     spx_run_host.connected = spx_run_host.finalized = NULL;
     spx_run_host.nprocs = 0;
-    pthread_mutex_unlock(&spx_run_host.lock);
 }
 
 static bool spx_run_host_flag(const unsigned char *flags, uint32_t rank)
 {
-    bool v = false;
-
-    pthread_mutex_lock(&spx_run_host.lock);
-    if (flags != NULL && rank < spx_run_host.nprocs)
-        v = flags[rank] != 0;
-    pthread_mutex_unlock(&spx_run_host.lock);
-    return v;
+    return flags != NULL && rank < spx_run_host.nprocs &&
+           __atomic_load_n(&flags[rank], __ATOMIC_ACQUIRE) != 0;
 }
 
 bool spx_run_host_connected(uint32_t rank)
@@ -262,19 +268,17 @@ bool spx_run_host_finalized(uint32_t rank)
 
 bool spx_run_host_take_abort(uint32_t *rank, int *status, char *msg, size_t len)
 {
-    bool got = false;
+    bool untaken = false;
 
-    pthread_mutex_lock(&spx_run_host.lock);
-    if (spx_run_host.abort_seen && !spx_run_host.abort_taken) {
-        spx_run_host.abort_taken = true;
-        *rank = spx_run_host.abort_rank;
-        *status = spx_run_host.abort_status;
-        if (len > 0) {
-            strncpy(msg, spx_run_host.abort_msg, len - 1);
-            msg[len - 1] = '\0';
-        }
-        got = true;
+    if (!__atomic_load_n(&spx_run_host.abort_ready, __ATOMIC_ACQUIRE) ||
+        !__atomic_compare_exchange_n(&spx_run_host.abort_taken, &untaken, true, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return false;
+    *rank = spx_run_host.abort_rank;
+    *status = spx_run_host.abort_status;
+    if (len > 0) {
+        strncpy(msg, spx_run_host.abort_msg, len - 1);
+        msg[len - 1] = '\0';
     }
-    pthread_mutex_unlock(&spx_run_host.lock);
-    return got;
+    return true;
 }

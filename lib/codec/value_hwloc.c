@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <hwloc.h>
 #include <hwloc/export.h>
-#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,53 +136,92 @@ void spx_codec_pack_topo(spx_buf_t *b, const void *p, int depth)
 /* Topology objects are borrowed by every pmix_topology_t (PMIx_Value_destruct
  * and copies never destroy them), so a topology that arrives on the wire is
  * interned: one live hwloc object per distinct XML text, kept for the life of
- * the process. The table is small; a peer cannot make us hold more. */
+ * the process. The table is small; a peer cannot make us hold more.
+ *
+ * The table is not progress-thread state: PMIx_Data_unpack, PMIx_Data_copy
+ * and PMIx_Value_xfer decode on their caller's thread, the progress thread
+ * decodes what arrives on sockets, and a server decodes for its host. So it
+ * takes no lock: each slot is filled once with a compare-and-swap and
+ * read-only after that. A thread that meets an empty slot builds its entry
+ * first (outside any critical section: hwloc parses the XML) and then tries
+ * to publish it; if another thread filled the slot meanwhile and with the
+ * same XML, the loser frees its copy and uses the winner's, else it moves on
+ * to the next slot. So every distinct XML still has exactly one object. */
 #define SPX_CODEC_MAX_TOPOS 8
 
-static struct {
-    char *xml;
-    size_t len;
+struct spx_codec_topo {
+    char *xml;   /* owned, NUL-terminated */
+    size_t len;  /* without the NUL */
     hwloc_topology_t topo;
-} topo_cache[SPX_CODEC_MAX_TOPOS];
-static int topo_count;
-static pthread_mutex_t topo_lock = PTHREAD_MUTEX_INITIALIZER;
+};
+
+/* Each slot is NULL or an entry, set once (compare-and-swap), never freed. */
+static struct spx_codec_topo *topo_cache[SPX_CODEC_MAX_TOPOS];
+
+/* An entry for xml (ownership passes to it), or NULL with *err set and xml
+ * still the caller's. */
+static struct spx_codec_topo *topo_entry_create(char *xml, size_t len, int *err)
+{
+    struct spx_codec_topo *e = malloc(sizeof(*e));
+    if (!e) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    if (hwloc_topology_init(&e->topo) < 0) {
+        free(e);
+        *err = ENOMEM;
+        return NULL;
+    }
+    if (hwloc_topology_set_xmlbuffer(e->topo, xml, (int)len + 1) < 0 ||
+        hwloc_topology_load(e->topo) < 0) {
+        hwloc_topology_destroy(e->topo);
+        free(e);
+        *err = EBADMSG;
+        return NULL;
+    }
+    e->xml = xml;
+    e->len = len;
+    return e;
+}
+
+static void topo_entry_destroy(struct spx_codec_topo *e)
+{
+    hwloc_topology_destroy(e->topo);
+    free(e->xml);
+    free(e);
+}
 
 /* xml: NUL-terminated, len without the NUL; ownership passes here. Returns the
  * borrowed topology or NULL with *err set. */
 static hwloc_topology_t topo_intern(char *xml, size_t len, int *err)
 {
-    hwloc_topology_t topo = NULL;
-    pthread_mutex_lock(&topo_lock);
-    for (int i = 0; i < topo_count; i++) {
-        if (topo_cache[i].len == len && memcmp(topo_cache[i].xml, xml, len) == 0) {
-            topo = topo_cache[i].topo;
-            goto out;
+    struct spx_codec_topo *mine = NULL; /* built once, on the first empty slot */
+    for (int i = 0; i < SPX_CODEC_MAX_TOPOS; i++) {
+        struct spx_codec_topo *e = __atomic_load_n(&topo_cache[i], __ATOMIC_ACQUIRE);
+        if (!e) {
+            if (!mine && !(mine = topo_entry_create(xml, len, err))) {
+                free(xml);
+                return NULL;
+            }
+            if (__atomic_compare_exchange_n(&topo_cache[i], &e, mine, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                return mine->topo;
+            /* another thread filled slot i first: e is its entry */
+        }
+        if (e->len == len && memcmp(e->xml, xml, len) == 0) {
+            if (mine)
+                topo_entry_destroy(mine); /* frees xml too */
+            else
+                free(xml);
+            return e->topo;
         }
     }
-    if (topo_count == SPX_CODEC_MAX_TOPOS) {
-        *err = ENOSPC;
-        goto out;
-    }
-    if (hwloc_topology_init(&topo) < 0) {
-        *err = ENOMEM;
-        topo = NULL;
-        goto out;
-    }
-    if (hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) < 0 || hwloc_topology_load(topo) < 0) {
-        hwloc_topology_destroy(topo);
-        topo = NULL;
-        *err = EBADMSG;
-        goto out;
-    }
-    topo_cache[topo_count].xml = xml;
-    topo_cache[topo_count].len = len;
-    topo_cache[topo_count].topo = topo;
-    topo_count++;
-    xml = NULL;
-out:
-    pthread_mutex_unlock(&topo_lock);
-    free(xml);
-    return topo;
+    *err = ENOSPC;
+    if (mine)
+        topo_entry_destroy(mine);
+    else
+        free(xml);
+    return NULL;
 }
 
 void spx_codec_unpack_topo(spx_buf_t *b, void *p, int depth)

@@ -3,6 +3,16 @@
  * callbacks (pmix_op_cbfunc_t, run on the library's progress thread): a
  * mutex, a condition variable and the status the callback delivered.
  * Never used on the progress thread itself (it would wait for itself).
+ *
+ * Why a lock, when only the client's documented locks should remain: this
+ * object exists to carry one result across threads. The waiter is the
+ * host's own thread (spmix-run's main thread; in the plugin, the
+ * slurmstepd thread that runs the MPI hooks), which the library does not
+ * own and which must sleep until the progress thread calls back; the
+ * library offers no event loop the host could run on instead, and sleeping
+ * needs a condition variable, which needs its mutex. The mutex guards only
+ * done and status, is held for a few instructions on either side and never
+ * across a call into the library.
  */
 #ifndef SPX_HOST_SYNC_H
 #define SPX_HOST_SYNC_H
