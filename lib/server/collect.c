@@ -130,7 +130,7 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
         if (cl && cl->connected_once && !cl->peer)
             *gone = PMIX_ERR_PROC_ABORTED;
     }
-    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(set, nset) : PMIX_SUCCESS;
+    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(ctx, set, nset) : PMIX_SUCCESS;
     if (st != PMIX_SUCCESS)
         *gone = st;
     return n;
@@ -164,7 +164,7 @@ static void op_local_failed(const pmix_proc_t *set, size_t nset, const char *set
 {
     struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
     if (ctx->mn)
-        spx_srv_mn_fence_failed(set, nset, set_key, collect, status, timeout);
+        spx_srv_mn_fence_failed(ctx, set, nset, set_key, collect, status, timeout);
 }
 
 struct modex_answer {
@@ -223,7 +223,7 @@ static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const ch
     ctx->stats.last_payload = ndata;
     g->building_keys = g->building_dels = 0;
     if (ctx->mn) /* whole seconds, as the host sees PMIX_TIMEOUT */
-        return spx_srv_mn_fence(set_key, set, nset, o->collect,
+        return spx_srv_mn_fence(ctx, set_key, set, nset, o->collect,
                                 o->timeout > 0 ? (double)(int)o->timeout : 0, data, ndata,
                                 token);
     if (!ctx->host.fence_nb)
@@ -340,16 +340,23 @@ static void fence_teardown(struct spx_srv_ctx *ctx)
     ctx->fglue = NULL;
 }
 
-/* Does set name a process on node (the nodes' map of the namespaces)? */
+struct node_of {
+    struct spx_srv_ctx *ctx;
+    uint32_t node;
+};
+
+/* Does set name a process on the node (the nodes' map of the namespaces)?
+ * arg: a struct node_of. */
 static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
 {
-    uint32_t node = *(const uint32_t *)arg, *nodes;
+    const struct node_of *on = arg;
+    uint32_t *nodes;
     size_t n;
-    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) != 0)
+    if (spx_srv_mn_set_nodes(on->ctx, set, nset, &nodes, &n) != 0)
         return false;
     bool hit = false;
     for (size_t i = 0; i < n && !hit; i++)
-        hit = nodes[i] == node;
+        hit = nodes[i] == on->node;
     free(nodes);
     return hit;
 }
@@ -360,10 +367,11 @@ static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
  * needed that node; so only the trackers still gathering here fail then. */
 static void fence_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
+    struct node_of on = {.ctx = ctx, .node = node};
     if (ctx->fence && lost)
-        spx_fence_fail_if(ctx->fence, set_on_node, &node, PMIX_ERR_UNREACH);
+        spx_fence_fail_if(ctx->fence, set_on_node, &on, PMIX_ERR_UNREACH);
     else if (ctx->fence)
-        spx_fence_fail_gathering_if(ctx->fence, set_on_node, &node, PMIX_ERR_UNREACH);
+        spx_fence_fail_gathering_if(ctx->fence, set_on_node, &on, PMIX_ERR_UNREACH);
 }
 
 const struct spx_srv_engine_ops spx_srv_fence_engine = {

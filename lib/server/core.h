@@ -284,38 +284,42 @@ enum spx_srv_channel {
 };
 /* A channel's bit in spx_srv_engine_ops.channels. */
 #define SPX_SRV_CH_BIT(ch) (1u << (ch))
-/* Reads the SPMIX_TREE_* directives (caller's thread) into spx_srv.mn_cfg; PMIX_SUCCESS
+/* nodes.c: the other nodes, for the server ctx (every function works on the
+ * ctx it is given).
+ * Reads the SPMIX_TREE_* directives (caller's thread) into ctx->mn_cfg; PMIX_SUCCESS
  * also when there are none (single node), PMIX_ERR_BAD_PARAM when incomplete. */
-pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo);
+pmix_status_t spx_srv_mn_parse(struct spx_srv_ctx *ctx, const pmix_info_t *info, size_t ninfo);
 /* On the progress thread: creates and starts the network (0), or -1. No-op
  * without cfg. The network's upcalls receive ctx (borrowed; outlives it). */
 int spx_srv_mn_start(struct spx_srv_ctx *ctx);
 /* On the progress thread: prints the totals if SPMIX_STATS=1, destroys the tree (its
  * pending collectives complete with PMIX_ERR_UNREACH first), frees the state. */
-void spx_srv_mn_stop(void);
+void spx_srv_mn_stop(struct spx_srv_ctx *ctx);
 /* Nodes hosting the participants of set (sorted, own node included): *out malloc'd.
  * 0, or -1 when a participant's node is unknown. */
-int spx_srv_mn_set_nodes(const pmix_proc_t *set, size_t nset, uint32_t **out, size_t *n);
+int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                         uint32_t **out, size_t *n);
 /* Whether set names a process on a node that is gone (lost or ended:
  * PMIX_ERR_UNREACH) or a process known to be lost (PMIX_ERR_PROC_ABORTED);
  * PMIX_SUCCESS when neither. */
-pmix_status_t spx_srv_mn_set_gone(const pmix_proc_t *set, size_t nset);
-bool spx_srv_mn_node_is_lost(uint32_t node);
+pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset);
+bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node);
 /* Records proc as lost; false when it already was (or no memory). */
-bool spx_srv_mn_mark_lost(const pmix_proc_t *proc);
-uint32_t spx_srv_mn_me(void);
+bool spx_srv_mn_mark_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc);
+uint32_t spx_srv_mn_me(const struct spx_srv_ctx *ctx);
 /* The fence engine's host_fence and local_failed in multi-node mode. */
-pmix_status_t spx_srv_mn_fence(const char *set_key, const pmix_proc_t *set, size_t nset,
-                               bool collect, double timeout, const char *data, size_t ndata,
-                               void *token);
-void spx_srv_mn_fence_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
-                             bool collect, pmix_status_t status, double timeout);
+pmix_status_t spx_srv_mn_fence(struct spx_srv_ctx *ctx, const char *set_key,
+                               const pmix_proc_t *set, size_t nset, bool collect, double timeout,
+                               const char *data, size_t ndata, void *token);
+void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                             const char *set_key, bool collect, pmix_status_t status,
+                             double timeout);
 /* Answers the SPMIX_QUERY_* key into *out (uint64); false for other keys. */
-bool spx_srv_mn_query(const char *key, pmix_info_t *out);
+bool spx_srv_mn_query(const struct spx_srv_ctx *ctx, const char *key, pmix_info_t *out);
 bool spx_srv_mn_is_query_key(const char *key);
 /* Sends / broadcasts on a channel; 0 or -1. */
-int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b);
-int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b);
+int spx_srv_mn_send(struct spx_srv_ctx *ctx, uint32_t node, uint8_t channel, const spx_buf_t *b);
+int spx_srv_mn_bcast(struct spx_srv_ctx *ctx, uint8_t channel, const spx_buf_t *b);
 
 /* ---- cleanup.c ---- */
 /* Records the cleanup directives of a JOBCTL; PMIX_SUCCESS, or NOT_SUPPORTED when

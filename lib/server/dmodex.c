@@ -110,7 +110,8 @@ static bool pending_start(struct spx_srv_dmx *dx, struct spx_srv_peer *p, uint32
                           long timeout, pmix_dmodex_response_fn_t cb, void *cbarg)
 {
     uint32_t node = spx_srv_ns_node_of(spx_srv_ns_find(target->nspace), target->rank);
-    if (node == UINT32_MAX || node == spx_srv_mn_me() || spx_srv_mn_node_is_lost(node))
+    if (node == UINT32_MAX || node == spx_srv_mn_me(dx->ctx) ||
+        spx_srv_mn_node_is_lost(dx->ctx, node))
         return false;
     struct dmx_pending *d = calloc(1, sizeof(*d));
     if (!d)
@@ -141,7 +142,7 @@ static bool pending_start(struct spx_srv_dmx *dx, struct spx_srv_peer *p, uint32
     spx_buf_push_str(&b, d->key);
     spx_buf_push_u8(&b, optional);
     spx_buf_push_u32(&b, timeout > 0 ? (uint32_t)timeout : 0);
-    int rc = spx_srv_mn_send(node, SPX_SRV_CH_DMX_REQ, &b);
+    int rc = spx_srv_mn_send(dx->ctx, node, SPX_SRV_CH_DMX_REQ, &b);
     spx_buf_fini(&b);
     spx_debug("dmodex %s of %s:%u asked of node %u (id %u)", d->key, d->target.nspace,
               (unsigned)d->target.rank, node, d->id);
@@ -212,7 +213,7 @@ static void send_answer(struct spx_srv_dmx *dx, uint32_t to, uint32_t id, pmix_s
         spx_buf_push_u32(&b, id);
         spx_buf_push_i32(&b, PMIX_ERR_NOMEM);
     }
-    if (spx_srv_mn_send(to, SPX_SRV_CH_DMX_REP, &b) != 0)
+    if (spx_srv_mn_send(dx->ctx, to, SPX_SRV_CH_DMX_REP, &b) != 0)
         spx_debug("dmodex answer %u to node %u not sent", id, to);
     spx_buf_fini(&b);
 }

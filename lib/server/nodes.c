@@ -15,7 +15,8 @@
  *     the copy count of a modex payload is in collect.c);
  *   - a lost or departed node is recorded here and handed to every engine's
  *     node_gone, in the engines' order.
- * The network's upcalls carry the server context (their arg).
+ * The network's upcalls carry the server context (their arg); every function
+ * here works on the context it is given, none reaches the global.
  * The SPMIX_QUERY_* counters and the SPMIX_STATS=1 summary come from here.
  */
 #include "config.h"
@@ -65,12 +66,13 @@ static void cfg_free(struct spx_srv_mn_cfg *c)
     free(c);
 }
 
-pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo)
+pmix_status_t spx_srv_mn_parse(struct spx_srv_ctx *ctx, const pmix_info_t *info,
+                               size_t ninfo)
 {
     const pmix_info_t *idx = spx_info_find(info, ninfo, SPMIX_TREE_NODE_INDEX);
     const pmix_info_t *addrs = spx_info_find(info, ninfo, SPMIX_TREE_ADDRS);
     const pmix_info_t *sec = spx_info_find(info, ninfo, SPMIX_TREE_SECRET);
-    spx_srv.mn_cfg = NULL;
+    ctx->mn_cfg = NULL;
     if (!idx && !addrs && !sec)
         return PMIX_SUCCESS;
     if (!idx || !addrs || !sec) {
@@ -140,7 +142,7 @@ pmix_status_t spx_srv_mn_parse(const pmix_info_t *info, size_t ninfo)
     if ((i = spx_info_find(info, ninfo, SPMIX_TREE_TIMEOUT)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS && u > 0)
         c->connect_timeout = u;
-    spx_srv.mn_cfg = c;
+    ctx->mn_cfg = c;
     return PMIX_SUCCESS;
 fail:
     cfg_free(c);
@@ -213,11 +215,11 @@ void spx_srv_net_set_factory(spx_srv_net_create_f create)
 }
 
 /* Did every process this server served end with PMIx_Finalize? */
-static bool mn_ended_in_order(void)
+static bool mn_ended_in_order(const struct spx_srv_ctx *ctx)
 {
-    if (spx_srv.local_failure)
+    if (ctx->local_failure)
         return false;
-    for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next)
+    for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next)
         for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next)
             if (cl->connected_once && !cl->finalized) /* never connected: not a PMIx program */
                 return false;
@@ -260,11 +262,11 @@ out:
     return rc;
 }
 
-void spx_srv_mn_stop(void)
+void spx_srv_mn_stop(struct spx_srv_ctx *ctx)
 {
-    cfg_free(spx_srv.mn_cfg);
-    spx_srv.mn_cfg = NULL;
-    struct spx_srv_mn *m = spx_srv.mn;
+    cfg_free(ctx->mn_cfg);
+    ctx->mn_cfg = NULL;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m)
         return;
     spx_srv_net_stats_t st;
@@ -278,41 +280,41 @@ void spx_srv_mn_stop(void)
     /* pending collectives complete (UNREACH) while the fence engine still exists;
      * m->net is cleared first so nothing reaches into the network being destroyed */
     void *net = m->net;
-    if (mn_ended_in_order())
+    if (mn_ended_in_order(ctx))
         m->net_ops->leave(net); /* the others see an orderly end, not a lost node */
     else
         spx_info("server: node %u: a local process ended without PMIx_Finalize; "
                  "the other nodes will see this node as lost", m->me);
     m->net = NULL;
     m->net_ops->destroy(net);
-    spx_srv.mn = NULL;
+    ctx->mn = NULL;
     free(m->node_lost);
     free(m->lost);
     free(m);
 }
 
-uint32_t spx_srv_mn_me(void)
+uint32_t spx_srv_mn_me(const struct spx_srv_ctx *ctx)
 {
-    return spx_srv.mn ? spx_srv.mn->me : 0;
+    return ctx->mn ? ctx->mn->me : 0;
 }
 
-bool spx_srv_mn_node_is_lost(uint32_t node)
+bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_mn *m = ctx->mn;
     return m && node < m->nnodes && m->node_lost[node];
 }
 
-int spx_srv_mn_send(uint32_t node, uint8_t channel, const spx_buf_t *b)
+int spx_srv_mn_send(struct spx_srv_ctx *ctx, uint32_t node, uint8_t channel, const spx_buf_t *b)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
-    if (!m || !m->net || spx_buf_failed(b) || spx_srv_mn_node_is_lost(node))
+    struct spx_srv_mn *m = ctx->mn;
+    if (!m || !m->net || spx_buf_failed(b) || spx_srv_mn_node_is_lost(ctx, node))
         return -1;
     return m->net_ops->send(m->net, node, channel, b->data, b->len);
 }
 
-int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b)
+int spx_srv_mn_bcast(struct spx_srv_ctx *ctx, uint8_t channel, const spx_buf_t *b)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m || !m->net || spx_buf_failed(b))
         return -1;
     if (m->nnodes < 2)
@@ -322,9 +324,9 @@ int spx_srv_mn_bcast(uint8_t channel, const spx_buf_t *b)
 
 /* ---- lost processes ---- */
 
-bool spx_srv_mn_mark_lost(const pmix_proc_t *proc)
+bool spx_srv_mn_mark_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m)
         return false;
     for (size_t i = 0; i < m->nlost; i++)
@@ -342,15 +344,15 @@ bool spx_srv_mn_mark_lost(const pmix_proc_t *proc)
     return true;
 }
 
-pmix_status_t spx_srv_mn_set_gone(const pmix_proc_t *set, size_t nset)
+pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m)
         return PMIX_SUCCESS;
     uint32_t *nodes;
     size_t n;
     bool node_gone = false;
-    if (spx_srv_mn_set_nodes(set, nset, &nodes, &n) == 0) {
+    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &n) == 0) {
         for (size_t i = 0; i < n && !node_gone; i++)
             node_gone = m->node_lost[nodes[i]];
         free(nodes);
@@ -371,9 +373,10 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int spx_srv_mn_set_nodes(const pmix_proc_t *set, size_t nset, uint32_t **out, size_t *n)
+int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                         uint32_t **out, size_t *n)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_mn *m = ctx->mn;
     *out = NULL;
     *n = 0;
     if (!m)
@@ -421,6 +424,7 @@ unknown:
 }
 
 struct mn_coll {
+    struct spx_srv_ctx *ctx; /* borrowed */
     void *token;             /* fence engine token, NULL for a failed tracker */
     char set_key[64];        /* for log lines (truncated) */
 };
@@ -428,34 +432,35 @@ struct mn_coll {
 static void mn_coll_done(pmix_status_t status, const void *data, size_t len, void *arg)
 {
     struct mn_coll *c = arg;
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_ctx *ctx = c->ctx;
+    struct spx_srv_mn *m = ctx->mn;
     if (c->token && m && m->net) {
         spx_srv_net_stats_t st;
         m->net_ops->stats(m->net, &st);
-        spx_srv.stats.colls++;
+        ctx->stats.colls++;
         spx_debug("fence %s over the tree: status %d, received %zu bytes, sent %llu msgs "
                   "%llu bytes, contributed %llu payload bytes, %llu keys, %llu deletions",
                   c->set_key, status, len, (unsigned long long)st.last_coll_msgs_sent,
                   (unsigned long long)st.last_coll_bytes_sent,
                   (unsigned long long)st.last_coll_payload_bytes,
-                  (unsigned long long)spx_srv.stats.last_keys,
-                  (unsigned long long)spx_srv.stats.last_dels);
+                  (unsigned long long)ctx->stats.last_keys,
+                  (unsigned long long)ctx->stats.last_dels);
     }
-    if (c->token && spx_srv.fence)
-        spx_fence_host_done(spx_srv.fence, c->token, status, data, len);
+    if (c->token && ctx->fence)
+        spx_fence_host_done(ctx->fence, c->token, status, data, len);
     free(c);
 }
 
-static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, bool collect,
-                   pmix_status_t status, double timeout, const char *data, size_t ndata,
-                   void *token)
+static int mn_coll(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc_t *set,
+                   size_t nset, bool collect, pmix_status_t status, double timeout,
+                   const char *data, size_t ndata, void *token)
 {
-    struct spx_srv_mn *m = spx_srv.mn;
+    struct spx_srv_mn *m = ctx->mn;
     if (!m || !m->net)
         return -1;
     uint32_t *nodes;
     size_t nn;
-    if (spx_srv_mn_set_nodes(set, nset, &nodes, &nn) != 0) {
+    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &nn) != 0) {
         spx_error("fence %s: a participant's node is unknown (no node/proc map?)", set_key);
         return -1;
     }
@@ -464,6 +469,7 @@ static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, boo
         free(nodes);
         return -1;
     }
+    c->ctx = ctx;
     c->token = token;
     snprintf(c->set_key, sizeof(c->set_key), "%s", set_key);
     int rc = m->net_ops->coll_start(m->net, set_key, nodes, nn,
@@ -475,19 +481,20 @@ static int mn_coll(const char *set_key, const pmix_proc_t *set, size_t nset, boo
     return rc;
 }
 
-pmix_status_t spx_srv_mn_fence(const char *set_key, const pmix_proc_t *set, size_t nset,
-                               bool collect, double timeout, const char *data, size_t ndata,
-                               void *token)
+pmix_status_t spx_srv_mn_fence(struct spx_srv_ctx *ctx, const char *set_key,
+                               const pmix_proc_t *set, size_t nset, bool collect, double timeout,
+                               const char *data, size_t ndata, void *token)
 {
-    if (mn_coll(set_key, set, nset, collect, PMIX_SUCCESS, timeout, data, ndata, token) != 0)
+    if (mn_coll(ctx, set_key, set, nset, collect, PMIX_SUCCESS, timeout, data, ndata, token) != 0)
         return PMIX_ERR_UNREACH;
     return PMIX_SUCCESS;
 }
 
-void spx_srv_mn_fence_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
-                             bool collect, pmix_status_t status, double timeout)
+void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                             const char *set_key, bool collect, pmix_status_t status,
+                             double timeout)
 {
-    if (mn_coll(set_key, set, nset, collect, status, timeout, NULL, 0, NULL) != 0)
+    if (mn_coll(ctx, set_key, set, nset, collect, status, timeout, NULL, 0, NULL) != 0)
         spx_warn("fence %s: could not tell the other nodes it failed (status %d)", set_key,
                  status);
 }
@@ -507,14 +514,14 @@ bool spx_srv_mn_is_query_key(const char *key)
     return false;
 }
 
-bool spx_srv_mn_query(const char *key, pmix_info_t *out)
+bool spx_srv_mn_query(const struct spx_srv_ctx *ctx, const char *key, pmix_info_t *out)
 {
     if (!spx_srv_mn_is_query_key(key))
         return false;
     spx_srv_net_stats_t st;
     memset(&st, 0, sizeof(st));
-    if (spx_srv.mn && spx_srv.mn->net)
-        spx_srv.mn->net_ops->stats(spx_srv.mn->net, &st);
+    if (ctx->mn && ctx->mn->net)
+        ctx->mn->net_ops->stats(ctx->mn->net, &st);
     uint64_t v;
     if (spx_key_eq(key, SPMIX_QUERY_TREE_MSGS_SENT))
         v = st.msgs_sent;
@@ -525,11 +532,11 @@ bool spx_srv_mn_query(const char *key, pmix_info_t *out)
     else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_BYTES))
         v = st.last_coll_bytes_sent;
     else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_PAYLOAD))
-        v = spx_srv.mn ? st.last_coll_payload_bytes : spx_srv.stats.last_payload;
+        v = ctx->mn ? st.last_coll_payload_bytes : ctx->stats.last_payload;
     else if (spx_key_eq(key, SPMIX_QUERY_LAST_COLL_KEYS))
-        v = spx_srv.stats.last_keys;
+        v = ctx->stats.last_keys;
     else
-        v = spx_srv.stats.last_dels;
+        v = ctx->stats.last_dels;
     memset(out, 0, sizeof(*out));
     spx_key_load(out->key, key);
     out->value.type = PMIX_UINT64;

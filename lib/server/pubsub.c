@@ -48,6 +48,7 @@ struct pending {                    /* a request sent to node 0 */
 };
 
 struct spx_srv_pubsub {
+    struct spx_srv_ctx *ctx;        /* borrowed: the server whose state this is */
     struct pending *pendings;       /* requests sent to node 0 (owned) */
     uint64_t next_id;               /* id of the next one */
 };
@@ -55,7 +56,7 @@ struct spx_srv_pubsub {
 /* Is the table here (no tree, or this is node 0)? */
 static bool table_here(const struct spx_srv_ctx *ctx)
 {
-    return !ctx->mn || spx_srv_mn_me() == 0;
+    return !ctx->mn || spx_srv_mn_me(ctx) == 0;
 }
 
 /* ---- requests leaving this node ---- */
@@ -66,7 +67,7 @@ static pmix_status_t send_request(struct spx_srv_pubsub *ps, uint8_t op, const p
 {
     if (!ps)
         return PMIX_ERR_INIT;
-    if (spx_srv_mn_node_is_lost(0))
+    if (spx_srv_mn_node_is_lost(ps->ctx, 0))
         return PMIX_ERR_UNREACH;
     struct pending *p = calloc(1, sizeof(*p));
     if (!p)
@@ -88,7 +89,7 @@ static pmix_status_t send_request(struct spx_srv_pubsub *ps, uint8_t op, const p
     for (uint32_t i = 0; i < nkeys; i++)
         spx_buf_push_str(&b, keys[i]);
     spx_codec_push_info_array(&b, info, ninfo);
-    int rc = spx_buf_failed(&b) ? -1 : spx_srv_mn_send(0, SPX_SRV_CH_PUBSUB_REQ, &b);
+    int rc = spx_buf_failed(&b) ? -1 : spx_srv_mn_send(ps->ctx, 0, SPX_SRV_CH_PUBSUB_REQ, &b);
     spx_buf_fini(&b);
     if (rc != 0) {
         free(p);
@@ -158,12 +159,13 @@ static void recv_reply(struct spx_srv_pubsub *ps, uint32_t from, spx_buf_t *b)
 /* ---- requests arriving at node 0 ---- */
 
 struct remote {                     /* whom to answer */
+    struct spx_srv_ctx *ctx;        /* borrowed: the server answering */
     uint32_t node;
     uint64_t id;
 };
 
-static void send_reply(uint32_t node, uint64_t id, pmix_status_t st, const pmix_pdata_t *d,
-                       size_t n)
+static void send_reply(struct spx_srv_ctx *ctx, uint32_t node, uint64_t id, pmix_status_t st,
+                       const pmix_pdata_t *d, size_t n)
 {
     spx_buf_t b;
     spx_buf_init(&b);
@@ -175,7 +177,7 @@ static void send_reply(uint32_t node, uint64_t id, pmix_status_t st, const pmix_
         spx_buf_push_str(&b, d[i].key);
         spx_codec_push_value(&b, &d[i].value);
     }
-    if (spx_buf_failed(&b) || spx_srv_mn_send(node, SPX_SRV_CH_PUBSUB_REP, &b) != 0)
+    if (spx_buf_failed(&b) || spx_srv_mn_send(ctx, node, SPX_SRV_CH_PUBSUB_REP, &b) != 0)
         spx_warn("pubsub: cannot answer node %u", node);
     spx_buf_fini(&b);
 }
@@ -183,14 +185,14 @@ static void send_reply(uint32_t node, uint64_t id, pmix_status_t st, const pmix_
 static void remote_op_done(pmix_status_t st, void *cbdata)
 {
     struct remote *r = cbdata;
-    send_reply(r->node, r->id, st, NULL, 0);
+    send_reply(r->ctx, r->node, r->id, st, NULL, 0);
     free(r);
 }
 
 static void remote_lookup_done(pmix_status_t st, pmix_pdata_t data[], size_t n, void *cbdata)
 {
     struct remote *r = cbdata;
-    send_reply(r->node, r->id, st, data, n);
+    send_reply(r->ctx, r->node, r->id, st, data, n);
     free(r);
 }
 
@@ -214,9 +216,10 @@ static void recv_request(struct spx_srv_ctx *ctx, uint32_t from, spx_buf_t *b)
         if (!ok)
             spx_warn("pubsub: malformed request from node %u dropped", from);
         else
-            send_reply(from, id, r ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOMEM, NULL, 0);
+            send_reply(ctx, from, id, r ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOMEM, NULL, 0);
         free(r);
     } else {
+        r->ctx = ctx;
         r->node = from;
         r->id = id;
         pmix_status_t rc;
@@ -227,7 +230,7 @@ static void recv_request(struct spx_srv_ctx *ctx, uint32_t from, spx_buf_t *b)
         else
             rc = spx_pubsub_lookup(&proc, keys, info, ninfo, remote_lookup_done, r);
         if (rc != PMIX_SUCCESS) { /* the table did not call back */
-            send_reply(from, id, rc, NULL, 0);
+            send_reply(ctx, from, id, rc, NULL, 0);
             free(r);
         }
     }
@@ -280,11 +283,11 @@ void spx_srv_pubsub_proc_done(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, 
 {
     if (table_here(ctx)) {
         spx_pubsub_proc_gone(proc);
-    } else if (used && !spx_srv_mn_node_is_lost(0)) {
+    } else if (used && !spx_srv_mn_node_is_lost(ctx, 0)) {
         spx_buf_t b;
         spx_buf_init(&b);
         spx_codec_push_proc(&b, proc);
-        if (spx_buf_failed(&b) || spx_srv_mn_send(0, SPX_SRV_CH_PUBSUB_GONE, &b) != 0)
+        if (spx_buf_failed(&b) || spx_srv_mn_send(ctx, 0, SPX_SRV_CH_PUBSUB_GONE, &b) != 0)
             spx_debug("pubsub: cannot tell node 0 that %s:%u is gone", proc->nspace,
                       (unsigned)proc->rank);
         spx_buf_fini(&b);
@@ -326,6 +329,7 @@ static int pubsub_setup(struct spx_srv_ctx *ctx)
 {
     if (!(ctx->pubsub = calloc(1, sizeof(*ctx->pubsub))))
         return -1;
+    ctx->pubsub->ctx = ctx;
     ctx->pubsub->next_id = 1;
     return 0;
 }

@@ -48,7 +48,7 @@ bool spx_srv_relay_event(struct spx_srv_ctx *ctx, pmix_status_t status,
     spx_codec_push_proc(&b, source);
     spx_buf_push_u8(&b, (uint8_t)range);
     spx_codec_push_info_array(&b, info, ninfo);
-    int rc = spx_srv_mn_bcast(SPX_SRV_CH_EVENT, &b);
+    int rc = spx_srv_mn_bcast(ctx, SPX_SRV_CH_EVENT, &b);
     spx_buf_fini(&b);
     if (rc != 0)
         spx_warn("event %d from %s:%u: could not relay it to the other nodes", status,
@@ -75,7 +75,7 @@ static void raise_aborted(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 
 void spx_srv_relay_proc_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool tell_others)
 {
-    if (!ctx->mn || !ctx->active || !spx_srv_mn_mark_lost(proc))
+    if (!ctx->mn || !ctx->active || !spx_srv_mn_mark_lost(ctx, proc))
         return;
     pmix_proc_t p;
     spx_proc_load(&p, proc->nspace, proc->rank);
@@ -84,7 +84,7 @@ void spx_srv_relay_proc_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, b
         spx_buf_t b;
         spx_buf_init(&b);
         spx_codec_push_proc(&b, &p);
-        if (spx_srv_mn_bcast(SPX_SRV_CH_PROC_LOST, &b) != 0)
+        if (spx_srv_mn_bcast(ctx, SPX_SRV_CH_PROC_LOST, &b) != 0)
             spx_warn("process %s:%u lost: could not tell the other nodes", p.nspace,
                      (unsigned)p.rank);
         spx_buf_fini(&b);
@@ -149,7 +149,7 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         for (size_t r = 0; r < ns->nrank_node; r++)
             if (ns->rank_node[r] == node) {
                 spx_proc_load(&procs[n++], ns->name, (pmix_rank_t)r);
-                spx_srv_mn_mark_lost(&procs[n - 1]);
+                spx_srv_mn_mark_lost(ctx, &procs[n - 1]);
             }
         if (!notify_clients) {
             free(procs);

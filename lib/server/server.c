@@ -115,7 +115,7 @@ static void stop_on_thread(void *arg)
     for (size_t i = n; i-- > 0;)
         if (spx_srv_engines[i]->stop)
             spx_srv_engines[i]->stop(&spx_srv);
-    spx_srv_mn_stop(); /* its pending fences are answered while clients are connected */
+    spx_srv_mn_stop(&spx_srv); /* pending fences are answered while clients are connected */
     if (spx_srv.listener)
         spx_listener_destroy(spx_srv.listener);
     spx_srv.listener = NULL;
@@ -216,20 +216,20 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         spx_srv.host = *module;
     const char *tmpdir;
     read_directives(info, ninfo, &tmpdir);
-    pmix_status_t mrc = spx_srv_mn_parse(info, ninfo);
+    pmix_status_t mrc = spx_srv_mn_parse(&spx_srv, info, ninfo);
     if (mrc != PMIX_SUCCESS) {
         pthread_mutex_unlock(&init_lock);
         return mrc;
     }
     if (spx_progress_acquire() != 0) {
-        spx_srv_mn_stop(); /* frees the parsed directives */
+        spx_srv_mn_stop(&spx_srv); /* frees the parsed directives */
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
     if (spx_private_dir_create(tmpdir, "srv", spx_srv.uid, spx_srv.gid, &spx_srv.dir) != 0) {
         spx_error("PMIx_server_init: cannot create a directory under %s: %s", tmpdir,
                   strerror(errno));
-        spx_srv_mn_stop();
+        spx_srv_mn_stop(&spx_srv);
         spx_progress_release();
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;

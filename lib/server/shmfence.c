@@ -207,7 +207,7 @@ void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recove
         spx_proc_load(&set, ns->name, PMIX_RANK_WILDCARD);
         char key[PMIX_MAX_NSLEN + 8];
         snprintf(key, sizeof(key), "%s:*;", ns->name);
-        spx_srv_mn_fence_failed(&set, 1, key, ncollect > 0, status, 0);
+        spx_srv_mn_fence_failed(f->ctx, &set, 1, key, ncollect > 0, status, 0);
     }
     spx_debug("namespace %s: shared-memory fence broken (%s)", ns->name,
               PMIx_Error_string(status));

@@ -182,7 +182,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 found++;
                 continue;
             }
-            if (spx_srv_mn_query(key, out)) { /* spmix counters */
+            if (spx_srv_mn_query(r->peer->ctx, key, out)) { /* spmix counters */
                 found++;
                 continue;
             }
