@@ -112,7 +112,7 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
     size_t n = 0, cap = 0;
     *out = NULL;
     for (size_t i = 0; i < nset; i++) {
-        struct spx_srv_ns *ns = spx_srv_ns_find(set[i].nspace);
+        struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[i].nspace);
         if (!ns)
             continue;
         if (set[i].rank == PMIX_RANK_WILDCARD) {
@@ -121,12 +121,12 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
             for (size_t k = 0; k < nr; k++)
                 add_member(out, &n, &cap, ns->name, r[k]);
             free(r);
-        } else if (spx_srv_proc_is_local(ns->name, set[i].rank)) {
+        } else if (spx_srv_proc_is_local(ctx, ns->name, set[i].rank)) {
             add_member(out, &n, &cap, ns->name, set[i].rank);
         }
     }
     for (size_t i = 0; i < n; i++) {
-        struct spx_srv_client *cl = spx_srv_client_find((*out)[i].nspace, (*out)[i].rank);
+        struct spx_srv_client *cl = spx_srv_client_find(ctx, (*out)[i].nspace, (*out)[i].rank);
         if (cl && cl->connected_once && !cl->peer)
             *gone = PMIX_ERR_PROC_ABORTED;
     }
@@ -155,7 +155,7 @@ static void op_contributed(const pmix_proc_t *proc, const char *set_key, uint64_
                            void *arg)
 {
     struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
-    if (spx_srv_client_find(proc->nspace, proc->rank)) /* still registered */
+    if (spx_srv_client_find(ctx, proc->nspace, proc->rank)) /* still registered */
         spx_delta_commit(ctx->delta, proc, set_key, upto);
 }
 
@@ -231,10 +231,10 @@ static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const ch
     return ctx->host.fence_nb(set, nset, info, ninfo, data, ndata, modex_cb, token);
 }
 
+/* arg: the server context */
 static bool deliver_filter(const char *nspace, pmix_rank_t rank, void *arg)
 {
-    (void)arg;
-    return !spx_srv_proc_is_local(nspace, rank); /* our own procs' data is already here */
+    return !spx_srv_proc_is_local(arg, nspace, rank); /* our own procs' data is already here */
 }
 
 static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
@@ -242,7 +242,7 @@ static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
     struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
     spx_buf_t b; /* the host's or the network's bytes, read in place */
     spx_buf_init_borrowed(&b, data, ndata);
-    int rc = spx_records_apply(&b, ctx->store, deliver_filter, NULL);
+    int rc = spx_records_apply(&b, ctx->store, deliver_filter, ctx);
     spx_buf_fini(&b);
     if (rc != 0) {
         spx_error("fence: the host delivered malformed data (%zu bytes)", ndata);

@@ -230,10 +230,11 @@ long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long d
 int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
 
 /* ---- nspace.c ---- */
-struct spx_srv_ns *spx_srv_ns_find(const char *name);
-struct spx_srv_client *spx_srv_client_find(const char *nspace, pmix_rank_t rank);
+struct spx_srv_ns *spx_srv_ns_find(const struct spx_srv_ctx *ctx, const char *name);
+struct spx_srv_client *spx_srv_client_find(const struct spx_srv_ctx *ctx, const char *nspace,
+                                           pmix_rank_t rank);
 /* True when (nspace, rank) is a process of this node (registered or in local peers). */
-bool spx_srv_proc_is_local(const char *nspace, pmix_rank_t rank);
+bool spx_srv_proc_is_local(const struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 /* Local processes of a namespace: *out malloc'd, sorted, unique. */
 size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out);
 void spx_srv_ns_free_all(struct spx_srv_ctx *ctx);

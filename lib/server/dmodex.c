@@ -109,7 +109,7 @@ static bool pending_start(struct spx_srv_dmx *dx, struct spx_srv_peer *p, uint32
                           const pmix_proc_t *target, const char *key, bool optional,
                           long timeout, pmix_dmodex_response_fn_t cb, void *cbarg)
 {
-    uint32_t node = spx_srv_ns_node_of(spx_srv_ns_find(target->nspace), target->rank);
+    uint32_t node = spx_srv_ns_node_of(spx_srv_ns_find(dx->ctx, target->nspace), target->rank);
     if (node == UINT32_MAX || node == spx_srv_mn_me(dx->ctx) ||
         spx_srv_mn_node_is_lost(dx->ctx, node))
         return false;
@@ -170,7 +170,7 @@ bool spx_srv_dmx_host(struct spx_srv_ctx *ctx, const pmix_proc_t *target,
 static bool not_local(const char *nspace, pmix_rank_t rank, void *arg)
 {
     (void)arg;
-    return !spx_srv_proc_is_local(nspace, rank);
+    return !spx_srv_proc_is_local(arg, nspace, rank); /* arg: the server context */
 }
 
 static void recv_reply(struct spx_srv_dmx *dx, uint32_t from, spx_buf_t *b)
@@ -183,7 +183,7 @@ static void recv_reply(struct spx_srv_dmx *dx, uint32_t from, spx_buf_t *b)
     }
     const void *rec = b->data + b->pos;
     size_t len = spx_buf_remaining(b);
-    if (st == PMIX_SUCCESS && spx_records_apply(b, dx->ctx->store, not_local, NULL) != 0) {
+    if (st == PMIX_SUCCESS && spx_records_apply(b, dx->ctx->store, not_local, dx->ctx) != 0) {
         spx_warn("tree: malformed dmodex data from node %u", from);
         st = PMIX_ERR_UNPACK_FAILURE;
     }
@@ -223,9 +223,9 @@ static void send_answer(struct spx_srv_dmx *dx, uint32_t to, uint32_t id, pmix_s
 static pmix_status_t hold_state(struct spx_srv_dmx *dx, const pmix_proc_t *target,
                                 const char *key)
 {
-    if (!spx_srv_proc_is_local(target->nspace, target->rank))
+    if (!spx_srv_proc_is_local(dx->ctx, target->nspace, target->rank))
         return PMIX_ERR_NOT_FOUND;
-    struct spx_srv_client *cl = spx_srv_client_find(target->nspace, target->rank);
+    struct spx_srv_client *cl = spx_srv_client_find(dx->ctx, target->nspace, target->rank);
     if (!*key) {
         if (cl && cl->committed)
             return PMIX_SUCCESS;

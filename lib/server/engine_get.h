@@ -20,8 +20,8 @@ void spx_srv_get_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_r
 void spx_srv_get_requester_gone(struct spx_srv_peer *p);
 void spx_srv_get_fail_all(struct spx_srv_ctx *ctx);
 /* Host dmodex support (PMIx_server_dmodex_request) on the progress thread. */
-bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix_rank_t rank,
-                          pmix_scope_t scope);
+bool spx_srv_proc_visible(const struct spx_srv_ctx *ctx, const pmix_proc_t *requester,
+                          const char *nspace, pmix_rank_t rank, pmix_scope_t scope);
 
 /* Borrowed pointer to the value of (target, key) requester may see, or NULL. */
 const pmix_value_t *spx_srv_get_lookup(struct spx_srv_ctx *ctx, const pmix_proc_t *requester,

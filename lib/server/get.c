@@ -45,10 +45,10 @@ struct spx_srv_get {
     void *dmx_arg;
 };
 
-bool spx_srv_proc_visible(const pmix_proc_t *requester, const char *nspace, pmix_rank_t rank,
-                          pmix_scope_t scope)
+bool spx_srv_proc_visible(const struct spx_srv_ctx *ctx, const pmix_proc_t *requester,
+                          const char *nspace, pmix_rank_t rank, pmix_scope_t scope)
 {
-    if (!spx_srv_proc_is_local(nspace, rank))
+    if (!spx_srv_proc_is_local(ctx, nspace, rank))
         return scope != PMIX_INTERNAL; /* what fences delivered was meant to travel */
     if (requester && requester->rank == rank &&
         strncmp(requester->nspace, nspace, PMIX_MAX_NSLEN) == 0)
@@ -63,10 +63,10 @@ const pmix_value_t *spx_srv_get_lookup(struct spx_srv_ctx *ctx, const pmix_proc_
     const pmix_value_t *v;
     if (target->rank != PMIX_RANK_WILDCARD) {
         v = spx_store_peek(ctx->store, target->nspace, target->rank, key, &scope);
-        if (v && spx_srv_proc_visible(requester, target->nspace, target->rank, scope))
+        if (v && spx_srv_proc_visible(ctx, requester, target->nspace, target->rank, scope))
             return v;
     }
-    struct spx_srv_ns *ns = spx_srv_ns_find(target->nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, target->nspace);
     if (!ns)
         return NULL;
     if ((v = spx_store_peek(ns->info, ns->name, target->rank, key, NULL)))
@@ -98,6 +98,7 @@ void spx_srv_get_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
 #define SPX_SRV_RECORD_MAX_BYTES (64u << 10)
 
 struct record_ctx {
+    const struct spx_srv_ctx *ctx;
     const pmix_proc_t *requester;
     const pmix_proc_t *target;
     const char *skip;            /* the key answered already */
@@ -117,7 +118,8 @@ static int record_entry(const char *key, const pmix_value_t *val, pmix_scope_t s
         c->past = strcmp(key, c->skip) == 0;
         return 0;
     }
-    if (!val || !spx_srv_proc_visible(c->requester, c->target->nspace, c->target->rank, scope))
+    if (!val ||
+        !spx_srv_proc_visible(c->ctx, c->requester, c->target->nspace, c->target->rank, scope))
         return 0;
     if (c->n >= SPX_SRV_RECORD_MAX_ENTRIES || c->entries->len >= SPX_SRV_RECORD_MAX_BYTES)
         return 1;
@@ -137,7 +139,7 @@ static void reply_with_record(struct spx_srv_peer *p, uint32_t seq, const pmix_p
     spx_buf_init(&entries);
     spx_buf_push_i32(&b, PMIX_SUCCESS);
     spx_codec_push_value(&b, v);
-    struct record_ctx c = {.requester = &p->proc, .target = target, .skip = key,
+    struct record_ctx c = {.ctx = p->ctx, .requester = &p->proc, .target = target, .skip = key,
                            .past = false, .entries = &entries, .n = 0};
     if (target->rank != PMIX_RANK_WILDCARD && !spx_proc_eq(&p->proc, target))
         spx_store_foreach_since(p->ctx->store, target->nspace, target->rank, 0, record_entry,
@@ -189,11 +191,12 @@ static void held_timeout(void *arg)
 }
 
 /* The target may still commit a (non-reserved) key: it is local, registered and alive. */
-static bool target_may_commit(const pmix_proc_t *target)
+static bool target_may_commit(const struct spx_srv_ctx *ctx, const pmix_proc_t *target)
 {
-    if (target->rank == PMIX_RANK_WILDCARD || !spx_srv_proc_is_local(target->nspace, target->rank))
+    if (target->rank == PMIX_RANK_WILDCARD ||
+        !spx_srv_proc_is_local(ctx, target->nspace, target->rank))
         return false;
-    struct spx_srv_client *cl = spx_srv_client_find(target->nspace, target->rank);
+    struct spx_srv_client *cl = spx_srv_client_find(ctx, target->nspace, target->rank);
     return !(cl && (cl->finalized || (cl->connected_once && !cl->peer)));
 }
 
@@ -220,7 +223,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     bool optional = spx_info_flag(info, ninfo, PMIX_OPTIONAL);
     bool immediate = spx_info_flag(info, ninfo, PMIX_IMMEDIATE);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
-    struct spx_srv_ns *ns = target.rank == PMIX_RANK_WILDCARD ? spx_srv_ns_find(target.nspace)
+    struct spx_srv_ns *ns = target.rank == PMIX_RANK_WILDCARD ? spx_srv_ns_find(ctx, target.nspace)
                                                               : NULL;
     pmix_status_t qrc;
     const pmix_value_t *v = NULL;
@@ -244,17 +247,19 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
      * PMIX_IMMEDIATE: only what is here already */
     bool reserved = spx_key_is_reserved(key);
     if (ctx->mn && !optional && !immediate && !reserved && target.rank != PMIX_RANK_WILDCARD &&
-        !spx_srv_proc_is_local(target.nspace, target.rank) &&
+        !spx_srv_proc_is_local(ctx, target.nspace, target.rank) &&
         spx_srv_dmx_get(p, seq, &p->proc, &target, key, optional, timeout))
         return 0; /* asked of the target's node */
     /* but a local peer reports its cpus with its HELLO: an ask for its
      * cpuset or locality before that waits for it, briefly */
-    struct spx_srv_client *tc = immediate ? NULL : spx_srv_client_find(target.nspace, target.rank);
+    struct spx_srv_client *tc =
+        immediate ? NULL : spx_srv_client_find(ctx, target.nspace, target.rank);
     bool early_locality = tc && !tc->connected_once &&
                           (spx_key_eq(key, PMIX_LOCALITY_STRING) || spx_key_eq(key, PMIX_CPUSET));
     if (early_locality && timeout <= 0)
         timeout = SPX_SRV_EARLY_LOCALITY_WAIT;
-    if (!early_locality && (optional || immediate || reserved || !target_may_commit(&target))) {
+    if (!early_locality &&
+        (optional || immediate || reserved || !target_may_commit(ctx, &target))) {
         spx_srv_get_reply(p, seq, PMIX_ERR_NOT_FOUND, NULL);
         return 0;
     }
@@ -330,7 +335,7 @@ static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_
         }
         const pmix_value_t *v = spx_srv_get_lookup(ctx, &g->requester, &g->target, g->key);
         struct spx_srv_client *tc = g->until_hello && !v
-                                        ? spx_srv_client_find(nspace, rank) : NULL;
+                                        ? spx_srv_client_find(ctx, nspace, rank) : NULL;
         if (v || (tc && tc->connected_once)) {
             held_finish(g, v ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, v);
             next = ctx->gets;
@@ -377,14 +382,14 @@ static void do_dmodex(void *arg)
 {
     struct spx_srv_get *g = arg;
     struct spx_srv_ctx *ctx = g->ctx;
-    struct spx_srv_client *cl = spx_srv_client_find(g->target.nspace, g->target.rank);
+    struct spx_srv_client *cl = spx_srv_client_find(ctx, g->target.nspace, g->target.rank);
     if (ctx->active && ctx->mn &&
-        !spx_srv_proc_is_local(g->target.nspace, g->target.rank) &&
+        !spx_srv_proc_is_local(ctx, g->target.nspace, g->target.rank) &&
         spx_srv_dmx_host(ctx, &g->target, g->dmx_cb, g->dmx_arg)) {
         free(g); /* asked of the target's node */
         return;
     }
-    if (!ctx->active || !spx_srv_proc_is_local(g->target.nspace, g->target.rank) ||
+    if (!ctx->active || !spx_srv_proc_is_local(ctx, g->target.nspace, g->target.rank) ||
         (cl && (cl->finalized || (cl->connected_once && !cl->peer)) && !cl->committed)) {
         g->dmx_cb(PMIX_ERR_NOT_FOUND, NULL, 0, g->dmx_arg);
         free(g);

@@ -383,7 +383,7 @@ int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t
         return -1;
     size_t cap = 1;
     for (size_t i = 0; i < nset; i++) {
-        const struct spx_srv_ns *ns = spx_srv_ns_find(set[i].nspace);
+        const struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[i].nspace);
         cap += set[i].rank == PMIX_RANK_WILDCARD ? (ns ? ns->nnodes : 0) : 1;
     }
     uint32_t *v = malloc(cap * sizeof(*v));
@@ -392,7 +392,7 @@ int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t
     size_t k = 0;
     v[k++] = m->me;
     for (size_t i = 0; i < nset; i++) {
-        const struct spx_srv_ns *ns = spx_srv_ns_find(set[i].nspace);
+        const struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[i].nspace);
         if (set[i].rank == PMIX_RANK_WILDCARD) {
             if (!ns || ns->nnodes == 0)
                 goto unknown;
@@ -402,7 +402,7 @@ int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t
         }
         uint32_t node = spx_srv_ns_node_of(ns, set[i].rank);
         if (node == UINT32_MAX) {
-            if (spx_srv_proc_is_local(set[i].nspace, set[i].rank)) {
+            if (spx_srv_proc_is_local(ctx, set[i].nspace, set[i].rank)) {
                 v[k++] = m->me;
                 continue;
             }

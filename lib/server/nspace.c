@@ -26,32 +26,33 @@
 #include "types/types.h"
 #include "util/log.h"
 
-struct spx_srv_ns *spx_srv_ns_find(const char *name)
+struct spx_srv_ns *spx_srv_ns_find(const struct spx_srv_ctx *ctx, const char *name)
 {
-    for (struct spx_srv_ns *ns = spx_srv.nspaces; ns; ns = ns->next)
+    for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next)
         if (strncmp(ns->name, name, PMIX_MAX_NSLEN) == 0)
             return ns;
     return NULL;
 }
 
-struct spx_srv_client *spx_srv_client_find(const char *nspace, pmix_rank_t rank)
+struct spx_srv_client *spx_srv_client_find(const struct spx_srv_ctx *ctx, const char *nspace,
+                                           pmix_rank_t rank)
 {
-    struct spx_srv_ns *ns = spx_srv_ns_find(nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, nspace);
     for (struct spx_srv_client *c = ns ? ns->clients : NULL; c; c = c->next)
         if (c->rank == rank)
             return c;
     return NULL;
 }
 
-bool spx_srv_proc_is_local(const char *nspace, pmix_rank_t rank)
+bool spx_srv_proc_is_local(const struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    struct spx_srv_ns *ns = spx_srv_ns_find(nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, nspace);
     if (!ns)
         return false;
     for (size_t i = 0; i < ns->nlocal; i++)
         if (ns->local[i] == rank)
             return true;
-    return spx_srv_client_find(nspace, rank) != NULL;
+    return spx_srv_client_find(ctx, nspace, rank) != NULL;
 }
 
 static int rank_cmp(const void *a, const void *b)
@@ -512,7 +513,7 @@ static void do_register_nspace(void *arg)
 {
     struct ns_call *c = arg;
     struct spx_srv_ctx *ctx = c->ctx;
-    struct spx_srv_ns *old = spx_srv_ns_find(c->ns->name);
+    struct spx_srv_ns *old = spx_srv_ns_find(ctx, c->ns->name);
     /* the shared-memory fence is made here, on the progress thread, so that a
      * re-registration can end the old one first (its clients mapped it) */
     if (old)
@@ -630,7 +631,7 @@ static void do_register_client(void *arg)
 {
     struct ns_call *c = arg;
     struct spx_srv_ctx *ctx = c->ctx;
-    struct spx_srv_ns *ns = spx_srv_ns_find(c->proc.nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, c->proc.nspace);
     pmix_status_t rc = PMIX_SUCCESS;
     if (!ns) { /* client before its namespace: keep a placeholder */
         ns = ns_build(c->proc.nspace, -1, NULL, 0, &rc);
@@ -639,7 +640,7 @@ static void do_register_client(void *arg)
             ctx->nspaces = ns;
         }
     }
-    struct spx_srv_client *cl = ns ? spx_srv_client_find(ns->name, c->proc.rank) : NULL;
+    struct spx_srv_client *cl = ns ? spx_srv_client_find(ctx, ns->name, c->proc.rank) : NULL;
     if (ns && !cl && (cl = calloc(1, sizeof(*cl)))) {
         cl->ns = ns;
         cl->rank = c->proc.rank;
@@ -687,7 +688,7 @@ static void do_deregister_client(void *arg)
 {
     struct ns_call *c = arg;
     struct spx_srv_ctx *ctx = c->ctx;
-    struct spx_srv_ns *ns = spx_srv_ns_find(c->proc.nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, c->proc.nspace);
     for (struct spx_srv_client **pp = ns ? &ns->clients : NULL; pp && *pp; pp = &(*pp)->next) {
         struct spx_srv_client *cl = *pp;
         if (cl->rank != c->proc.rank)

@@ -285,7 +285,7 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     if (kind != SPX_PEER_CLIENT)
         return -1;
-    struct spx_srv_client *cl = spx_srv_client_find(nspace, rank);
+    struct spx_srv_client *cl = spx_srv_client_find(p->ctx, nspace, rank);
     if (!cl) {
         hello_refuse(p, seq, PMIX_ERR_NOT_FOUND, "not a registered client");
         return 0;

@@ -241,9 +241,9 @@ static void recv_request(struct spx_srv_ctx *ctx, uint32_t from, spx_buf_t *b)
 /* ---- the host-module-shaped entry points ---- */
 
 /* Remember that proc used the directory: node 0 hears when it finalizes. */
-static void mark_user(const pmix_proc_t *proc)
+static void mark_user(const struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 {
-    struct spx_srv_client *cl = spx_srv_client_find(proc->nspace, proc->rank);
+    struct spx_srv_client *cl = spx_srv_client_find(ctx, proc->nspace, proc->rank);
     if (cl)
         cl->used_directory = true;
 }
@@ -252,7 +252,7 @@ pmix_status_t spx_srv_pubsub_publish(struct spx_srv_ctx *ctx, const pmix_proc_t 
                                      const pmix_info_t info[], size_t ninfo,
                                      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    mark_user(proc);
+    mark_user(ctx, proc);
     if (table_here(ctx))
         return spx_pubsub_publish(proc, info, ninfo, cbfunc, cbdata);
     return send_request(ctx->pubsub, OP_PUBLISH, proc, NULL, info, ninfo, cbfunc, NULL, cbdata);
@@ -262,7 +262,7 @@ pmix_status_t spx_srv_pubsub_lookup(struct spx_srv_ctx *ctx, const pmix_proc_t *
                                     char **keys, const pmix_info_t info[], size_t ninfo,
                                     pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
-    mark_user(proc);
+    mark_user(ctx, proc);
     if (table_here(ctx))
         return spx_pubsub_lookup(proc, keys, info, ninfo, cbfunc, cbdata);
     if (!keys || !keys[0] || !cbfunc)

@@ -69,6 +69,7 @@ struct spx_srv_shmf {
 };
 
 struct spx_srv_shmf_batch {       /* one engine run of a closed gather */
+    struct spx_srv_ctx *ctx;      /* borrowed */
     char nspace[PMIX_MAX_NSLEN + 1];
     uint32_t gen;
     size_t remaining;
@@ -273,7 +274,7 @@ static void retry_tick(void *arg)
 {
     struct spx_srv_shmf *f = arg;
     f->retry = NULL;
-    struct spx_srv_ns *ns = spx_srv_ns_find(f->nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(f->ctx, f->nspace);
     if (ns && ns->shmf == f)
         retry_deferred(ns);
 }
@@ -322,6 +323,7 @@ static void gathered(struct spx_srv_ns *ns, uint32_t gen, uint32_t ncollect)
         server_release(ns, gen, PMIX_ERR_NOMEM);
         return;
     }
+    batch->ctx = f->ctx;
     snprintf(batch->nspace, sizeof(batch->nspace), "%s", ns->name);
     batch->gen = gen;
     batch->remaining = f->nlocal;
@@ -356,7 +358,7 @@ void spx_srv_shmf_batch_done(struct spx_srv_shmf_batch *batch, pmix_status_t sta
         batch->status = status;
     if (--batch->remaining > 0)
         return;
-    struct spx_srv_ns *ns = spx_srv_ns_find(batch->nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(batch->ctx, batch->nspace);
     if (ns && ns->shmf)
         server_release(ns, batch->gen, batch->status);
     free(batch);
@@ -367,7 +369,7 @@ static void waiter_timeout(void *arg)
 {
     struct sock_waiter *w = arg;
     w->timer = NULL;
-    struct spx_srv_ns *ns = spx_srv_ns_find(w->nspace);
+    struct spx_srv_ns *ns = spx_srv_ns_find(w->peer->ctx, w->nspace);
     if (!ns || !ns->shmf)
         return;
     bool closed;

@@ -186,7 +186,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 found++;
                 continue;
             }
-            struct spx_srv_ns *ns = spx_srv_ns_find(nsname);
+            struct spx_srv_ns *ns = spx_srv_ns_find(r->peer->ctx, nsname);
             const pmix_value_t *v =
                 ns ? spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, key, NULL) : NULL;
             pmix_value_t *copy = NULL;
