@@ -202,7 +202,7 @@ static void modex_cb(pmix_status_t status, const char *data, size_t ndata, void 
             relfn(relcbdata);
         return;
     }
-    *m = (struct modex_answer){.ctx = &spx_srv, .token = cbdata, .status = status, .data = data,
+    *m = (struct modex_answer){.ctx = spx_srv, .token = cbdata, .status = status, .data = data,
                                .ndata = ndata, .relfn = relfn, .relarg = relcbdata};
     if (spx_progress_shift(modex_on_thread, m) != 0) {
         if (relfn)

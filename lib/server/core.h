@@ -211,9 +211,12 @@ struct spx_srv_ctx {
                                      * the tree then does not announce an orderly end */
 };
 
-/* The one server context of this process (server.c). Engines receive it as
- * their ops' argument or through the peer they serve (p->ctx). */
-extern struct spx_srv_ctx spx_srv;
+/* The one server context of this process (server.c), for the PMIx_server_*
+ * entry points (and PMIx_Notify_event in a server) that start a request, and
+ * for host callbacks that get nothing else back. Every other function gets
+ * the context from its caller: engines as their ops' argument, through the
+ * peer they serve (p->ctx) or the request they work on. */
+extern struct spx_srv_ctx *const spx_srv;
 
 /* ---- server.c ---- */
 /* Runs fn(arg) on the progress thread and waits for it to return (not on that thread). */

@@ -174,7 +174,7 @@ pmix_status_t spx_server_notify(pmix_status_t status, const pmix_proc_t *source,
     struct srv_notify *n = calloc(1, sizeof(*n));
     if (!n)
         return PMIX_ERR_NOMEM;
-    n->ctx = &spx_srv; /* the entry point of PMIx_Notify_event in a server */
+    n->ctx = spx_srv; /* the entry point of PMIx_Notify_event in a server */
     n->status = status;
     if (source)
         spx_proc_load(&n->source, source->nspace, source->rank);

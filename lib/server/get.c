@@ -412,7 +412,7 @@ SPX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
     struct spx_srv_get *g = calloc(1, sizeof(*g));
     if (!g)
         return PMIX_ERR_NOMEM;
-    g->ctx = &spx_srv; /* the entry point's server */
+    g->ctx = spx_srv; /* the entry point's server */
     spx_proc_load(&g->target, proc->nspace, proc->rank);
     g->dmx_cb = cbfunc;
     g->dmx_arg = cbdata;

@@ -121,19 +121,19 @@ static pmix_status_t ns_put(struct spx_srv_ns *ns, pmix_rank_t rank, const pmix_
     return spx_store_put(ns->info, ns->name, rank, i->key, &i->value, PMIX_GLOBAL);
 }
 
-static bool node_is_mine(const pmix_info_t *in, size_t n)
+static bool node_is_mine(const struct spx_srv_ctx *ctx, const pmix_info_t *in, size_t n)
 {
     const pmix_info_t *h = spx_info_find(in, n, PMIX_HOSTNAME);
     if (h && h->value.type == PMIX_STRING && h->value.data.string) {
-        const char *a = h->value.data.string, *b = spx_srv.hostname;
+        const char *a = h->value.data.string, *b = ctx->hostname;
         size_t la = strcspn(a, "."), lb = strcspn(b, ".");
         if (strcmp(a, b) == 0 || (la == lb && strncmp(a, b, la) == 0 && (!a[la] || !b[lb])))
             return true;
     }
     const pmix_info_t *id = spx_info_find(in, n, PMIX_NODEID);
     uint32_t v;
-    return id && spx_srv.have_nodeid && spx_value_to_u32(&id->value, &v) == PMIX_SUCCESS &&
-           v == spx_srv.nodeid;
+    return id && ctx->have_nodeid && spx_value_to_u32(&id->value, &v) == PMIX_SUCCESS &&
+           v == ctx->nodeid;
 }
 
 /* "a,b,c" of ranks; caller frees. */
@@ -238,7 +238,8 @@ static pmix_status_t ns_derive_node_keys(struct spx_srv_ns *ns)
     return rc;
 }
 
-static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, size_t ninfo)
+static pmix_status_t ns_parse(const struct spx_srv_ctx *ctx, struct spx_srv_ns *ns,
+                              const pmix_info_t *info, size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     /* pass 1: job-level keys, this node's keys, proc data */
@@ -248,7 +249,7 @@ static pmix_status_t ns_parse(struct spx_srv_ns *ns, const pmix_info_t *info, si
         if (spx_key_eq(info[i].key, PMIX_NODE_INFO_ARRAY)) {
             if (in)
                 rc = spx_jobparts_add_node(ns->info, ns->name, in, n);
-            if (in && node_is_mine(in, n))
+            if (in && node_is_mine(ctx, in, n))
                 for (size_t k = 0; k < n && rc == PMIX_SUCCESS; k++)
                     rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
         } else if (spx_key_eq(info[i].key, PMIX_PROC_DATA)) {
@@ -443,8 +444,9 @@ out:
     spx_regex_free(ppn);
 }
 
-static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix_info_t *info,
-                                   size_t ninfo, pmix_status_t *rc)
+static struct spx_srv_ns *ns_build(const struct spx_srv_ctx *ctx, const char *name,
+                                   int nlocalprocs, const pmix_info_t *info, size_t ninfo,
+                                   pmix_status_t *rc)
 {
     struct spx_srv_ns *ns = calloc(1, sizeof(*ns));
     if (!ns || !(ns->info = spx_store_create())) {
@@ -454,7 +456,7 @@ static struct spx_srv_ns *ns_build(const char *name, int nlocalprocs, const pmix
     }
     snprintf(ns->name, sizeof(ns->name), "%s", name);
     ns->nlocalprocs = nlocalprocs;
-    *rc = ns_parse(ns, info, ninfo);
+    *rc = ns_parse(ctx, ns, info, ninfo);
     if (*rc == PMIX_SUCCESS)
         *rc = spx_srv_topo_add_xml(ns);
     if (*rc == PMIX_SUCCESS)
@@ -498,7 +500,7 @@ static void call_finish(struct ns_call *c, pmix_status_t st)
 /* Runs fn on the progress thread; blocking when c->blocking. */
 static pmix_status_t call_run(struct ns_call *c, void (*fn)(void *))
 {
-    c->ctx = &spx_srv; /* only the PMIx_server_* entry points below run calls */
+    c->ctx = spx_srv; /* only the PMIx_server_* entry points below run calls */
     if (!c->blocking)
         return spx_progress_shift(fn, c) == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
     spx_wait_init(&c->wait);
@@ -555,7 +557,7 @@ SPX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,
     if (!c)
         return PMIX_ERR_NOMEM;
     pmix_status_t rc;
-    c->ns = ns_build(nspace, nlocalprocs, info, ninfo, &rc);
+    c->ns = ns_build(spx_srv, nspace, nlocalprocs, info, ninfo, &rc);
     if (!c->ns) {
         free(c);
         return rc;
@@ -634,7 +636,7 @@ static void do_register_client(void *arg)
     struct spx_srv_ns *ns = spx_srv_ns_find(ctx, c->proc.nspace);
     pmix_status_t rc = PMIX_SUCCESS;
     if (!ns) { /* client before its namespace: keep a placeholder */
-        ns = ns_build(c->proc.nspace, -1, NULL, 0, &rc);
+        ns = ns_build(ctx, c->proc.nspace, -1, NULL, 0, &rc);
         if (ns) {
             ns->next = ctx->nspaces;
             ctx->nspaces = ns;

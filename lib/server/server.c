@@ -1,5 +1,5 @@
 /* server.c - life of the PMIx server of this process: PMIx_server_init and
- * PMIx_server_finalize, the global state `spx_srv`, PMIx_server_setup_fork
+ * PMIx_server_finalize, the server's state (spx_srv points to it), PMIx_server_setup_fork
  * and the small setup entry points.
  *
  * Init reads its directives on the caller's thread, acquires the progress
@@ -37,7 +37,11 @@
 
 #define SPX_SERVER_VERSION_STR "4.2.2-spmix"
 
-struct spx_srv_ctx spx_srv;
+/* The server of this process. Its one global name, spx_srv (core.h), is a
+ * pointer for the PMIx_server_* entry points; everything else gets the
+ * context from its caller. */
+static struct spx_srv_ctx srv_state;
+struct spx_srv_ctx *const spx_srv = &srv_state;
 
 /* The engines, in the order they are set up and hear of a gone node. */
 const struct spx_srv_engine_ops *const spx_srv_engines[] = {
@@ -83,30 +87,30 @@ static void start_on_thread(void *arg)
 {
     struct start_ctx *st = arg;
     st->rc = PMIX_ERR_NOMEM;
-    if (!(spx_srv.store = spx_store_create()))
+    if (!(spx_srv->store = spx_store_create()))
         return;
     for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->setup && spx_srv_engines[i]->setup(&spx_srv) != 0)
+        if (spx_srv_engines[i]->setup && spx_srv_engines[i]->setup(spx_srv) != 0)
             return;
-    if (spx_srv_mn_start(&spx_srv) != 0) {
+    if (spx_srv_mn_start(spx_srv) != 0) {
         st->rc = PMIX_ERR_INIT;
         return;
     }
-    spx_srv.listener = spx_listener_create(spx_progress_base(), spx_srv.sock_path, spx_srv.uid,
-                                           spx_srv_accept, &spx_srv);
-    if (!spx_srv.listener) {
-        spx_error("server: cannot listen on %s: %s", spx_srv.sock_path, strerror(errno));
+    spx_srv->listener = spx_listener_create(spx_progress_base(), spx_srv->sock_path, spx_srv->uid,
+                                           spx_srv_accept, spx_srv);
+    if (!spx_srv->listener) {
+        spx_error("server: cannot listen on %s: %s", spx_srv->sock_path, strerror(errno));
         st->rc = PMIX_ERR_INIT;
         return;
     }
-    spx_srv.active = true;
+    spx_srv->active = true;
     st->rc = PMIX_SUCCESS;
 }
 
 static void stop_on_thread(void *arg)
 {
     (void)arg;
-    spx_srv.active = false;
+    spx_srv->active = false;
     size_t n = 0;
     while (spx_srv_engines[n])
         n++;
@@ -114,26 +118,26 @@ static void stop_on_thread(void *arg)
      * is answered while clients are connected */
     for (size_t i = n; i-- > 0;)
         if (spx_srv_engines[i]->stop)
-            spx_srv_engines[i]->stop(&spx_srv);
-    spx_srv_mn_stop(&spx_srv); /* pending fences are answered while clients are connected */
-    if (spx_srv.listener)
-        spx_listener_destroy(spx_srv.listener);
-    spx_srv.listener = NULL;
-    spx_srv_close_all(&spx_srv);
-    spx_srv_get_fail_all(&spx_srv);
+            spx_srv_engines[i]->stop(spx_srv);
+    spx_srv_mn_stop(spx_srv); /* pending fences are answered while clients are connected */
+    if (spx_srv->listener)
+        spx_listener_destroy(spx_srv->listener);
+    spx_srv->listener = NULL;
+    spx_srv_close_all(spx_srv);
+    spx_srv_get_fail_all(spx_srv);
     for (size_t i = n; i-- > 0;)
         if (spx_srv_engines[i]->teardown)
-            spx_srv_engines[i]->teardown(&spx_srv);
-    spx_srv_ns_free_all(&spx_srv);
-    if (spx_srv.store)
-        spx_store_destroy(spx_srv.store);
-    spx_srv.store = NULL;
+            spx_srv_engines[i]->teardown(spx_srv);
+    spx_srv_ns_free_all(spx_srv);
+    if (spx_srv->store)
+        spx_store_destroy(spx_srv->store);
+    spx_srv->store = NULL;
 }
 
 static void read_directives(const pmix_info_t *info, size_t ninfo, const char **tmpdir)
 {
-    spx_srv.uid = geteuid();
-    spx_srv.gid = getegid();
+    spx_srv->uid = geteuid();
+    spx_srv->gid = getegid();
     *tmpdir = NULL;
     const pmix_info_t *i;
     uint32_t u;
@@ -141,28 +145,28 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
         *tmpdir = i->value.data.string;
     if ((i = spx_info_find(info, ninfo, PMIX_USERID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
-        spx_srv.uid = (uid_t)u;
+        spx_srv->uid = (uid_t)u;
     if ((i = spx_info_find(info, ninfo, PMIX_GRPID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
-        spx_srv.gid = (gid_t)u;
-    snprintf(spx_srv.me.nspace, sizeof(spx_srv.me.nspace), "spmix-server.%ld", (long)getpid());
-    spx_srv.me.rank = 0;
+        spx_srv->gid = (gid_t)u;
+    snprintf(spx_srv->me.nspace, sizeof(spx_srv->me.nspace), "spmix-server.%ld", (long)getpid());
+    spx_srv->me.rank = 0;
     if ((i = spx_info_find(info, ninfo, PMIX_SERVER_NSPACE)) && i->value.type == PMIX_STRING &&
         i->value.data.string)
-        snprintf(spx_srv.me.nspace, sizeof(spx_srv.me.nspace), "%s", i->value.data.string);
+        snprintf(spx_srv->me.nspace, sizeof(spx_srv->me.nspace), "%s", i->value.data.string);
     if ((i = spx_info_find(info, ninfo, PMIX_SERVER_RANK)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
-        spx_srv.me.rank = u;
+        spx_srv->me.rank = u;
     if ((i = spx_info_find(info, ninfo, PMIX_HOSTNAME)) && i->value.type == PMIX_STRING &&
         i->value.data.string)
-        snprintf(spx_srv.hostname, sizeof(spx_srv.hostname), "%s", i->value.data.string);
-    else if (gethostname(spx_srv.hostname, sizeof(spx_srv.hostname) - 1) != 0)
-        snprintf(spx_srv.hostname, sizeof(spx_srv.hostname), "localhost");
-    spx_srv.local_fences = spx_info_flag(info, ninfo, SPMIX_SERVER_LOCAL_FENCES);
+        snprintf(spx_srv->hostname, sizeof(spx_srv->hostname), "%s", i->value.data.string);
+    else if (gethostname(spx_srv->hostname, sizeof(spx_srv->hostname) - 1) != 0)
+        snprintf(spx_srv->hostname, sizeof(spx_srv->hostname), "localhost");
+    spx_srv->local_fences = spx_info_flag(info, ninfo, SPMIX_SERVER_LOCAL_FENCES);
     if ((i = spx_info_find(info, ninfo, PMIX_NODEID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS) {
-        spx_srv.nodeid = u;
-        spx_srv.have_nodeid = true;
+        spx_srv->nodeid = u;
+        spx_srv->have_nodeid = true;
     }
     if (!*tmpdir || !**tmpdir)
         *tmpdir = getenv("TMPDIR");
@@ -211,49 +215,49 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         return PMIX_ERR_INIT;
     }
     tune_malloc();
-    memset(&spx_srv, 0, sizeof(spx_srv));
+    memset(&srv_state, 0, sizeof(srv_state));
     if (module)
-        spx_srv.host = *module;
+        spx_srv->host = *module;
     const char *tmpdir;
     read_directives(info, ninfo, &tmpdir);
-    pmix_status_t mrc = spx_srv_mn_parse(&spx_srv, info, ninfo);
+    pmix_status_t mrc = spx_srv_mn_parse(spx_srv, info, ninfo);
     if (mrc != PMIX_SUCCESS) {
         pthread_mutex_unlock(&init_lock);
         return mrc;
     }
     if (spx_progress_acquire() != 0) {
-        spx_srv_mn_stop(&spx_srv); /* frees the parsed directives */
+        spx_srv_mn_stop(spx_srv); /* frees the parsed directives */
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
-    if (spx_private_dir_create(tmpdir, "srv", spx_srv.uid, spx_srv.gid, &spx_srv.dir) != 0) {
+    if (spx_private_dir_create(tmpdir, "srv", spx_srv->uid, spx_srv->gid, &spx_srv->dir) != 0) {
         spx_error("PMIx_server_init: cannot create a directory under %s: %s", tmpdir,
                   strerror(errno));
-        spx_srv_mn_stop(&spx_srv);
+        spx_srv_mn_stop(spx_srv);
         spx_progress_release();
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
-    size_t len = strlen(spx_srv.dir) + 3;
+    size_t len = strlen(spx_srv->dir) + 3;
     struct start_ctx st = {.rc = PMIX_ERR_NOMEM};
-    if ((spx_srv.sock_path = malloc(len))) {
-        snprintf(spx_srv.sock_path, len, "%s/s", spx_srv.dir);
+    if ((spx_srv->sock_path = malloc(len))) {
+        snprintf(spx_srv->sock_path, len, "%s/s", spx_srv->dir);
         spx_srv_run_sync(start_on_thread, &st);
     }
     if (st.rc != PMIX_SUCCESS) {
         spx_srv_run_sync(stop_on_thread, NULL);
-        spx_private_dir_remove(spx_srv.dir);
-        free(spx_srv.dir);
-        free(spx_srv.sock_path);
-        spx_srv.dir = spx_srv.sock_path = NULL;
+        spx_private_dir_remove(spx_srv->dir);
+        free(spx_srv->dir);
+        free(spx_srv->sock_path);
+        spx_srv->dir = spx_srv->sock_path = NULL;
         spx_progress_release();
         pthread_mutex_unlock(&init_lock);
         return st.rc;
     }
     __atomic_store_n(&server_up, true, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&init_lock);
-    spx_info("server %s:%u listening on %s (uid %ld)", spx_srv.me.nspace, spx_srv.me.rank,
-             spx_srv.sock_path, (long)spx_srv.uid);
+    spx_info("server %s:%u listening on %s (uid %ld)", spx_srv->me.nspace, spx_srv->me.rank,
+             spx_srv->sock_path, (long)spx_srv->uid);
     return PMIX_SUCCESS;
 }
 
@@ -268,10 +272,10 @@ SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
     }
     __atomic_store_n(&server_up, false, __ATOMIC_RELEASE);
     spx_srv_run_sync(stop_on_thread, NULL);
-    spx_private_dir_remove(spx_srv.dir);
-    free(spx_srv.dir);
-    free(spx_srv.sock_path);
-    spx_srv.dir = spx_srv.sock_path = NULL;
+    spx_private_dir_remove(spx_srv->dir);
+    free(spx_srv->dir);
+    free(spx_srv->sock_path);
+    spx_srv->dir = spx_srv->sock_path = NULL;
     spx_progress_release();
     pthread_mutex_unlock(&init_lock);
     return PMIX_SUCCESS;
@@ -313,10 +317,10 @@ SPX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char **
         return PMIX_ERR_BAD_PARAM;
     char rank[16], *uri;
     snprintf(rank, sizeof(rank), "%u", (unsigned)proc->rank);
-    size_t ul = strlen(SPX_URI_PREFIX) + strlen(spx_srv.sock_path) + 1;
+    size_t ul = strlen(SPX_URI_PREFIX) + strlen(spx_srv->sock_path) + 1;
     if (!(uri = malloc(ul)))
         return PMIX_ERR_NOMEM;
-    snprintf(uri, ul, "%s%s", SPX_URI_PREFIX, spx_srv.sock_path);
+    snprintf(uri, ul, "%s%s", SPX_URI_PREFIX, spx_srv->sock_path);
     char nspace[PMIX_MAX_NSLEN + 1];
     snprintf(nspace, sizeof(nspace), "%s", proc->nspace);
     int bad = env_set(env, SPX_ENV_NSPACE, nspace) | env_set(env, SPX_ENV_RANK, rank) |
@@ -325,7 +329,7 @@ SPX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char **
               env_set(env, "PMIX_SERVER_URI21", uri) |
               env_set(env, SPX_ENV_SECURITY, "native") |
               env_set(env, "PMIX_VERSION", SPX_SERVER_VERSION_STR) |
-              env_set(env, "PMIX_SERVER_TMPDIR", spx_srv.dir);
+              env_set(env, "PMIX_SERVER_TMPDIR", spx_srv->dir);
     free(uri);
     return bad ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
