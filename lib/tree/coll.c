@@ -20,11 +20,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #define COLL_MAX_DATA (SPX_FRAME_MAX_PAYLOAD - 65536u) /* gathered bytes, leaves room for headers */
 
 typedef struct stored {
-    struct stored *next;
+    STAILQ_ENTRY(stored) link; /* in its collective's stored list, arrival order */
     uint32_t from;
     uint8_t kind, up_flags;
     pmix_status_t status;
@@ -33,13 +34,15 @@ typedef struct stored {
     size_t len;
 } stored_t;
 
+STAILQ_HEAD(stored_list, stored);
+
 struct spx_coll {
-    spx_coll_t *next;
+    TAILQ_ENTRY(spx_coll) link; /* in e->active or, once done, e->deferred */
     spx_coll_engine_t *e;
     char *set_id; /* owned */
     uint32_t seq;
     spx_coll_state_t state;
-    stored_t *stored, *stored_tail; /* PENDING: messages kept until start */
+    struct stored_list stored; /* PENDING: messages kept until start */
     /* filled by start */
     uint32_t *nodes; /* owned, sorted */
     uint32_t m, pos;
@@ -64,7 +67,7 @@ struct spx_coll {
 };
 
 typedef struct set_rec {
-    struct set_rec *next;
+    SLIST_ENTRY(set_rec) link; /* in e->sets, newest first */
     char *set_id; /* owned */
     uint32_t started;
 } set_rec_t;
@@ -73,9 +76,9 @@ struct spx_coll_engine {
     uint32_t self, nnodes, width;
     spx_coll_io_t io;
     void *arg;
-    spx_coll_t *active;   /* pending and running collectives */
-    spx_coll_t *deferred; /* completed inside start, done not yet called (FIFO) */
-    set_rec_t *sets;
+    TAILQ_HEAD(, spx_coll) active;   /* pending and running collectives, newest first */
+    TAILQ_HEAD(, spx_coll) deferred; /* completed inside start, done not yet called (FIFO) */
+    SLIST_HEAD(, set_rec) sets;
     uint8_t *lost;
     size_t nstored;
     bool in_start;
@@ -115,6 +118,9 @@ spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32
         free(e);
         return NULL;
     }
+    TAILQ_INIT(&e->active);
+    TAILQ_INIT(&e->deferred);
+    SLIST_INIT(&e->sets);
     e->self = self;
     e->nnodes = nnodes;
     e->width = width ? width : SPX_TREE_DEFAULT_WIDTH;
@@ -123,20 +129,20 @@ spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32
     return e;
 }
 
-static void free_stored(spx_coll_engine_t *e, stored_t *s)
+static void free_stored(spx_coll_engine_t *e, struct stored_list *list)
 {
-    while (s) {
-        stored_t *n = s->next;
+    stored_t *s;
+    while ((s = STAILQ_FIRST(list))) {
+        STAILQ_REMOVE_HEAD(list, link);
         free(s->data);
         free(s);
         e->nstored--;
-        s = n;
     }
 }
 
 static void coll_free(spx_coll_t *c)
 {
-    free_stored(c->e, c->stored);
+    free_stored(c->e, &c->stored);
     free(c->set_id);
     free(c->nodes);
     free(c->child);
@@ -148,7 +154,8 @@ static void coll_free(spx_coll_t *c)
 
 static set_rec_t *set_find(const spx_coll_engine_t *e, const char *set_id)
 {
-    for (set_rec_t *s = e->sets; s; s = s->next)
+    set_rec_t *s;
+    SLIST_FOREACH(s, &e->sets, link)
         if (strcmp(s->set_id, set_id) == 0)
             return s;
     return NULL;
@@ -156,20 +163,11 @@ static set_rec_t *set_find(const spx_coll_engine_t *e, const char *set_id)
 
 static spx_coll_t *coll_find(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
 {
-    for (spx_coll_t *c = e->active; c; c = c->next)
+    spx_coll_t *c;
+    TAILQ_FOREACH(c, &e->active, link)
         if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
             return c;
     return NULL;
-}
-
-static void unlink_active(spx_coll_engine_t *e, spx_coll_t *c)
-{
-    for (spx_coll_t **p = &e->active; *p; p = &(*p)->next)
-        if (*p == c) {
-            *p = c->next;
-            c->next = NULL;
-            return;
-        }
 }
 
 static spx_coll_t *coll_new(spx_coll_engine_t *e, const char *set_id, uint32_t seq)
@@ -186,12 +184,13 @@ static spx_coll_t *coll_new(spx_coll_engine_t *e, const char *set_id, uint32_t s
     c->seq = seq;
     c->state = SPX_COLL_PENDING;
     c->parent = -1;
-    c->next = e->active;
-    e->active = c;
+    STAILQ_INIT(&c->stored);
+    TAILQ_INSERT_HEAD(&e->active, c, link);
     return c;
 }
 
-/* Ends c with status/data (data borrowed). Unlinks it, then calls done (or
+/* Ends c with status/data (data borrowed). Unlinks it from e->active (c is
+ * always there: only active collectives are completed), then calls done (or
  * defers the call when inside start). */
 static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data, size_t len)
 {
@@ -201,7 +200,7 @@ static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data,
             e->io.timer_disarm(e->arg, c->timer);
         c->timer = NULL;
     }
-    unlink_active(e, c);
+    TAILQ_REMOVE(&e->active, c, link);
     c->state = SPX_COLL_DONE;
     e->cnt.done++;
     e->cnt.last_msgs_sent = c->msgs_sent;
@@ -220,10 +219,7 @@ static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data,
                 c->final_status = PMIX_ERR_NOMEM;
             }
         }
-        spx_coll_t **p = &e->deferred;
-        while (*p)
-            p = &(*p)->next;
-        *p = c;
+        TAILQ_INSERT_TAIL(&e->deferred, c, link);
         if (e->io.defer)
             e->io.defer(e->arg);
         return;
@@ -374,7 +370,8 @@ static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
 {
     spx_coll_engine_t *e = c->e;
     uint8_t abort_bit = m->up_flags & SPX_COLL_UP_ABORT;
-    for (stored_t *s = c->stored; s; s = s->next)
+    stored_t *s;
+    STAILQ_FOREACH(s, &c->stored, link)
         if (s->from == from && s->kind == m->kind && (s->up_flags & SPX_COLL_UP_ABORT) == abort_bit) {
             spx_info("tree: node %u: collective %s#%u: duplicate %s from node %u dropped",
                      e->self, c->set_id, c->seq, spx_coll_kind_str(m->kind), from);
@@ -383,7 +380,7 @@ static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
         }
     if (e->nstored >= SPX_COLL_MAX_PENDING)
         goto full;
-    stored_t *s = calloc(1, sizeof(*s));
+    s = calloc(1, sizeof(*s));
     if (!s)
         goto full;
     if (m->len) {
@@ -400,11 +397,7 @@ static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
     s->up_flags = m->up_flags;
     s->status = m->status;
     s->flags = m->flags;
-    if (c->stored_tail)
-        c->stored_tail->next = s;
-    else
-        c->stored = s;
-    c->stored_tail = s;
+    STAILQ_INSERT_TAIL(&c->stored, s, link);
     e->nstored++;
     return 0;
 full:
@@ -480,8 +473,7 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
             free(s);
             return -1;
         }
-        s->next = e->sets;
-        e->sets = s;
+        SLIST_INSERT_HEAD(&e->sets, s, link);
     }
     uint32_t seq = s->started;
     spx_coll_t *c = coll_find(e, set_id, seq);
@@ -494,8 +486,8 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
     c->child = calloc(e->width, sizeof(uint32_t));
     if (!c->nodes || !kids || !c->got || !c->child) {
         free(kids);
-        if (c->state == SPX_COLL_PENDING && !c->stored) {
-            unlink_active(e, c);
+        if (c->state == SPX_COLL_PENDING && STAILQ_EMPTY(&c->stored)) {
+            TAILQ_REMOVE(&e->active, c, link);
             coll_free(c);
         }
         return -1;
@@ -523,8 +515,8 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
     for (uint32_t i = 0; i < m; i++)
         if (e->lost[nodes[i]])
             lost = nodes[i];
-    stored_t *list = c->stored;
-    c->stored = c->stored_tail = NULL;
+    struct stored_list list = STAILQ_HEAD_INITIALIZER(list);
+    STAILQ_CONCAT(&list, &c->stored); /* c->stored is left empty */
     if (lost != UINT32_MAX) {
         spx_info("tree: node %u: collective %s#%u involves lost node %u", e->self, set_id, seq,
                  lost);
@@ -532,7 +524,8 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
     } else {
         /* aborts first (a neighbour gave up before we started: so do we), then the rest */
         for (int pass = 0; pass < 2; pass++)
-            for (stored_t *st = list; st && c->state != SPX_COLL_DONE; st = st->next) {
+            for (stored_t *st = STAILQ_FIRST(&list); st && c->state != SPX_COLL_DONE;
+                 st = STAILQ_NEXT(st, link)) {
                 bool is_abort = (st->kind == SPX_COLL_UP && (st->up_flags & SPX_COLL_UP_ABORT)) ||
                                 (st->kind == SPX_COLL_DOWN && st->status != PMIX_SUCCESS);
                 if (is_abort != (pass == 0))
@@ -547,7 +540,7 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
         if (c->state != SPX_COLL_DONE && timeout > 0 && e->io.timer_arm)
             c->timer = e->io.timer_arm(e->arg, timeout, c);
     }
-    free_stored(e, list);
+    free_stored(e, &list);
     e->in_start = false;
     /* This instance timed out everywhere before our participants arrived (a kept
      * abort ended it; passing it on told our children). Arriving late, they belong
@@ -556,11 +549,7 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
      * own local timeout) is that instance's outcome and is not moved. */
     if (c->state == SPX_COLL_DONE && c->final_status == PMIX_ERR_TIMEOUT &&
         status == PMIX_SUCCESS && lost == UINT32_MAX) {
-        for (spx_coll_t **p = &e->deferred; *p; p = &(*p)->next)
-            if (*p == c) {
-                *p = c->next;
-                break;
-            }
+        TAILQ_REMOVE(&e->deferred, c, link); /* done inside this start: deferred */
         coll_free(c);
         return spx_coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, done,
                               arg);
@@ -606,7 +595,7 @@ static void node_gone(spx_coll_engine_t *e, uint32_t node, bool in_order)
     e->lost[node] = 1;
     for (;;) {
         spx_coll_t *c;
-        for (c = e->active; c; c = c->next)
+        TAILQ_FOREACH(c, &e->active, link)
             if (in_order ? coll_waits_on(c, node)
                          : c->state != SPX_COLL_PENDING && coll_involves(c, node))
                 break;
@@ -627,10 +616,9 @@ void spx_coll_node_left(spx_coll_engine_t *e, uint32_t node) { node_gone(e, node
 
 void spx_coll_run_deferred(spx_coll_engine_t *e)
 {
-    while (e->deferred) {
-        spx_coll_t *c = e->deferred;
-        e->deferred = c->next;
-        c->next = NULL;
+    spx_coll_t *c;
+    while ((c = TAILQ_FIRST(&e->deferred))) {
+        TAILQ_REMOVE(&e->deferred, c, link);
         c->done(c->final_status, c->final_data, c->final_len, c->arg);
         coll_free(c);
     }
@@ -642,21 +630,22 @@ void spx_coll_engine_destroy(spx_coll_engine_t *e)
         return;
     for (;;) {
         spx_coll_t *c;
-        for (c = e->active; c && c->state == SPX_COLL_PENDING; c = c->next)
+        for (c = TAILQ_FIRST(&e->active); c && c->state == SPX_COLL_PENDING;
+             c = TAILQ_NEXT(c, link))
             ;
         if (!c)
             break;
         coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
     }
     spx_coll_run_deferred(e);
-    while (e->active) {
-        spx_coll_t *c = e->active;
-        e->active = c->next;
+    spx_coll_t *c;
+    while ((c = TAILQ_FIRST(&e->active))) {
+        TAILQ_REMOVE(&e->active, c, link);
         coll_free(c);
     }
-    while (e->sets) {
-        set_rec_t *s = e->sets;
-        e->sets = s->next;
+    set_rec_t *s;
+    while ((s = SLIST_FIRST(&e->sets))) {
+        SLIST_REMOVE_HEAD(&e->sets, link);
         free(s->set_id);
         free(s);
     }
@@ -674,7 +663,7 @@ int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
     const spx_coll_t *c = coll_find(e, set_id, seq);
     if (c)
         return (int)c->state;
-    for (c = e->deferred; c; c = c->next)
+    TAILQ_FOREACH(c, &e->deferred, link)
         if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
             return SPX_COLL_DONE;
     const set_rec_t *s = set_find(e, set_id);
@@ -686,17 +675,19 @@ int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
 const char *spx_coll_some_active(const spx_coll_engine_t *e, uint32_t *seq,
                                  spx_coll_state_t *state)
 {
-    if (!e->active)
+    const spx_coll_t *c = TAILQ_FIRST(&e->active);
+    if (!c)
         return NULL;
-    *seq = e->active->seq;
-    *state = e->active->state;
-    return e->active->set_id;
+    *seq = c->seq;
+    *state = c->state;
+    return c->set_id;
 }
 
 size_t spx_coll_active(const spx_coll_engine_t *e)
 {
     size_t n = 0;
-    for (const spx_coll_t *c = e->active; c; c = c->next)
+    const spx_coll_t *c;
+    TAILQ_FOREACH(c, &e->active, link)
         n++;
     return n;
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <event2/event.h>
 
 #include "codec/buf.h"
@@ -70,7 +71,7 @@ static inline bool spx_tree_peer_said_left(spx_tree_peer_state_t s)
 }
 
 typedef struct spx_tree_link {
-    struct spx_tree_link *next; /* in t->links or t->graveyard */
+    LIST_ENTRY(spx_tree_link) entry; /* in t->links or t->graveyard */
     spx_tree_t *t;
     spx_conn_t *conn;   /* NULL while connecting; not used once closed */
     int fd;             /* outgoing, while connecting */
@@ -83,7 +84,7 @@ typedef struct spx_tree_link {
 } spx_tree_link_t;
 
 typedef struct spx_tree_pend {
-    struct spx_tree_pend *next;
+    STAILQ_ENTRY(spx_tree_pend) entry; /* in its peer's pending queue */
     uint8_t type;
     void *data; /* owned */
     size_t len;
@@ -94,7 +95,7 @@ typedef struct spx_tree_peer {
     uint32_t idx;
     spx_tree_link_t *send_link;  /* ready link all frames to this node go on */
     spx_tree_link_t *connecting; /* our outgoing attempt, until ready or failed */
-    spx_tree_pend_t *pending, *pending_tail;
+    STAILQ_HEAD(, spx_tree_pend) pending; /* frames queued until a link is ready, FIFO */
     size_t pending_bytes;
     double deadline;             /* monotonic seconds: stop retrying connects */
     struct event *retry_ev;
@@ -115,7 +116,8 @@ struct spx_tree {
     struct event *listen_ev;
     uint16_t port;
     spx_tree_peer_t *peers; /* n entries */
-    spx_tree_link_t *links, *graveyard;
+    LIST_HEAD(, spx_tree_link) links;     /* newest first */
+    LIST_HEAD(, spx_tree_link) graveyard; /* closed, freed by spx_tree_reap */
     int n_unauth;
     spx_coll_engine_t *coll;
     struct event *defer_ev;

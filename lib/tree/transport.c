@@ -105,13 +105,8 @@ const char *spx_tree_auth_step_str(uint8_t step)
 static void link_bury(spx_tree_link_t *l)
 {
     spx_tree_t *t = l->t;
-    for (spx_tree_link_t **p = &t->links; *p; p = &(*p)->next)
-        if (*p == l) {
-            *p = l->next;
-            break;
-        }
-    l->next = t->graveyard;
-    t->graveyard = l;
+    LIST_REMOVE(l, entry); /* from t->links */
+    LIST_INSERT_HEAD(&t->graveyard, l, entry);
     l->state = SPX_TREE_LINK_CLOSED;
     l->conn = NULL;
     if (l->ev)
@@ -127,9 +122,9 @@ static void link_bury(spx_tree_link_t *l)
 
 void spx_tree_reap(spx_tree_t *t)
 {
-    while (t->graveyard) {
-        spx_tree_link_t *l = t->graveyard;
-        t->graveyard = l->next;
+    spx_tree_link_t *l;
+    while ((l = LIST_FIRST(&t->graveyard))) {
+        LIST_REMOVE(l, entry);
         if (l->ev)
             event_free(l->ev);
         if (l->auth_ev)
@@ -162,8 +157,7 @@ static spx_tree_link_t *link_new(spx_tree_t *t, bool outgoing, uint32_t peer)
         free(l);
         return NULL;
     }
-    l->next = t->links;
-    t->links = l;
+    LIST_INSERT_HEAD(&t->links, l, entry);
     return l;
 }
 
@@ -227,11 +221,9 @@ static int send_auth(spx_tree_link_t *l, spx_buf_t *b)
 
 static void flush_pending(spx_tree_peer_t *p)
 {
-    while (p->pending && p->send_link) {
-        spx_tree_pend_t *x = p->pending;
-        p->pending = x->next;
-        if (!p->pending)
-            p->pending_tail = NULL;
+    spx_tree_pend_t *x;
+    while ((x = STAILQ_FIRST(&p->pending)) && p->send_link) {
+        STAILQ_REMOVE_HEAD(&p->pending, entry);
         p->pending_bytes -= x->len;
         /* counted when queued */
         spx_buf_t b;
@@ -247,13 +239,12 @@ static void flush_pending(spx_tree_peer_t *p)
 
 static void free_pending(spx_tree_peer_t *p)
 {
-    while (p->pending) {
-        spx_tree_pend_t *x = p->pending;
-        p->pending = x->next;
+    spx_tree_pend_t *x;
+    while ((x = STAILQ_FIRST(&p->pending))) {
+        STAILQ_REMOVE_HEAD(&p->pending, entry);
         free(x->data);
         free(x);
     }
-    p->pending_tail = NULL;
     p->pending_bytes = 0;
 }
 
@@ -419,7 +410,7 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
          * whose end has not been seen yet: read them before calling it lost. */
         spx_tree_link_t *others[4];
         size_t n = 0;
-        for (spx_tree_link_t *o = t->links; o && n < 4; o = o->next)
+        for (spx_tree_link_t *o = LIST_FIRST(&t->links); o && n < 4; o = LIST_NEXT(o, entry))
             if (o != l && o->peer == node && o->state == SPX_TREE_LINK_READY && o->conn)
                 others[n++] = o; /* draining may bury links: pick them first */
         for (size_t i = 0; i < n; i++)
@@ -586,11 +577,7 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
         memcpy(x->data, payload, len);
     x->len = len;
     x->type = type;
-    if (p->pending_tail)
-        p->pending_tail->next = x;
-    else
-        p->pending = x;
-    p->pending_tail = x;
+    STAILQ_INSERT_TAIL(&p->pending, x, entry);
     p->pending_bytes += len;
     t->stats.msgs_sent++;
     t->stats.bytes_sent += SPX_FRAME_HDR_LEN + len;
@@ -600,7 +587,8 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
 
 bool spx_tree_has_ready_link(const spx_tree_t *t, uint32_t node)
 {
-    for (const spx_tree_link_t *l = t->links; l; l = l->next)
+    const spx_tree_link_t *l;
+    LIST_FOREACH(l, &t->links, entry)
         if (l->peer == node && l->state == SPX_TREE_LINK_READY && l->conn)
             return true;
     return false;
@@ -615,7 +603,7 @@ void spx_tree_drop_node(spx_tree_t *t, uint32_t node)
     p->connecting = NULL;
     for (;;) {
         spx_tree_link_t *l;
-        for (l = t->links; l; l = l->next)
+        LIST_FOREACH(l, &t->links, entry)
             if (l->peer == node && (l->outgoing || l->state == SPX_TREE_LINK_READY ||
                                     l->state == SPX_TREE_LINK_WAIT_PROOF))
                 break;
@@ -679,6 +667,8 @@ static void accept_cb(evutil_socket_t lfd, short w, void *arg)
 
 int spx_tree_transport_init(spx_tree_t *t)
 {
+    for (uint32_t i = 0; i < t->n; i++) /* all first: fini empties every one */
+        STAILQ_INIT(&t->peers[i].pending);
     for (uint32_t i = 0; i < t->n; i++) {
         t->peers[i].t = t;
         t->peers[i].idx = i;
@@ -719,8 +709,8 @@ int spx_tree_transport_init(spx_tree_t *t)
 void spx_tree_transport_fini(spx_tree_t *t)
 {
     t->destroying = true;
-    while (t->links) {
-        spx_tree_link_t *l = t->links;
+    spx_tree_link_t *l;
+    while ((l = LIST_FIRST(&t->links))) {
         if (l->conn)
             spx_conn_close(l->conn, "tree: engine shut down", 0);
         else

@@ -299,7 +299,8 @@ int spx_tree_leave(spx_tree_t *t)
         spx_buf_fini(&b);
         return -1;
     }
-    for (spx_tree_link_t *l = t->links; l; l = l->next) {
+    spx_tree_link_t *l;
+    LIST_FOREACH(l, &t->links, entry) {
         if (l->state != SPX_TREE_LINK_READY || !l->conn)
             continue;
         spx_buf_t one;
@@ -311,7 +312,7 @@ int spx_tree_leave(spx_tree_t *t)
     }
     spx_buf_fini(&b);
     double end = spx_tree_now() + SPX_TREE_LEAVE_FLUSH_MS / 1000.0;
-    for (spx_tree_link_t *l = t->links; l; l = l->next) {
+    LIST_FOREACH(l, &t->links, entry) {
         int ms = (int)((end - spx_tree_now()) * 1000.0);
         if (l->state == SPX_TREE_LINK_READY && l->conn &&
             spx_conn_flush_wait(l->conn, ms > 0 ? ms : 0) < 0)
