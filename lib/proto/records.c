@@ -80,9 +80,9 @@ static int apply_entry(spx_buf_t *b, spx_store_t *dst, const char *nspace, pmix_
     if (spx_codec_pull_value(b, &val) != 0)
         return -1;
     pmix_status_t rc = PMIX_SUCCESS;
-    if (!skip)
-        rc = spx_store_put(dst, nspace, rank, key, &val, scope);
-    PMIx_Value_destruct(&val);
+    if (!skip) /* the decoded value moves into the store: one copy, not two */
+        rc = spx_store_put_owned(dst, nspace, rank, key, &val, scope);
+    PMIx_Value_destruct(&val); /* what the store did not take */
     if (rc != PMIX_SUCCESS) {
         spx_buf_set_error(b, rc == PMIX_ERR_NOMEM ? ENOMEM : EBADMSG);
         return -1;

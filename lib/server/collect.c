@@ -21,19 +21,21 @@
  * Copies of a modex payload from the socket it arrives on to the client that
  * reads it (a node receiving the collective's result; read(2) into the
  * connection's frame and the client's writev are the sockets' own):
- *   1. tree.c dispatch_coll pulls the data out of the frame (spx_buf_pull_bytes);
- *      at the root, coll.c's acc_append gathers each contribution once more,
- *      and a message arriving before its collective starts is kept (store_msg);
- *   2. was: op_deliver copied the result into a buffer of its own; now it reads
- *      it in place (spx_buf_init_borrowed);
- *   3. records.c apply_entry unpacks each value (spx_codec_pull_value);
- *   4. spx_store_put copies the value into the store (PMIx_Value_xfer);
- *   5. get.c packs it into the client's reply frame (spx_codec_push_value),
+ *   1. records.c apply_entry decodes each value (spx_codec_pull_value) and
+ *      moves it into the store as it is (spx_store_put_owned: no copy);
+ *   2. get.c packs it into the client's reply frame (spx_codec_push_value),
  *      which the connection sends without copying.
- * Before: 5 (6 at the root); now: 4 (5 at the root). The direct-modex answer
- * (nodes.c mn_recv -> dmodex.c) counts the same. Reaching 2 needs the tree to
- * read frames in place and the store to take the unpacked value (3 and 4
- * become one move).
+ * Nothing else copies it: the tree hands the frame's payload on in place
+ * (tree.c pull_bytes_lent, valid until the receive callback returns) to the
+ * collective's done, which passes it here; op_deliver reads it in place
+ * (spx_buf_init_borrowed). Now: 2; at the tree's root 3, since its gather
+ * (coll.c acc_append) keeps each child's contribution beyond its frame; a
+ * message that arrives before its collective starts here is kept once more
+ * (coll.c store_msg). Before: 5 (6 at the root), then 4 (5). The
+ * direct-modex answer (tree MSG -> nodes.c mn_recv -> dmodex.c) counts the
+ * same: 2. The other keys of a process sent along with a GET's answer
+ * (get.c reply_with_record) are packed into a buffer of their own and then
+ * appended to the reply: 3 for those.
  */
 #include "config.h"
 #include "server/core.h"

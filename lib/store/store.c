@@ -13,8 +13,9 @@
  * sequence. foreach_since(since) walks back from the tail to the first entry
  * with seq > since and visits forward: cost O(changes), not O(keys).
  *
- * Values are deep-copied in with PMIx_Value_xfer and released with
- * PMIx_Value_destruct; get hands the caller a fresh copy.
+ * Values are deep-copied in with PMIx_Value_xfer (put) or moved in as they
+ * are (put_owned: the caller's value struct is emptied, nothing is copied),
+ * and released with PMIx_Value_destruct; get hands the caller a fresh copy.
  */
 #include "config.h"
 
@@ -304,6 +305,20 @@ static void entry_stamp(spx_store_t *s, struct proc *p, struct entry *e)
     TAILQ_INSERT_TAIL(&p->entries, e, link);
 }
 
+/* Makes e live with val (its contents taken as they are), stamped. */
+static void entry_set_value(spx_store_t *s, struct proc *p, struct entry *e, pmix_value_t *val,
+                            pmix_scope_t scope)
+{
+    if (e->live)
+        PMIx_Value_destruct(&e->val);
+    else
+        p->live_count++;
+    e->val = *val;
+    e->live = true;
+    e->scope = scope;
+    entry_stamp(s, p, e);
+}
+
 pmix_status_t spx_store_put(spx_store_t *s, const char *nspace, pmix_rank_t rank, const char *key,
                             const pmix_value_t *val, pmix_scope_t scope)
 {
@@ -322,14 +337,23 @@ pmix_status_t spx_store_put(spx_store_t *s, const char *nspace, pmix_rank_t rank
         PMIx_Value_destruct(&copy);
         return st;
     }
-    if (e->live)
-        PMIx_Value_destruct(&e->val);
-    else
-        p->live_count++;
-    e->val = copy;
-    e->live = true;
-    e->scope = scope;
-    entry_stamp(s, p, e);
+    entry_set_value(s, p, e, &copy, scope);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_store_put_owned(spx_store_t *s, const char *nspace, pmix_rank_t rank,
+                                  const char *key, pmix_value_t *val, pmix_scope_t scope)
+{
+    if (!val)
+        return PMIX_ERR_BAD_PARAM;
+    struct proc *p;
+    pmix_status_t st;
+    struct entry *e = entry_for_write(s, nspace, rank, key, &p, &st);
+    if (!e)
+        return st; /* val untouched: still the caller's */
+    entry_set_value(s, p, e, val, scope);
+    memset(val, 0, sizeof(*val));
+    val->type = PMIX_UNDEF;
     return PMIX_SUCCESS;
 }
 

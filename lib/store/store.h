@@ -6,8 +6,8 @@
  * a tombstone with its own sequence number, so a caller can list exactly what
  * changed for a process since a sequence number (delta exchange, deletions
  * carried by fences). Not thread-safe: owned by the progress thread.
- * Values are copied in and copied out; peek returns a borrowed pointer valid
- * until the next write to that entry.
+ * Values are copied in (or moved in: spx_store_put_owned) and copied out; peek
+ * returns a borrowed pointer valid until the next write to that entry.
  */
 #ifndef SPX_STORE_STORE_H
 #define SPX_STORE_STORE_H
@@ -24,6 +24,15 @@ void spx_store_destroy(spx_store_t *s);
  * or tombstone. PMIX_SUCCESS, PMIX_ERR_BAD_PARAM (NULL/too long key) or PMIX_ERR_NOMEM. */
 pmix_status_t spx_store_put(spx_store_t *s, const char *nspace, pmix_rank_t rank, const char *key,
                             const pmix_value_t *val, pmix_scope_t scope);
+/* Like spx_store_put, but moves val's contents into the store instead of
+ * copying them (for a value just decoded, e.g. from a record stream). On
+ * PMIX_SUCCESS the store owns what val held and *val is reset to an empty
+ * PMIX_UNDEF value (PMIx_Value_destruct on it is a no-op). On failure
+ * (PMIX_ERR_BAD_PARAM for NULL/too long key or NULL val, PMIX_ERR_NOMEM) *val is
+ * untouched and still the caller's, and any older value or tombstone stays.
+ * So a caller may always PMIx_Value_destruct(val) afterwards. */
+pmix_status_t spx_store_put_owned(spx_store_t *s, const char *nspace, pmix_rank_t rank,
+                                  const char *key, pmix_value_t *val, pmix_scope_t scope);
 /* Replaces the entry with a tombstone (scope records what was deleted).
  * PMIX_SUCCESS even if the key did not exist (a tombstone is still recorded). */
 pmix_status_t spx_store_delete(spx_store_t *s, const char *nspace, pmix_rank_t rank,

@@ -263,6 +263,10 @@ static void coll_abort(spx_coll_t *c, pmix_status_t status, long except)
     coll_finish(c, status, NULL, 0, except);
 }
 
+/* The one copy the gather makes: data (borrowed, a received frame's bytes
+ * at most until spx_coll_recv returns) must outlive its frame until every
+ * child's UP is in, so it is appended to c->acc; DOWN data is never copied
+ * here, it goes straight on to the children and to done. */
 static void acc_append(spx_coll_t *c, const void *data, size_t len)
 {
     if (len == 0 || c->overflow)

@@ -16,11 +16,26 @@
  * a receiver settles the departure when the leaver's links to it have closed
  * (whatever it sent before, a collective's DOWN say, is read by then), or
  * after SPX_TREE_LEAVE_SETTLE seconds, and then calls ops->node_left.
+ *
+ * Receive path: a frame's payload (malloc'd by the connection, lent to us
+ * for the length of the call, net/conn.h) is read in place: the data of
+ * UP/DOWN, MSG and BCAST is handed on as a pointer into the frame
+ * (pull_bytes_lent), valid until spx_coll_recv / ops->recv returns; nothing
+ * is copied here. A DOWN reaches the collective's done callback, and a MSG
+ * or BCAST ops->recv, still in the frame's bytes. Only what must outlive the
+ * frame is copied, by coll.c: at the root each child's contribution into
+ * the gathered result (acc_append; the frame is gone before the last child's
+ * arrives), and a message for a collective not started here (store_msg).
+ * Copies of a modex payload between the socket and the client that reads
+ * it: 2 (the server decodes it into its store, which takes the decoded value
+ * as is; the server encodes it into the client's reply), 3 at the root
+ * (its gather, then those 2); see lib/server/collect.c.
  */
 #include "config.h"
 #include "tree/internal.h"
 #include "util/log.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +340,29 @@ int spx_tree_leave(spx_tree_t *t)
 
 /* ------------------------------------------------------------- dispatch */
 
+/* Pulls a u32-length byte block like spx_buf_pull_bytes (same caps and
+ * errors) but lends it in place: the result points into p's data, valid while
+ * p is (the frame handed to spx_tree_dispatch). NULL with *n = 0 for empty. */
+static const void *pull_bytes_lent(spx_buf_t *p, size_t *n)
+{
+    *n = 0;
+    uint32_t len = spx_buf_pull_u32(p);
+    if (spx_buf_failed(p) || len == 0)
+        return NULL;
+    if (len > SPX_BUF_MAX_BLOB) {
+        spx_buf_set_error(p, EMSGSIZE);
+        return NULL;
+    }
+    if (len > spx_buf_remaining(p)) {
+        spx_buf_set_error(p, EBADMSG);
+        return NULL;
+    }
+    const void *d = p->data + p->pos;
+    p->pos += len;
+    *n = len;
+    return d;
+}
+
 static int dispatch_coll(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
 {
     spx_coll_msg_t m = { .kind = type == SPX_TREE_FRAME_UP ? SPX_COLL_UP : SPX_COLL_DOWN };
@@ -335,17 +373,14 @@ static int dispatch_coll(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *
         m.flags = spx_buf_pull_u32(p);
         m.up_flags = spx_buf_pull_u8(p);
     }
-    void *data = spx_buf_pull_bytes(p, &m.len);
+    m.data = pull_bytes_lent(p, &m.len); /* the frame's bytes: coll.c copies what it keeps */
     if (spx_buf_finish(p) < 0 || !set_id || strlen(set_id) > SPX_COLL_MAX_SET_ID) {
         free(set_id);
-        free(data);
         return -1;
     }
     m.set_id = set_id;
-    m.data = data;
     spx_coll_recv(t->coll, from, &m);
     free(set_id);
-    free(data);
     return 0;
 }
 
@@ -358,29 +393,23 @@ int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
     case SPX_TREE_FRAME_MSG: {
         uint8_t ch = spx_buf_pull_u8(p);
         size_t len;
-        void *data = spx_buf_pull_bytes(p, &len);
-        if (spx_buf_finish(p) < 0) {
-            free(data);
+        const void *data = pull_bytes_lent(p, &len);
+        if (spx_buf_finish(p) < 0)
             return -1;
-        }
         if (t->ops.recv)
             t->ops.recv(from, ch, data, len, t->ops_arg);
-        free(data);
         return 0;
     }
     case SPX_TREE_FRAME_BCAST: {
         uint32_t origin = spx_buf_pull_u32(p);
         uint8_t ch = spx_buf_pull_u8(p);
         size_t len;
-        void *data = spx_buf_pull_bytes(p, &len);
-        if (spx_buf_finish(p) < 0 || origin >= t->n || origin == t->self) {
-            free(data);
+        const void *data = pull_bytes_lent(p, &len);
+        if (spx_buf_finish(p) < 0 || origin >= t->n || origin == t->self)
             return -1;
-        }
         flood(t, SPX_TREE_FRAME_BCAST, p->data, p->len, (long)from);
         if (t->ops.recv)
             t->ops.recv(origin, ch, data, len, t->ops_arg);
-        free(data);
         return 0;
     }
     case SPX_TREE_FRAME_NODE_LOST: {

@@ -1,5 +1,6 @@
 /* test_store.c - unit tests of lib/store: put/get/replace/delete, tombstones and
- * sequence numbers, foreach_since delta semantics, removal, key limits, growth. */
+ * sequence numbers, foreach_since delta semantics, removal, key limits, growth;
+ * put_owned (moves a value in: ownership, replace, tombstones, failure). */
 #include "config.h"
 
 #include "store/store.h"
@@ -364,6 +365,154 @@ START_TEST(test_values_deep_copied)
 }
 END_TEST
 
+static int count_visits(const char *key, const pmix_value_t *val, pmix_scope_t scope,
+                        uint64_t seq, void *arg)
+{
+    (void)key, (void)val, (void)scope, (void)seq;
+    (*(int *)arg)++;
+    return 0;
+}
+
+/* A malloc'd string value: what a decoder hands over. */
+static void val_owned_str(pmix_value_t *v, const char *s)
+{
+    memset(v, 0, sizeof(*v));
+    v->type = PMIX_STRING;
+    v->data.string = strdup(s);
+    ck_assert_ptr_nonnull(v->data.string);
+}
+
+/* put_owned moves the value in: the store keeps the very bytes the caller
+ * had (no copy) and empties the caller's struct, so the usual destruct
+ * afterwards frees nothing (ASan/valgrind: no double free, no leak). */
+START_TEST(test_put_owned_takes_value)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_value_t v;
+    val_owned_str(&v, "moved");
+    char *bytes = v.data.string;
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 1, "k", &v, PMIX_REMOTE), PMIX_SUCCESS);
+    ck_assert_int_eq(v.type, PMIX_UNDEF);
+    ck_assert_ptr_null(v.data.string);
+    PMIx_Value_destruct(&v); /* no-op */
+    pmix_scope_t sc = PMIX_SCOPE_UNDEF;
+    const pmix_value_t *in = spx_store_peek(s, NS, 1, "k", &sc);
+    ck_assert_ptr_nonnull(in);
+    ck_assert_int_eq(in->type, PMIX_STRING);
+    ck_assert_ptr_eq(in->data.string, bytes); /* the same bytes: moved, not copied */
+    ck_assert_str_eq(in->data.string, "moved");
+    ck_assert_int_eq(sc, PMIX_REMOTE);
+    ck_assert_uint_eq(spx_store_seq(s), 1);
+    ck_assert_uint_eq(spx_store_count(s, NS, 1), 1);
+
+    /* byte object: the caller's buffer becomes the store's */
+    memset(&v, 0, sizeof(v));
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = malloc(32);
+    ck_assert_ptr_nonnull(v.data.bo.bytes);
+    memset(v.data.bo.bytes, 0x5a, 32);
+    v.data.bo.size = 32;
+    char *blob = v.data.bo.bytes;
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 1, "blob", &v, PMIX_GLOBAL), PMIX_SUCCESS);
+    PMIx_Value_destruct(&v);
+    pmix_value_t *out = NULL;
+    ck_assert_int_eq(spx_store_get(s, NS, 1, "blob", &out), PMIX_SUCCESS);
+    ck_assert_ptr_ne(out->data.bo.bytes, blob); /* get still hands out a copy */
+    ck_assert_uint_eq(out->data.bo.size, 32);
+    ck_assert_uint_eq((unsigned char)out->data.bo.bytes[31], 0x5a);
+    PMIX_VALUE_RELEASE(out);
+    ck_assert_ptr_eq(spx_store_peek(s, NS, 1, "blob", NULL)->data.bo.bytes, blob);
+    spx_store_destroy(s); /* frees what was moved in */
+}
+END_TEST
+
+/* Replacing: an older value (copied in by put or moved in by put_owned) is
+ * freed and the new one stamped with the next sequence number. */
+START_TEST(test_put_owned_replace)
+{
+    spx_store_t *s = spx_store_create();
+    char buf[] = "copied";
+    pmix_value_t v;
+    val_str(&v, buf);
+    ck_assert_int_eq(spx_store_put(s, NS, 0, "k", &v, PMIX_GLOBAL), PMIX_SUCCESS);
+    val_owned_str(&v, "second");
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 0, "k", &v, PMIX_LOCAL), PMIX_SUCCESS);
+    PMIx_Value_destruct(&v);
+    pmix_scope_t sc;
+    ck_assert_str_eq(spx_store_peek(s, NS, 0, "k", &sc)->data.string, "second");
+    ck_assert_int_eq(sc, PMIX_LOCAL);
+    val_owned_str(&v, "third");
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 0, "k", &v, PMIX_GLOBAL), PMIX_SUCCESS);
+    PMIx_Value_destruct(&v);
+    ck_assert_str_eq(spx_store_peek(s, NS, 0, "k", NULL)->data.string, "third");
+    ck_assert_uint_eq(spx_store_seq(s), 3);
+    ck_assert_uint_eq(spx_store_count(s, NS, 0), 1);
+    int n = 0; /* one entry, at the newest sequence */
+    ck_assert_int_eq(spx_store_foreach_since(s, NS, 0, 2, count_visits, &n), 0);
+    ck_assert_int_eq(n, 1);
+    spx_store_destroy(s);
+}
+END_TEST
+
+/* A tombstone is revived by put_owned, and a moved-in value is freed by a
+ * delete (ASan/valgrind: nothing lost). */
+START_TEST(test_put_owned_tombstone)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_value_t v;
+    val_owned_str(&v, "one");
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 2, "k", &v, PMIX_GLOBAL), PMIX_SUCCESS);
+    ck_assert_int_eq(spx_store_delete(s, NS, 2, "k", PMIX_DEL_GLOBAL), PMIX_SUCCESS);
+    ck_assert_ptr_null(spx_store_peek(s, NS, 2, "k", NULL));
+    ck_assert_uint_eq(spx_store_count(s, NS, 2), 0);
+    val_owned_str(&v, "two");
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 2, "k", &v, PMIX_REMOTE), PMIX_SUCCESS);
+    PMIx_Value_destruct(&v);
+    pmix_scope_t sc;
+    ck_assert_str_eq(spx_store_peek(s, NS, 2, "k", &sc)->data.string, "two");
+    ck_assert_int_eq(sc, PMIX_REMOTE);
+    ck_assert_uint_eq(spx_store_count(s, NS, 2), 1);
+    ck_assert_uint_eq(spx_store_seq(s), 3);
+    /* a tombstone put first, then a value */
+    ck_assert_int_eq(spx_store_delete(s, NS, 2, "fresh", PMIX_DEL_REMOTE), PMIX_SUCCESS);
+    val_owned_str(&v, "after");
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 2, "fresh", &v, PMIX_REMOTE), PMIX_SUCCESS);
+    ck_assert_str_eq(spx_store_peek(s, NS, 2, "fresh", NULL)->data.string, "after");
+    ck_assert_uint_eq(spx_store_count(s, NS, 2), 2);
+    spx_store_destroy(s);
+}
+END_TEST
+
+/* A failed put_owned leaves the value to the caller, untouched, and the
+ * store as it was (older value still there, no sequence number taken). */
+START_TEST(test_put_owned_failure_leaves_value)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_value_t v;
+    val_owned_str(&v, "old");
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 0, "k", &v, PMIX_GLOBAL), PMIX_SUCCESS);
+    uint64_t seq = spx_store_seq(s);
+
+    char longkey[PMIX_MAX_KEYLEN + 8];
+    memset(longkey, 'x', sizeof(longkey) - 1);
+    longkey[sizeof(longkey) - 1] = '\0';
+    val_owned_str(&v, "mine");
+    char *mine = v.data.string;
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 0, longkey, &v, PMIX_GLOBAL), PMIX_ERR_BAD_PARAM);
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 0, NULL, &v, PMIX_GLOBAL), PMIX_ERR_BAD_PARAM);
+    ck_assert_int_eq(spx_store_put_owned(s, NULL, 0, "k", &v, PMIX_GLOBAL), PMIX_ERR_BAD_PARAM);
+    ck_assert_int_eq(spx_store_put_owned(NULL, NS, 0, "k", &v, PMIX_GLOBAL), PMIX_ERR_BAD_PARAM);
+    ck_assert_int_eq(spx_store_put_owned(s, NS, 0, "k", NULL, PMIX_GLOBAL), PMIX_ERR_BAD_PARAM);
+    ck_assert_int_eq(v.type, PMIX_STRING); /* untouched, still ours */
+    ck_assert_ptr_eq(v.data.string, mine);
+    ck_assert_str_eq(v.data.string, "mine");
+    ck_assert_str_eq(spx_store_peek(s, NS, 0, "k", NULL)->data.string, "old");
+    ck_assert_uint_eq(spx_store_seq(s), seq);
+    PMIx_Value_destruct(&v); /* the caller frees it (valgrind: not leaked, not freed twice) */
+    spx_store_destroy(s);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -376,6 +525,10 @@ static Suite *store_suite(void)
     tcase_add_test(tc, test_many_entries);
     tcase_add_test(tc, test_values_deep_copied);
     tcase_add_test(tc, test_failed_first_put_freed);
+    tcase_add_test(tc, test_put_owned_takes_value);
+    tcase_add_test(tc, test_put_owned_replace);
+    tcase_add_test(tc, test_put_owned_tombstone);
+    tcase_add_test(tc, test_put_owned_failure_leaves_value);
     suite_add_tcase(s, tc);
     return s;
 }

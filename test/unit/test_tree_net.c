@@ -1,7 +1,7 @@
 /* test_tree_net.c - tree engines over real TCP on 127.0.0.1, all in this one
  * process on one event_base: collectives over 1, 3, 16 and 64 nodes with data,
  * a subset collective, back-to-back and overlapping collectives, send and
- * broadcast, the loss of an interior node mid-collective, a wrong secret,
+ * broadcast, large binary payloads read in place (intact at the receiver), the loss of an interior node mid-collective, a wrong secret,
  * raw sockets that speak the handshake right (accepted) or wrong, or send
  * hostile bytes (closed, the engine goes on). Prints latency figures.
  */
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ typedef struct node {
     uint32_t recv_from[256];
     uint8_t recv_ch[256];
     char recv_data[256][32];
+    int big_ok, big_bad; /* BIG_CH payloads checked in the callback */
 } node_t;
 
 typedef struct cluster {
@@ -84,9 +86,39 @@ static void run_for(struct event_base *base, int ms)
     event_base_dispatch(base);
 }
 
+#define BIG_CH 200 /* a channel no other test uses */
+#define BIG_LEN (200u * 1024u + 3u)
+
+/* Byte i of node `from`'s test payload: every byte value, NULs included. */
+static uint8_t big_byte(uint32_t from, size_t i)
+{
+    return (uint8_t)((i * 131u + from * 7u + (i >> 9)) & 0xffu);
+}
+
+static void big_fill(uint8_t *p, size_t len, uint32_t from)
+{
+    for (size_t i = 0; i < len; i++)
+        p[i] = big_byte(from, i);
+}
+
+static bool big_check(const uint8_t *p, size_t len, uint32_t from)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != big_byte(from, i))
+            return false;
+    return true;
+}
+
 static void on_recv(uint32_t from, uint8_t ch, const void *data, size_t len, void *arg)
 {
     node_t *nd = arg;
+    if (ch == BIG_CH) { /* checked here: data is lent only for this call */
+        if (len == BIG_LEN && data && big_check(data, len, from))
+            nd->big_ok++;
+        else
+            nd->big_bad++;
+        return;
+    }
     int k = nd->recv_calls++;
     ck_assert_int_lt(k, 256);
     nd->recv_from[k] = from;
@@ -357,6 +389,82 @@ START_TEST(net_send_bcast)
         ck_assert_int_eq(b6, i == 6 ? 0 : 1);
         ck_assert_int_eq(p2p, i == 8 ? 1 : 0);
     }
+    cluster_free(cl);
+}
+END_TEST
+
+static int big_total(void *arg)
+{
+    cluster_t *cl = arg;
+    int got = 0;
+    for (uint32_t i = 0; i < cl->n; i++)
+        got += cl->nodes[i].big_ok + cl->nodes[i].big_bad;
+    return got >= (int)(cl->n - 1) + 1; /* one broadcast, one send */
+}
+
+/* Large binary payloads, read in place out of the received frames, reach the
+ * receivers byte for byte: a send, a broadcast (forwarded on by interior
+ * nodes before their own delivery) and a collective whose contributions are
+ * gathered at the root and whose result goes down through interior nodes. */
+START_TEST(net_payload_intact)
+{
+    cluster_t *cl = cluster_new(7, 2);
+    uint8_t *big = malloc(BIG_LEN);
+    ck_assert_ptr_nonnull(big);
+    big_fill(big, BIG_LEN, 5);
+    ck_assert_int_eq(spx_tree_send(cl->nodes[5].t, 2, BIG_CH, big, BIG_LEN), 0);
+    big_fill(big, BIG_LEN, 3);
+    ck_assert_int_eq(spx_tree_bcast(cl->nodes[3].t, BIG_CH, big, BIG_LEN), 0);
+    ck_assert(run_until(cl->base, big_total, cl, 10000));
+    run_for(cl->base, 20);
+    for (uint32_t i = 0; i < cl->n; i++) {
+        ck_assert_int_eq(cl->nodes[i].big_bad, 0);
+        ck_assert_int_eq(cl->nodes[i].big_ok, (i == 3 ? 0 : 1) + (i == 2 ? 1 : 0));
+    }
+
+    /* each contribution: u32 node, u32 length, then that node's bytes */
+    enum { PIECE = 40000 };
+    uint32_t nodes[7];
+    all_nodes(7, nodes);
+    result_t res[7] = { { 0 } };
+    uint8_t *contrib[7];
+    for (uint32_t k = 0; k < 7; k++) {
+        size_t n = PIECE + k;
+        contrib[k] = malloc(8 + n);
+        ck_assert_ptr_nonnull(contrib[k]);
+        uint32_t hdr[2] = { k, (uint32_t)n };
+        memcpy(contrib[k], hdr, 8);
+        big_fill(contrib[k] + 8, n, k);
+        ck_assert_int_eq(spx_tree_coll_start(cl->nodes[k].t, "big", nodes, 7, SPX_TREE_F_COLLECT,
+                                             PMIX_SUCCESS, contrib[k], 8 + n, 30.0, done_cb,
+                                             &res[k]),
+                         0);
+    }
+    waitn_t w = { res, 7 };
+    ck_assert(run_until(cl->base, all_done, &w, 10000));
+    for (uint32_t k = 0; k < 7; k++) {
+        ck_assert_int_eq(res[k].status, PMIX_SUCCESS);
+        int seen[7] = { 0 };
+        size_t off = 0;
+        while (off < res[k].len) {
+            uint32_t hdr[2];
+            ck_assert_uint_le(off + 8, res[k].len);
+            memcpy(hdr, res[k].data + off, 8);
+            ck_assert_uint_lt(hdr[0], 7);
+            ck_assert_uint_eq(hdr[1], PIECE + hdr[0]);
+            ck_assert_uint_le(off + 8 + hdr[1], res[k].len);
+            ck_assert_msg(big_check((const uint8_t *)res[k].data + off + 8, hdr[1], hdr[0]),
+                          "node %u: node %u's contribution damaged", k, hdr[0]);
+            seen[hdr[0]]++;
+            off += 8 + hdr[1];
+        }
+        for (uint32_t j = 0; j < 7; j++)
+            ck_assert_int_eq(seen[j], 1);
+    }
+    free_results(res, 7);
+    for (uint32_t k = 0; k < 7; k++)
+        free(contrib[k]);
+    free(big);
     cluster_free(cl);
 }
 END_TEST
@@ -869,6 +977,7 @@ int main(void)
     tcase_add_test(tc, net_coll_1_3_16);
     tcase_add_test(tc, net_subset_and_back_to_back);
     tcase_add_test(tc, net_send_bcast);
+    tcase_add_test(tc, net_payload_intact);
     tcase_add_test(tc, net_simultaneous_links);
     tcase_add_test(tc, net_late_parent);
     tcase_add_test(tc, net_node_loss);
