@@ -133,21 +133,24 @@ static void on_done(pmix_status_t status, const void *data, size_t len, void *ar
     (void)sink;
 }
 
-/* Reads and drops whatever the engine wrote to the peers. */
+/* Reads and drops whatever the engine wrote to the peers. Only at the end of
+ * an input and when the engine's writes would fill a socket buffer: a read
+ * per peer after every record was most of the target's time. */
+static void drain_fd(int fd);
+
 static void drain_peers(fz_world_t *w)
 {
-    uint8_t junk[65536];
     for (uint32_t i = 0; i < w->n; i++)
-        while (w->fd[i] >= 0 && read(w->fd[i], junk, sizeof(junk)) > 0)
-            ;
+        drain_fd(w->fd[i]);
 }
 
+/* Runs the engine's loop: a frame written by the harness is read, dispatched
+ * and its answers written within two rounds (the socketpair carries it at
+ * once). */
 static void pump(fz_world_t *w)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++)
         event_base_loop(w->base, EVLOOP_NONBLOCK);
-        drain_peers(w);
-    }
 }
 
 /* Writes one frame from peer (header + payload) into the engine's link. */
@@ -156,28 +159,28 @@ static void write_frame(fz_world_t *w, uint32_t peer, uint8_t type, const void *
 {
     if (w->fd[peer] < 0)
         return;
-    uint8_t hdr[SPX_FRAME_HDR_LEN];
+    static uint8_t frame[SPX_FRAME_HDR_LEN + 65536]; /* one send per frame */
+    if (len > sizeof(frame) - SPX_FRAME_HDR_LEN)
+        return;
     spx_frame_hdr_t h = { .type = type, .length = (uint32_t)len };
-    spx_frame_hdr_encode(&h, hdr);
-    const uint8_t *parts[2] = { hdr, payload };
-    size_t lens[2] = { sizeof(hdr), len };
-    for (int k = 0; k < 2; k++) {
-        size_t off = 0;
-        int stalls = 0;
-        while (off < lens[k] && stalls < 100) {
-            ssize_t r = send(w->fd[peer], parts[k] + off, lens[k] - off, MSG_NOSIGNAL);
-            if (r > 0) {
-                off += (size_t)r;
-                stalls = 0;
-            } else if (r < 0 && errno == EAGAIN) {
-                pump(w); /* the engine reads, the buffer empties */
-                stalls++;
-            } else {
-                return; /* the engine closed the link */
-            }
+    spx_frame_hdr_encode(&h, frame);
+    if (len)
+        memcpy(frame + SPX_FRAME_HDR_LEN, payload, len);
+    size_t off = 0, total = SPX_FRAME_HDR_LEN + len;
+    int stalls = 0;
+    while (off < total && stalls < 4) { /* a link the engine closed stays full */
+        ssize_t r = send(w->fd[peer], frame + off, total - off, MSG_NOSIGNAL);
+        if (r > 0) {
+            off += (size_t)r;
+            stalls = 0;
+        } else if (r < 0 && errno == EAGAIN) {
+            drain_peers(w); /* the engine may wait to write before it reads */
+            pump(w);        /* the engine reads, the buffer empties */
+            stalls++;
+        } else {
+            return;
         }
     }
-    pump(w);
 }
 
 static uint32_t pick_peer(const fz_world_t *w, uint8_t b)
@@ -233,6 +236,21 @@ static void op_coll_frame(fz_world_t *w, fz_in_t *in)
     spx_buf_fini(&b);
 }
 
+/* Kept for the whole run (making them was a third of an input's time): the
+ * event base, and one socketpair per node slot. The engine is handed a dup of
+ * the pair's engine end, so destroying it leaves the pair open; a pair whose
+ * harness end was closed (CLOSE) is replaced by a new one. */
+static struct event_base *fz_base;
+static int fz_pair[FZ_MAX_NODES][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 },
+                                        { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+
+static void drain_fd(int fd)
+{
+    static uint8_t junk[65536];
+    while (fd >= 0 && read(fd, junk, sizeof(junk)) > 0)
+        ;
+}
+
 static int world_init(fz_world_t *w, fz_in_t *in)
 {
     static const uint8_t secret[16] = "fuzz-tree-secret";
@@ -245,33 +263,33 @@ static int world_init(fz_world_t *w, fz_in_t *in)
         addrs[i] = "127.0.0.1:0";
         w->fd[i] = -1;
     }
-    w->base = event_base_new();
-    if (!w->base)
+    if (!fz_base && !(fz_base = event_base_new()))
         abort();
+    w->base = fz_base;
     spx_tree_config_t cfg = { .node_index = w->self, .nnodes = w->n, .width = width,
                               .addrs = addrs, .secret = secret, .secret_len = sizeof(secret),
                               .connect_timeout = 30 };
     spx_tree_ops_t ops = { .recv = on_recv, .node_lost = on_lost, .node_left = on_left };
     w->t = spx_tree_create(w->base, &cfg, &ops, w);
-    if (!w->t) {
-        event_base_free(w->base);
+    if (!w->t)
         return -1;
-    }
     for (uint32_t i = 0; i < w->n; i++) {
-        int sv[2];
         if (i == w->self)
             continue;
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+        if (fz_pair[i][1] < 0 &&
+            socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fz_pair[i]) < 0)
             abort();
-        if (spx_tree_adopt_link(w->t, i, sv[0]) < 0)
+        int fd = fcntl(fz_pair[i][0], F_DUPFD_CLOEXEC, 0);
+        if (fd < 0 || spx_tree_adopt_link(w->t, i, fd) < 0)
             abort();
-        w->fd[i] = sv[1];
+        w->fd[i] = fz_pair[i][1];
     }
     return 0;
 }
 
 static void world_fini(fz_world_t *w)
 {
+    drain_peers(w);
     pump(w);
     spx_tree_destroy(w->t);
     for (int i = 0; i < 4; i++)
@@ -279,10 +297,17 @@ static void world_fini(fz_world_t *w)
     for (int i = 0; i < w->nstarts; i++)
         if (w->starts[i].calls != 1)
             abort(); /* a collective that never completed (or twice) */
-    for (uint32_t i = 0; i < w->n; i++)
-        if (w->fd[i] >= 0)
-            close(w->fd[i]);
-    event_base_free(w->base);
+    /* a destroyed engine leaves nothing behind on the base */
+    if (event_base_get_num_events(w->base, EVENT_BASE_COUNT_ADDED | EVENT_BASE_COUNT_ACTIVE))
+        abort();
+    for (uint32_t i = 0; i < FZ_MAX_NODES; i++) {
+        if (fz_pair[i][1] < 0 && fz_pair[i][0] >= 0) {
+            close(fz_pair[i][0]); /* CLOSE closed the harness end: a new pair next time */
+            fz_pair[i][0] = -1;
+        }
+        drain_fd(fz_pair[i][0]); /* what the engine did not read */
+        drain_fd(fz_pair[i][1]); /* what it wrote */
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -336,7 +361,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint32_t peer = pick_peer(&w, in_u8(&in));
             if (w.fd[peer] >= 0) {
                 close(w.fd[peer]);
-                w.fd[peer] = -1;
+                w.fd[peer] = fz_pair[peer][1] = -1;
             }
             break;
         }
