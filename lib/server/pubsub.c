@@ -29,6 +29,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "codec/value.h"
 #include "types/types.h"
@@ -39,7 +40,7 @@ enum { OP_PUBLISH = 1, OP_LOOKUP = 2, OP_UNPUBLISH = 3 };
 #define MAX_KEYS 4096u /* keys in one request from the wire */
 
 struct pending {                    /* a request sent to node 0 */
-    struct pending *next;
+    LIST_ENTRY(pending) link;       /* in its engine's pendings, newest first */
     uint64_t id;
     uint8_t op;
     pmix_op_cbfunc_t opcb;          /* publish / unpublish */
@@ -49,7 +50,7 @@ struct pending {                    /* a request sent to node 0 */
 
 struct spx_srv_pubsub {
     struct spx_srv_ctx *ctx;        /* borrowed: the server whose state this is */
-    struct pending *pendings;       /* requests sent to node 0 (owned) */
+    LIST_HEAD(, pending) pendings;  /* requests sent to node 0 (owned) */
     uint64_t next_id;               /* id of the next one */
 };
 
@@ -95,17 +96,16 @@ static pmix_status_t send_request(struct spx_srv_pubsub *ps, uint8_t op, const p
         free(p);
         return PMIX_ERR_UNREACH;
     }
-    p->next = ps->pendings;
-    ps->pendings = p;
+    LIST_INSERT_HEAD(&ps->pendings, p, link);
     return PMIX_SUCCESS;
 }
 
 static struct pending *take_pending(struct spx_srv_pubsub *ps, uint64_t id)
 {
-    for (struct pending **pp = &ps->pendings; *pp; pp = &(*pp)->next)
-        if ((*pp)->id == id) {
-            struct pending *p = *pp;
-            *pp = p->next;
+    struct pending *p;
+    LIST_FOREACH(p, &ps->pendings, link)
+        if (p->id == id) {
+            LIST_REMOVE(p, link);
             return p;
         }
     return NULL;
@@ -311,9 +311,9 @@ static void pubsub_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel,
 /* Fails every request waiting for node 0 with st. */
 static void fail_pending(struct spx_srv_pubsub *ps, pmix_status_t st)
 {
-    while (ps && ps->pendings) {
-        struct pending *p = ps->pendings;
-        ps->pendings = p->next;
+    struct pending *p;
+    while (ps && (p = LIST_FIRST(&ps->pendings))) {
+        LIST_REMOVE(p, link);
         finish(p, st, NULL, 0);
     }
 }
@@ -330,6 +330,7 @@ static int pubsub_setup(struct spx_srv_ctx *ctx)
     if (!(ctx->pubsub = calloc(1, sizeof(*ctx->pubsub))))
         return -1;
     ctx->pubsub->ctx = ctx;
+    LIST_INIT(&ctx->pubsub->pendings);
     ctx->pubsub->next_id = 1;
     return 0;
 }

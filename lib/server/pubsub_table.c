@@ -7,18 +7,26 @@
  * lookup collects the visible entries for its keys into a pdata array and
  * answers, or parks itself (keys copied) when PMIX_WAIT asked for more than
  * is there. FIRST_READ entries are removed when they are read, PROC entries
- * when their publisher goes away. Answers are sent after the lock is dropped.
+ * when their publisher goes away. Answers are sent once the table is
+ * consistent again (a callback may call back into it).
+ *
+ * Progress-thread state, no lock: the directory engine (pubsub.c) is the only
+ * caller, from client requests, tree messages and the server's stop, all on
+ * the progress thread; every entry point asserts it.
  */
 #include "config.h"
 #include "server/pubsub_table.h"
 
-#include <pthread.h>
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
+
+#include "progress/progress.h"
 
 struct spx_pubsub_entry {
-    struct spx_pubsub_entry *next;
+    TAILQ_ENTRY(spx_pubsub_entry) link; /* in spx_pubsub_entries, newest first */
     pmix_proc_t owner;
     char key[PMIX_MAX_KEYLEN + 1];
     pmix_value_t *value;             /* owned, PMIX_VALUE_RELEASE */
@@ -27,7 +35,7 @@ struct spx_pubsub_entry {
 };
 
 struct spx_pubsub_wait {
-    struct spx_pubsub_wait *next;
+    TAILQ_ENTRY(spx_pubsub_wait) link; /* in spx_pubsub_waits (newest first) or a batch */
     pmix_proc_t requester;
     char **keys;                     /* owned, NULL-terminated */
     size_t nkeys, want;              /* answer once want keys are found */
@@ -38,9 +46,10 @@ struct spx_pubsub_wait {
     size_t nres;
 };
 
-static pthread_mutex_t spx_pubsub_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct spx_pubsub_entry *spx_pubsub_entries;
-static struct spx_pubsub_wait *spx_pubsub_waits;
+TAILQ_HEAD(spx_pubsub_entry_list, spx_pubsub_entry);
+TAILQ_HEAD(spx_pubsub_wait_list, spx_pubsub_wait);
+static struct spx_pubsub_entry_list spx_pubsub_entries = TAILQ_HEAD_INITIALIZER(spx_pubsub_entries);
+static struct spx_pubsub_wait_list spx_pubsub_waits = TAILQ_HEAD_INITIALIZER(spx_pubsub_waits);
 
 /* Info directives shared by the three calls. */
 static void spx_pubsub_directives(const pmix_info_t info[], size_t ninfo,
@@ -79,7 +88,8 @@ static bool spx_pubsub_visible(const struct spx_pubsub_entry *e, const pmix_proc
 static struct spx_pubsub_entry *spx_pubsub_find(const char *key, const pmix_proc_t *req,
                                                 pmix_data_range_t range)
 {
-    for (struct spx_pubsub_entry *e = spx_pubsub_entries; e; e = e->next)
+    struct spx_pubsub_entry *e;
+    TAILQ_FOREACH(e, &spx_pubsub_entries, link)
         if (strcmp(e->key, key) == 0 && spx_pubsub_visible(e, req, range))
             return e;
     return NULL;
@@ -91,17 +101,14 @@ static void spx_pubsub_entry_free(struct spx_pubsub_entry *e)
     free(e);
 }
 
+/* victim is in spx_pubsub_entries. */
 static void spx_pubsub_unlink(struct spx_pubsub_entry *victim)
 {
-    for (struct spx_pubsub_entry **pp = &spx_pubsub_entries; *pp; pp = &(*pp)->next)
-        if (*pp == victim) {
-            *pp = victim->next;
-            spx_pubsub_entry_free(victim);
-            return;
-        }
+    TAILQ_REMOVE(&spx_pubsub_entries, victim, link);
+    spx_pubsub_entry_free(victim);
 }
 
-/* Under the lock: build the answer for keys, or return NULL with *nfound
+/* Build the answer for keys, or return NULL with *nfound
  * counted when fewer than want are there and must_wait is set. The caller
  * frees the result with PMIX_PDATA_FREE(res, *nfound). */
 static pmix_pdata_t *spx_pubsub_collect(const pmix_proc_t *req, char **keys,
@@ -156,34 +163,40 @@ static void spx_pubsub_wait_free(struct spx_pubsub_wait *w)
     free(w);
 }
 
-/* Retry parked lookups; answer the satisfied ones. Takes the lock. */
+/* Answers (status NOT_FOUND and no data unless w->res is set) and frees
+ * every wait of batch, in its order. */
+static void spx_pubsub_answer_all(struct spx_pubsub_wait_list *batch)
+{
+    struct spx_pubsub_wait *w;
+    while ((w = TAILQ_FIRST(batch))) {
+        TAILQ_REMOVE(batch, w, link);
+        if (w->res != NULL)
+            spx_pubsub_answer(w->cbfunc, w->cbdata, w->res, w->nres);
+        else
+            w->cbfunc(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata);
+        spx_pubsub_wait_free(w);
+    }
+}
+
+/* Retry parked lookups, newest first (the newest takes a FIRST_READ entry);
+ * answer the satisfied ones, oldest first. */
 static void spx_pubsub_retry(void)
 {
-    struct spx_pubsub_wait *done = NULL;
+    struct spx_pubsub_wait_list done = TAILQ_HEAD_INITIALIZER(done);
 
-    pthread_mutex_lock(&spx_pubsub_lock);
-    for (struct spx_pubsub_wait **pp = &spx_pubsub_waits; *pp;) {
-        struct spx_pubsub_wait *w = *pp;
+    for (struct spx_pubsub_wait *w = TAILQ_FIRST(&spx_pubsub_waits), *next; w; w = next) {
+        next = TAILQ_NEXT(w, link);
         size_t n;
         pmix_pdata_t *res = spx_pubsub_collect(&w->requester, w->keys, w->range,
                                                w->want, true, &n);
-        if (res == NULL) {
-            pp = &w->next;
+        if (res == NULL)
             continue;
-        }
-        *pp = w->next;
+        TAILQ_REMOVE(&spx_pubsub_waits, w, link);
         w->res = res;
         w->nres = n;
-        w->next = done;
-        done = w;
+        TAILQ_INSERT_HEAD(&done, w, link);
     }
-    pthread_mutex_unlock(&spx_pubsub_lock);
-    while (done != NULL) {
-        struct spx_pubsub_wait *w = done;
-        done = w->next;
-        spx_pubsub_answer(w->cbfunc, w->cbdata, w->res, w->nres);
-        spx_pubsub_wait_free(w);
-    }
+    spx_pubsub_answer_all(&done);
 }
 
 pmix_status_t spx_pubsub_publish(const pmix_proc_t *proc,
@@ -196,18 +209,16 @@ pmix_status_t spx_pubsub_publish(const pmix_proc_t *proc,
     bool wait = false;
     struct spx_pubsub_entry *added = NULL;
 
+    assert(spx_progress_on_thread());
     if (proc == NULL || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     spx_pubsub_directives(info, ninfo, &range, &persist, &want, &wait);
-    pthread_mutex_lock(&spx_pubsub_lock);
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE) || PMIX_CHECK_KEY(&info[i], PMIX_PERSISTENCE) ||
             PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT))
             continue;
-        if (spx_pubsub_find(info[i].key, proc, range) != NULL) {
-            pthread_mutex_unlock(&spx_pubsub_lock);
+        if (spx_pubsub_find(info[i].key, proc, range) != NULL)
             return PMIX_ERR_DUPLICATE_KEY;
-        }
     }
     for (size_t i = 0; i < ninfo; i++) {
         struct spx_pubsub_entry *e;
@@ -227,11 +238,9 @@ pmix_status_t spx_pubsub_publish(const pmix_proc_t *proc,
             free(e);
             break;
         }
-        e->next = spx_pubsub_entries;
-        spx_pubsub_entries = e;
+        TAILQ_INSERT_HEAD(&spx_pubsub_entries, e, link);
         added = e;
     }
-    pthread_mutex_unlock(&spx_pubsub_lock);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
     if (added != NULL)
@@ -250,15 +259,14 @@ pmix_status_t spx_pubsub_lookup(const pmix_proc_t *proc, char **keys,
     pmix_pdata_t *res;
     struct spx_pubsub_wait *w;
 
+    assert(spx_progress_on_thread());
     if (proc == NULL || keys == NULL || keys[0] == NULL || cbfunc == NULL)
         return PMIX_ERR_BAD_PARAM;
     while (keys[nkeys] != NULL)
         nkeys++;
     spx_pubsub_directives(info, ninfo, &range, &persist, &want, &wait);
-    pthread_mutex_lock(&spx_pubsub_lock);
     res = spx_pubsub_collect(proc, keys, range, want, wait, &n);
     if (res != NULL || !wait) {
-        pthread_mutex_unlock(&spx_pubsub_lock);
         spx_pubsub_answer(cbfunc, cbdata, res, n);
         return PMIX_SUCCESS;
     }
@@ -267,14 +275,12 @@ pmix_status_t spx_pubsub_lookup(const pmix_proc_t *proc, char **keys,
     if (w != NULL)
         w->keys = calloc(nkeys + 1, sizeof(char *));
     if (w == NULL || w->keys == NULL) {
-        pthread_mutex_unlock(&spx_pubsub_lock);
         free(w);
         return PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; i < nkeys; i++) {
         w->keys[i] = strdup(keys[i]);
         if (w->keys[i] == NULL) {
-            pthread_mutex_unlock(&spx_pubsub_lock);
             w->nkeys = i;
             spx_pubsub_wait_free(w);
             return PMIX_ERR_NOMEM;
@@ -286,9 +292,7 @@ pmix_status_t spx_pubsub_lookup(const pmix_proc_t *proc, char **keys,
     w->range = range;
     w->cbfunc = cbfunc;
     w->cbdata = cbdata;
-    w->next = spx_pubsub_waits;
-    spx_pubsub_waits = w;
-    pthread_mutex_unlock(&spx_pubsub_lock);
+    TAILQ_INSERT_HEAD(&spx_pubsub_waits, w, link);
     return PMIX_SUCCESS;
 }
 
@@ -296,27 +300,22 @@ pmix_status_t spx_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
                                    const pmix_info_t info[], size_t ninfo,
                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+    assert(spx_progress_on_thread());
     if (proc == NULL)
         return PMIX_ERR_BAD_PARAM;
     (void)info;
     (void)ninfo;
-    pthread_mutex_lock(&spx_pubsub_lock);
-    for (struct spx_pubsub_entry **pp = &spx_pubsub_entries; *pp;) {
-        struct spx_pubsub_entry *e = *pp;
+    for (struct spx_pubsub_entry *e = TAILQ_FIRST(&spx_pubsub_entries), *next; e; e = next) {
+        next = TAILQ_NEXT(e, link);
         bool match = PMIX_CHECK_PROCID(&e->owner, proc);
         if (match && keys != NULL) {
             match = false;
             for (size_t i = 0; keys[i] != NULL && !match; i++)
                 match = strcmp(keys[i], e->key) == 0;
         }
-        if (match) {
-            *pp = e->next;
-            spx_pubsub_entry_free(e);
-        } else {
-            pp = &e->next;
-        }
+        if (match)
+            spx_pubsub_unlink(e);
     }
-    pthread_mutex_unlock(&spx_pubsub_lock);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
     return PMIX_SUCCESS;
@@ -324,58 +323,38 @@ pmix_status_t spx_pubsub_unpublish(const pmix_proc_t *proc, char **keys,
 
 void spx_pubsub_proc_gone(const pmix_proc_t *proc)
 {
-    struct spx_pubsub_wait *dropped = NULL;
+    struct spx_pubsub_wait_list dropped = TAILQ_HEAD_INITIALIZER(dropped);
 
-    pthread_mutex_lock(&spx_pubsub_lock);
-    for (struct spx_pubsub_entry **pp = &spx_pubsub_entries; *pp;) {
-        struct spx_pubsub_entry *e = *pp;
-        if (e->persist == PMIX_PERSIST_PROC && PMIX_CHECK_PROCID(&e->owner, proc)) {
-            *pp = e->next;
-            spx_pubsub_entry_free(e);
-        } else {
-            pp = &e->next;
-        }
+    assert(spx_progress_on_thread());
+    for (struct spx_pubsub_entry *e = TAILQ_FIRST(&spx_pubsub_entries), *next; e; e = next) {
+        next = TAILQ_NEXT(e, link);
+        if (e->persist == PMIX_PERSIST_PROC && PMIX_CHECK_PROCID(&e->owner, proc))
+            spx_pubsub_unlink(e);
     }
-    for (struct spx_pubsub_wait **pp = &spx_pubsub_waits; *pp;) {
-        struct spx_pubsub_wait *w = *pp;
+    for (struct spx_pubsub_wait *w = TAILQ_FIRST(&spx_pubsub_waits), *next; w; w = next) {
+        next = TAILQ_NEXT(w, link);
         if (PMIX_CHECK_PROCID(&w->requester, proc)) {
-            *pp = w->next;
-            w->next = dropped;
-            dropped = w;
-        } else {
-            pp = &w->next;
+            TAILQ_REMOVE(&spx_pubsub_waits, w, link);
+            TAILQ_INSERT_HEAD(&dropped, w, link); /* answered oldest first */
         }
     }
-    pthread_mutex_unlock(&spx_pubsub_lock);
     /* the requester is gone: nobody waits for the answer any more */
-    while (dropped != NULL) {
-        struct spx_pubsub_wait *w = dropped;
-        dropped = w->next;
-        w->cbfunc(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata);
-        spx_pubsub_wait_free(w);
-    }
+    spx_pubsub_answer_all(&dropped);
 }
 
 void spx_pubsub_fini(void)
 {
-    struct spx_pubsub_wait *waits;
-    struct spx_pubsub_entry *entries;
+    struct spx_pubsub_wait_list waits = TAILQ_HEAD_INITIALIZER(waits);
+    struct spx_pubsub_entry_list entries = TAILQ_HEAD_INITIALIZER(entries);
+    struct spx_pubsub_entry *e;
 
-    pthread_mutex_lock(&spx_pubsub_lock);
-    waits = spx_pubsub_waits;
-    entries = spx_pubsub_entries;
-    spx_pubsub_waits = NULL;
-    spx_pubsub_entries = NULL;
-    pthread_mutex_unlock(&spx_pubsub_lock);
-    while (waits != NULL) {
-        struct spx_pubsub_wait *w = waits;
-        waits = w->next;
-        w->cbfunc(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata);
-        spx_pubsub_wait_free(w);
-    }
-    while (entries != NULL) {
-        struct spx_pubsub_entry *e = entries;
-        entries = e->next;
+    assert(spx_progress_on_thread());
+    /* taken whole first: an answer's callback may reach the table again */
+    TAILQ_CONCAT(&waits, &spx_pubsub_waits, link);
+    TAILQ_CONCAT(&entries, &spx_pubsub_entries, link);
+    spx_pubsub_answer_all(&waits); /* newest first */
+    while ((e = TAILQ_FIRST(&entries))) {
+        TAILQ_REMOVE(&entries, e, link);
         spx_pubsub_entry_free(e);
     }
 }

@@ -4,8 +4,10 @@
  *
  * One table per job step, so it is a list. Entries keep
  * their publisher, range and persistence; lookups that ask to wait (PMIX_WAIT)
- * are parked and completed by a later publish. All functions lock one mutex,
- * so they may be called from any thread; callbacks are called without it held.
+ * are parked and completed by a later publish. Progress thread only (each
+ * function asserts it): the table is the directory engine's state and has
+ * no lock. Callbacks are called once the table is consistent again, so they
+ * may call back into it.
  */
 #ifndef SPX_SRV_PUBSUB_TABLE_H
 #define SPX_SRV_PUBSUB_TABLE_H

@@ -47,6 +47,16 @@ struct spx_srv_ctx *const spx_srv = &srv_state;
 const struct spx_srv_engine_ops *const spx_srv_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
     NULL};
+/* Why a lock here, where the progress thread owns the state: init and
+ * finalize run on the host's threads (any of them; they refuse to run on the
+ * progress thread), and they are what creates and ends the progress thread's
+ * part. Init fills the context before that thread has it (reset, host module,
+ * directives) and finalize hands it back after the thread let go, then
+ * releases the thread; the whole change of life must be one step, so that a
+ * second init waits for the first to succeed (then is refused) or fail (then
+ * starts), and a finalize waits for an init in progress. The progress thread
+ * never takes the lock (finalize waits for it while holding it), nor does
+ * anything else. server_up answers "is there a server" without the lock. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool server_up; /* read with atomics from any thread */
 
