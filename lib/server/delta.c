@@ -1,6 +1,7 @@
 /* delta.c - delta-exchange bookkeeping (contract in delta.h).
  *
- * A small linked list keyed by (nspace, rank): a node hosts few processes, and
+ * A small list (<sys/queue.h> LIST, newest first; lookups are by key, so the order
+ * matters to nobody) keyed by (nspace, rank): a node hosts few processes, and
  * it is walked once per local participant per collecting fence. The record
  * itself is written by proto/records.c; this file only chooses where it starts
  * and counts what went out (value entries vs deletion entries).
@@ -10,18 +11,19 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "proto/records.h"
 
 struct entry {
-    struct entry *next;
+    LIST_ENTRY(entry) link;     /* in its spx_delta's entries */
     pmix_proc_t proc;
     char *set_key;      /* owned */
     uint64_t upto;
 };
 
 struct spx_delta {
-    struct entry *head;
+    LIST_HEAD(, entry) entries; /* owned */
 };
 
 spx_delta_t *spx_delta_create(void)
@@ -33,31 +35,31 @@ void spx_delta_destroy(spx_delta_t *d)
 {
     if (!d)
         return;
-    while (d->head) {
-        struct entry *e = d->head;
-        d->head = e->next;
+    struct entry *e;
+    while ((e = LIST_FIRST(&d->entries))) {
+        LIST_REMOVE(e, link);
         free(e->set_key);
         free(e);
     }
     free(d);
 }
 
-static struct entry **find(const spx_delta_t *d, const pmix_proc_t *proc)
+static struct entry *find(const spx_delta_t *d, const pmix_proc_t *proc)
 {
-    struct entry **pp = (struct entry **)&d->head;
-    for (; *pp; pp = &(*pp)->next)
-        if ((*pp)->proc.rank == proc->rank &&
-            strncmp((*pp)->proc.nspace, proc->nspace, PMIX_MAX_NSLEN) == 0)
-            return pp;
+    struct entry *e;
+    LIST_FOREACH(e, &d->entries, link)
+        if (e->proc.rank == proc->rank &&
+            strncmp(e->proc.nspace, proc->nspace, PMIX_MAX_NSLEN) == 0)
+            return e;
     return NULL;
 }
 
 uint64_t spx_delta_since(const spx_delta_t *d, const pmix_proc_t *proc, const char *set_key)
 {
-    struct entry **pp = d ? find(d, proc) : NULL;
-    if (!pp || !set_key || strcmp((*pp)->set_key, set_key) != 0)
+    const struct entry *e = d ? find(d, proc) : NULL;
+    if (!e || !set_key || strcmp(e->set_key, set_key) != 0)
         return 0;
-    return (*pp)->upto;
+    return e->upto;
 }
 
 struct count_ctx {
@@ -101,14 +103,13 @@ void spx_delta_contribute(const spx_delta_t *d, const spx_store_t *s, const pmix
 pmix_status_t spx_delta_commit(spx_delta_t *d, const pmix_proc_t *proc, const char *set_key,
                                uint64_t upto)
 {
-    struct entry **pp = find(d, proc), *e;
+    struct entry *e = find(d, proc);
     char *k = strdup(set_key);
     if (!k) {
         spx_delta_forget(d, proc);
         return PMIX_ERR_NOMEM;
     }
-    if (pp) {
-        e = *pp;
+    if (e) {
         free(e->set_key);
     } else {
         if (!(e = calloc(1, sizeof(*e)))) {
@@ -117,8 +118,7 @@ pmix_status_t spx_delta_commit(spx_delta_t *d, const pmix_proc_t *proc, const ch
         }
         e->proc = *proc;
         e->proc.nspace[PMIX_MAX_NSLEN] = '\0';
-        e->next = d->head;
-        d->head = e;
+        LIST_INSERT_HEAD(&d->entries, e, link);
     }
     e->set_key = k;
     e->upto = upto;
@@ -127,11 +127,10 @@ pmix_status_t spx_delta_commit(spx_delta_t *d, const pmix_proc_t *proc, const ch
 
 void spx_delta_forget(spx_delta_t *d, const pmix_proc_t *proc)
 {
-    struct entry **pp = d ? find(d, proc) : NULL;
-    if (!pp)
+    struct entry *e = d ? find(d, proc) : NULL;
+    if (!e)
         return;
-    struct entry *e = *pp;
-    *pp = e->next;
+    LIST_REMOVE(e, link);
     free(e->set_key);
     free(e);
 }
