@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "codec/value.h"
 #include "progress/progress.h"
@@ -35,7 +36,7 @@
 struct spx_srv_dmx;
 
 struct dmx_pending {
-    struct dmx_pending *next;
+    LIST_ENTRY(dmx_pending) link;    /* in its engine's pending, newest first */
     struct spx_srv_dmx *dx;          /* the engine's state it is on (borrowed) */
     uint32_t id, node;
     struct spx_srv_peer *peer;       /* referenced; NULL for the host's request */
@@ -48,7 +49,7 @@ struct dmx_pending {
 };
 
 struct dmx_hold {
-    struct dmx_hold *next;
+    LIST_ENTRY(dmx_hold) link;       /* in its engine's holds, newest first */
     struct spx_srv_dmx *dx;          /* the engine's state it is on (borrowed) */
     uint32_t from, id;
     pmix_proc_t target;
@@ -58,26 +59,17 @@ struct dmx_hold {
 
 struct spx_srv_dmx {
     struct spx_srv_ctx *ctx;         /* the server (borrowed) */
-    struct dmx_pending *pending;     /* requests of this node waiting for an answer (owned) */
-    struct dmx_hold *holds;          /* requests of other nodes waiting for a commit (owned) */
+    LIST_HEAD(, dmx_pending) pending; /* requests of this node waiting for an answer (owned) */
+    LIST_HEAD(, dmx_hold) holds;     /* requests of other nodes waiting for a commit (owned) */
     uint32_t next_id;                /* id of the next pending request */
 };
 
 /* ---- requesting side ---- */
 
-static void pending_unlink(struct spx_srv_dmx *dx, struct dmx_pending *d)
-{
-    for (struct dmx_pending **pp = &dx->pending; *pp; pp = &(*pp)->next)
-        if (*pp == d) {
-            *pp = d->next;
-            return;
-        }
-}
-
 /* Ends d: answers its GET from the store (or with st), or calls the host back. */
 static void pending_finish(struct dmx_pending *d, pmix_status_t st, const void *rec, size_t len)
 {
-    pending_unlink(d->dx, d);
+    LIST_REMOVE(d, link); /* on the list from pending_start until here */
     if (d->timer)
         spx_timer_cancel(d->timer);
     if (d->peer) {
@@ -129,8 +121,7 @@ static bool pending_start(struct spx_srv_dmx *dx, struct spx_srv_peer *p, uint32
     snprintf(d->key, sizeof(d->key), "%s", key);
     d->cb = cb;
     d->cbarg = cbarg;
-    d->next = dx->pending;
-    dx->pending = d;
+    LIST_INSERT_HEAD(&dx->pending, d, link);
     if (timeout > 0 && !(d->timer = spx_timer_start((double)timeout, pending_timeout, d))) {
         pending_finish(d, PMIX_ERR_NOMEM, NULL, 0);
         return true;
@@ -187,7 +178,8 @@ static void recv_reply(struct spx_srv_dmx *dx, uint32_t from, spx_buf_t *b)
         spx_warn("tree: malformed dmodex data from node %u", from);
         st = PMIX_ERR_UNPACK_FAILURE;
     }
-    for (struct dmx_pending *d = dx->pending; d; d = d->next)
+    struct dmx_pending *d;
+    LIST_FOREACH(d, &dx->pending, link)
         if (d->id == id && d->node == from) {
             pending_finish(d, st, rec, len);
             return;
@@ -243,11 +235,7 @@ static pmix_status_t hold_state(struct spx_srv_dmx *dx, const pmix_proc_t *targe
 static void hold_finish(struct dmx_hold *h, pmix_status_t st, bool answer)
 {
     struct spx_srv_dmx *dx = h->dx;
-    for (struct dmx_hold **pp = &dx->holds; *pp; pp = &(*pp)->next)
-        if (*pp == h) {
-            *pp = h->next;
-            break;
-        }
+    LIST_REMOVE(h, link); /* on the list from recv_request until here */
     if (h->timer)
         spx_timer_cancel(h->timer);
     if (answer)
@@ -301,8 +289,7 @@ static void recv_request(struct spx_srv_dmx *dx, uint32_t from, spx_buf_t *b)
         send_answer(dx, from, id, PMIX_ERR_NOMEM, &target);
         return;
     }
-    h->next = dx->holds;
-    dx->holds = h;
+    LIST_INSERT_HEAD(&dx->holds, h, link);
     spx_debug("dmodex %s of %s:%u for node %u held until it is committed", key, target.nspace,
               (unsigned)target.rank, from);
 }
@@ -320,16 +307,16 @@ static void dmx_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, sp
 /* Re-checks every hold of (nspace, rank). */
 static void holds_recheck(struct spx_srv_dmx *dx, const char *nspace, pmix_rank_t rank)
 {
-    struct dmx_hold *h = dx->holds, *next;
-    for (; h; h = next) {
-        next = h->next;
+    struct dmx_hold *h, *next;
+    for (h = LIST_FIRST(&dx->holds); h; h = next) {
+        next = LIST_NEXT(h, link);
         if (h->target.rank != rank || !spx_nspace_eq(h->target.nspace, nspace))
             continue;
         pmix_status_t st = hold_state(dx, &h->target, h->key);
         if (st == PMIX_ERR_WOULD_BLOCK)
             continue;
         hold_finish(h, st, true);
-        next = dx->holds; /* list changed */
+        next = LIST_FIRST(&dx->holds); /* list changed */
     }
 }
 
@@ -345,13 +332,13 @@ void spx_srv_dmx_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_r
     if (!dx)
         return;
     holds_recheck(dx, nspace, rank);
-    struct dmx_pending *d = dx->pending, *next;
-    for (; d; d = next) {
-        next = d->next;
+    struct dmx_pending *d, *next;
+    for (d = LIST_FIRST(&dx->pending); d; d = next) {
+        next = LIST_NEXT(d, link);
         if (d->target.rank != rank || !spx_nspace_eq(d->target.nspace, nspace))
             continue;
         pending_finish(d, PMIX_ERR_NOT_FOUND, NULL, 0);
-        next = dx->pending;
+        next = LIST_FIRST(&dx->pending);
     }
 }
 
@@ -363,21 +350,21 @@ static void dmx_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     struct spx_srv_dmx *dx = ctx->dmx;
     if (!dx)
         return;
-    struct dmx_pending *d = dx->pending, *next;
-    for (; d; d = next) {
-        next = d->next;
+    struct dmx_pending *d, *next;
+    for (d = LIST_FIRST(&dx->pending); d; d = next) {
+        next = LIST_NEXT(d, link);
         if (d->node != node)
             continue;
         pending_finish(d, PMIX_ERR_UNREACH, NULL, 0);
-        next = dx->pending;
+        next = LIST_FIRST(&dx->pending);
     }
-    struct dmx_hold *h = dx->holds, *hn;
-    for (; h; h = hn) {
-        hn = h->next;
+    struct dmx_hold *h, *hn;
+    for (h = LIST_FIRST(&dx->holds); h; h = hn) {
+        hn = LIST_NEXT(h, link);
         if (h->from != node)
             continue;
         hold_finish(h, PMIX_ERR_UNREACH, false);
-        hn = dx->holds;
+        hn = LIST_FIRST(&dx->holds);
     }
 }
 
@@ -396,10 +383,10 @@ static void dmx_stop(struct spx_srv_ctx *ctx)
     struct spx_srv_dmx *dx = ctx->dmx;
     if (!dx)
         return;
-    while (dx->pending)
-        pending_finish(dx->pending, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
-    while (dx->holds)
-        hold_finish(dx->holds, PMIX_ERR_NOT_AVAILABLE, false);
+    while (!LIST_EMPTY(&dx->pending))
+        pending_finish(LIST_FIRST(&dx->pending), PMIX_ERR_NOT_AVAILABLE, NULL, 0);
+    while (!LIST_EMPTY(&dx->holds))
+        hold_finish(LIST_FIRST(&dx->holds), PMIX_ERR_NOT_AVAILABLE, false);
 }
 
 static void dmx_teardown(struct spx_srv_ctx *ctx)
