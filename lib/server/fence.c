@@ -1,11 +1,12 @@
 /* fence.c - the local fence engine (contract in fence.h).
  *
- * Trackers live on one list in creation order. A tracker gathers arrivals
- * until all expected local participants are in (GATHER), then waits for the
- * host (HOST), then answers everybody and is unlinked. Host tokens are kept on
- * their own list: they carry the contribution bytes and the id of their
- * tracker, so an answer that comes after the tracker timed out finds no
- * tracker and is dropped without touching freed memory.
+ * Trackers live on one list (a <sys/queue.h> TAILQ) in creation order. A
+ * tracker gathers arrivals until all expected local participants are in
+ * (GATHER), then waits for the host (HOST), then answers everybody and is
+ * unlinked. Host tokens are kept on their own list (a LIST, newest first;
+ * they are found by address): they carry the contribution bytes and the id
+ * of their tracker, so an answer that comes after the tracker timed out finds
+ * no tracker and is dropped without touching freed memory.
  */
 #include "config.h"
 #include "server/fence.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "util/log.h"
 
@@ -34,7 +36,7 @@ struct arrival {
 };
 
 struct tracker {
-    struct tracker *next;
+    TAILQ_ENTRY(tracker) link; /* in its engine's trackers, oldest first */
     uint64_t id;
     uint64_t seq;           /* n-th collective of this set */
     spx_fence_trk_state_t state;
@@ -52,7 +54,7 @@ struct tracker {
 };
 
 struct host_token {
-    struct host_token *next;
+    LIST_ENTRY(host_token) link; /* in its engine's tokens, newest first */
     uint64_t tracker_id;
     spx_fence_opts_t opts;  /* what the fence runs with */
     char *data;             /* contribution bytes (owned) */
@@ -60,7 +62,7 @@ struct host_token {
 };
 
 struct set_counter {        /* how many collectives each set has had */
-    struct set_counter *next;
+    SLIST_ENTRY(set_counter) link; /* in its engine's counters, newest first */
     char *key;
     uint64_t count;
 };
@@ -68,9 +70,9 @@ struct set_counter {        /* how many collectives each set has had */
 struct spx_fence_engine {
     const spx_fence_ops_t *ops;
     void *arg;
-    struct tracker *trackers;
-    struct host_token *tokens;
-    struct set_counter *counters;
+    TAILQ_HEAD(, tracker) trackers;     /* owned, in creation order */
+    LIST_HEAD(, host_token) tokens;     /* owned */
+    SLIST_HEAD(, set_counter) counters; /* owned, freed with the engine only */
     uint64_t next_id;
 };
 
@@ -133,13 +135,12 @@ static int canonical_set(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
 static uint64_t next_set_seq(spx_fence_engine_t *e, const char *key)
 {
     struct set_counter *c;
-    for (c = e->counters; c; c = c->next)
+    SLIST_FOREACH(c, &e->counters, link)
         if (strcmp(c->key, key) == 0)
             return ++c->count;
     c = calloc(1, sizeof(*c));
     if (c && (c->key = strdup(key))) {
-        c->next = e->counters;
-        e->counters = c;
+        SLIST_INSERT_HEAD(&e->counters, c, link);
         return ++c->count;
     }
     free(c);
@@ -154,6 +155,7 @@ spx_fence_engine_t *spx_fence_engine_create(const spx_fence_ops_t *ops, void *ar
     e->ops = ops;
     e->arg = arg;
     e->next_id = 1;
+    TAILQ_INIT(&e->trackers);
     return e;
 }
 
@@ -167,19 +169,10 @@ static void tracker_free(struct tracker *t)
     free(t);
 }
 
-static void tracker_unlink(spx_fence_engine_t *e, struct tracker *t)
-{
-    for (struct tracker **pp = &e->trackers; *pp; pp = &(*pp)->next)
-        if (*pp == t) {
-            *pp = t->next;
-            return;
-        }
-}
-
 /* Answers every arrival with status, then unlinks and frees the tracker. */
 static void tracker_finish(spx_fence_engine_t *e, struct tracker *t, pmix_status_t status)
 {
-    tracker_unlink(e, t);
+    TAILQ_REMOVE(&e->trackers, t, link); /* on the list from tracker_create until here */
     if (t->timer)
         e->ops->timer_cancel(t->timer, e->arg);
     t->timer = NULL;
@@ -207,7 +200,8 @@ static void tracker_fail_local(spx_fence_engine_t *e, struct tracker *t, pmix_st
 
 static struct tracker *tracker_find_id(spx_fence_engine_t *e, uint64_t id)
 {
-    for (struct tracker *t = e->trackers; t; t = t->next)
+    struct tracker *t;
+    TAILQ_FOREACH(t, &e->trackers, link)
         if (t->id == id)
             return t;
     return NULL;
@@ -237,10 +231,7 @@ static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *
     t->seq = next_set_seq(e, t->key);
     t->state = SPX_FENCE_TRK_GATHER;
     /* append: older trackers of a set are matched first */
-    struct tracker **pp = &e->trackers;
-    while (*pp)
-        pp = &(*pp)->next;
-    *pp = t;
+    TAILQ_INSERT_TAIL(&e->trackers, t, link);
     return t;
 }
 
@@ -279,8 +270,7 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
     }
     tok->tracker_id = t->id;
     tok->opts = (spx_fence_opts_t){.collect = collect, .timeout = t->timeout};
-    tok->next = e->tokens;
-    e->tokens = tok;
+    LIST_INSERT_HEAD(&e->tokens, tok, link);
     t->state = SPX_FENCE_TRK_HOST;
     t->collect = collect;
 
@@ -334,7 +324,7 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
         return;
     }
     struct tracker *t;
-    for (t = e->trackers; t; t = t->next)
+    TAILQ_FOREACH(t, &e->trackers, link)
         if (t->state == SPX_FENCE_TRK_GATHER && strcmp(t->key, key) == 0 &&
             !tracker_has_arrived(t, caller))
             break;
@@ -387,11 +377,10 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
 void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,
                          const char *data, size_t ndata)
 {
-    struct host_token **pp = &e->tokens, *tok = NULL;
-    for (; *pp; pp = &(*pp)->next)
-        if (*pp == token) {
-            tok = *pp;
-            *pp = tok->next;
+    struct host_token *tok;
+    LIST_FOREACH(tok, &e->tokens, link)
+        if (tok == token) {
+            LIST_REMOVE(tok, link);
             break;
         }
     if (!tok) {
@@ -423,9 +412,9 @@ void spx_fence_timeout(spx_fence_engine_t *e, uint64_t id)
 
 void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
 {
-    struct tracker *t = e->trackers, *next;
-    for (; t; t = next) {
-        next = t->next;
+    struct tracker *t, *next;
+    for (t = TAILQ_FIRST(&e->trackers); t; t = next) {
+        next = TAILQ_NEXT(t, link);
         if (t->state != SPX_FENCE_TRK_GATHER)
             continue; /* the host owns its completion now */
         bool member = false;
@@ -437,7 +426,7 @@ void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
                  (unsigned long long)t->seq, proc->nspace, (unsigned)proc->rank);
         /* the other nodes wait for this node's contribution: local_failed tells them */
         tracker_fail_local(e, t, PMIX_ERR_PROC_ABORTED);
-        next = e->trackers; /* the list changed: rescan (finished trackers are gone) */
+        next = TAILQ_FIRST(&e->trackers); /* the list changed: rescan (finished ones are gone) */
     }
 }
 
@@ -445,16 +434,16 @@ static size_t fail_matching(spx_fence_engine_t *e, spx_fence_pred_f pred, void *
                             pmix_status_t status, bool gathering_only)
 {
     size_t n = 0;
-    struct tracker *t = e->trackers, *next;
-    for (; t; t = next) {
-        next = t->next;
+    struct tracker *t, *next;
+    for (t = TAILQ_FIRST(&e->trackers); t; t = next) {
+        next = TAILQ_NEXT(t, link);
         if ((gathering_only && t->state != SPX_FENCE_TRK_GATHER) || !pred(t->set, t->nset, pred_arg))
             continue;
         spx_warn("fence %s#%llu: failed (status %d)", t->key, (unsigned long long)t->seq,
                  status);
         tracker_fail_local(e, t, status);
         n++;
-        next = e->trackers; /* the list changed: rescan (finished trackers are gone) */
+        next = TAILQ_FIRST(&e->trackers); /* the list changed: rescan (finished ones are gone) */
     }
     return n;
 }
@@ -474,7 +463,8 @@ size_t spx_fence_fail_gathering_if(spx_fence_engine_t *e, spx_fence_pred_f pred,
 size_t spx_fence_count(const spx_fence_engine_t *e)
 {
     size_t n = 0;
-    for (const struct tracker *t = e->trackers; t; t = t->next)
+    const struct tracker *t;
+    TAILQ_FOREACH(t, &e->trackers, link)
         n++;
     return n;
 }
@@ -483,17 +473,18 @@ void spx_fence_engine_destroy(spx_fence_engine_t *e)
 {
     if (!e)
         return;
-    while (e->trackers)
-        tracker_finish(e, e->trackers, PMIX_ERR_NOT_AVAILABLE);
-    while (e->tokens) {
-        struct host_token *tok = e->tokens;
-        e->tokens = tok->next;
+    struct tracker *t;
+    while ((t = TAILQ_FIRST(&e->trackers)))
+        tracker_finish(e, t, PMIX_ERR_NOT_AVAILABLE);
+    struct host_token *tok;
+    while ((tok = LIST_FIRST(&e->tokens))) {
+        LIST_REMOVE(tok, link);
         free(tok->data);
         free(tok);
     }
-    while (e->counters) {
-        struct set_counter *c = e->counters;
-        e->counters = c->next;
+    struct set_counter *c;
+    while ((c = SLIST_FIRST(&e->counters))) {
+        SLIST_REMOVE_HEAD(&e->counters, link);
         free(c->key);
         free(c);
     }
