@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "codec/value.h"
 #include "progress/progress.h"
@@ -41,7 +42,7 @@
 
 /* A FENCE request that came through the socket. */
 struct sock_waiter {
-    struct sock_waiter *next;
+    TAILQ_ENTRY(sock_waiter) link; /* in its shmf's waiters, in arrival order */
     char nspace[PMIX_MAX_NSLEN + 1];
     struct spx_srv_peer *peer;    /* referenced */
     uint32_t seq;
@@ -59,7 +60,7 @@ struct spx_srv_shmf {
     spx_shmb_t *seg;
     pmix_rank_t *ranks;           /* local ranks, ascending: slot i is ranks[i] (owned) */
     uint32_t nlocal;
-    struct sock_waiter *waiters;
+    TAILQ_HEAD(, sock_waiter) waiters; /* FENCE requests of the socket, oldest first (owned) */
     spx_timer_t *retry;           /* re-tries deferred socket arrivals, or NULL */
     bool recoverable;             /* broken only because a local process went away */
     bool parked;                  /* a closed gather waits for commits */
@@ -101,6 +102,7 @@ pmix_status_t spx_srv_shmf_setup(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns)
         return PMIX_ERR_NOMEM;
     }
     f->ctx = ctx;
+    TAILQ_INIT(&f->waiters);
     memcpy(f->ranks, ns->local, ns->nlocal * sizeof(*f->ranks));
     snprintf(f->nspace, sizeof(f->nspace), "%s", ns->name);
     qsort(f->ranks, ns->nlocal, sizeof(*f->ranks), rank_cmp);
@@ -161,15 +163,15 @@ static void waiter_free(struct sock_waiter *w)
  * (every waiter, deferred ones included, when all is true). */
 static void answer_waiters(struct spx_srv_shmf *f, bool all, uint32_t gen, pmix_status_t st)
 {
-    struct sock_waiter **pp = &f->waiters;
-    while (*pp) {
-        struct sock_waiter *w = *pp;
+    struct sock_waiter *prev = NULL, *w;
+    /* the one after prev is read again after each answer, as the list stands then */
+    while ((w = prev ? TAILQ_NEXT(prev, link) : TAILQ_FIRST(&f->waiters))) {
         if (all || (w->arrived && w->gen == gen)) {
-            *pp = w->next;
+            TAILQ_REMOVE(&f->waiters, w, link);
             spx_srv_reply_status(w->peer, SPX_MSG_FENCE, w->seq, st);
             waiter_free(w);
         } else {
-            pp = &w->next;
+            prev = w;
         }
     }
 }
@@ -260,9 +262,9 @@ static bool try_arrive(struct spx_srv_ns *ns, struct sock_waiter *w);
 static void retry_deferred(struct spx_srv_ns *ns)
 {
     for (;;) {
-        struct sock_waiter *w = ns->shmf ? ns->shmf->waiters : NULL;
+        struct sock_waiter *w = ns->shmf ? TAILQ_FIRST(&ns->shmf->waiters) : NULL;
         while (w && w->arrived)
-            w = w->next;
+            w = TAILQ_NEXT(w, link);
         if (!w || !try_arrive(ns, w))
             return;
     }
@@ -328,7 +330,8 @@ static void gathered(struct spx_srv_ns *ns, uint32_t gen, uint32_t ncollect)
     batch->gen = gen;
     batch->remaining = f->nlocal;
     long timeout = 0;
-    for (struct sock_waiter *w = f->waiters; w; w = w->next)
+    struct sock_waiter *w;
+    TAILQ_FOREACH(w, &f->waiters, link)
         if (w->arrived && w->gen == gen && w->timeout > timeout)
             timeout = w->timeout;
     pmix_proc_t set, proc;
@@ -388,15 +391,6 @@ static void arm_timeout(struct spx_srv_ns *ns, struct sock_waiter *w)
         w->timer = spx_timer_start((double)w->timeout, waiter_timeout, w);
 }
 
-static void unlink_waiter(struct spx_srv_shmf *f, struct sock_waiter *w)
-{
-    for (struct sock_waiter **pp = &f->waiters; *pp; pp = &(*pp)->next)
-        if (*pp == w) {
-            *pp = w->next;
-            return;
-        }
-}
-
 static bool try_arrive(struct spx_srv_ns *ns, struct sock_waiter *w)
 {
     struct spx_srv_shmf *f = ns->shmf;
@@ -404,7 +398,7 @@ static bool try_arrive(struct spx_srv_ns *ns, struct sock_waiter *w)
     pmix_status_t st = PMIX_SUCCESS;
     switch (spx_shmb_arrive(f->seg, w->slot, w->collect, true, &gen, &nc, &st)) {
     case SPX_SHMB_BROKEN:
-        unlink_waiter(f, w);
+        TAILQ_REMOVE(&f->waiters, w, link); /* on the list since its FENCE came */
         spx_srv_reply_status(w->peer, SPX_MSG_FENCE, w->seq, st);
         waiter_free(w);
         return true;
@@ -454,12 +448,9 @@ void spx_srv_shmf_socket_fence(struct spx_srv_peer *p, uint32_t seq, bool collec
     w->slot = (uint32_t)slot;
     w->collect = collect;
     w->timeout = timeout;
-    struct sock_waiter **pp = &f->waiters; /* keep arrival order */
-    while (*pp)
-        pp = &(*pp)->next;
-    *pp = w;
+    TAILQ_INSERT_TAIL(&f->waiters, w, link); /* keep arrival order */
     /* an earlier deferred arrival goes first */
-    for (struct sock_waiter *d = f->waiters; d != w; d = d->next)
+    for (struct sock_waiter *d = TAILQ_FIRST(&f->waiters); d != w; d = TAILQ_NEXT(d, link))
         if (!d->arrived) {
             w->arrived = false;
             arm_retry(ns);
