@@ -87,8 +87,7 @@ static int add_paths(struct spx_srv_client *c, const char *list, bool is_dir,
         e->leave_top = spx_info_flag(info, ninfo, PMIX_CLEANUP_LEAVE_TOPDIR);
         e->only_empty = spx_info_flag(info, ninfo, PMIX_CLEANUP_EMPTY);
         e->owner = c->uid;
-        e->next = c->ns->cleanups;
-        c->ns->cleanups = e;
+        SLIST_INSERT_HEAD(&c->ns->cleanups, e, link);
     }
     spx_argv_free(paths);
     return 0;
@@ -167,15 +166,16 @@ static void cleanup_one(const struct spx_srv_cleanup *e)
 
 void spx_srv_cleanup_run(struct spx_srv_ns *ns)
 {
-    for (struct spx_srv_cleanup *e = ns->cleanups; e; e = e->next)
+    struct spx_srv_cleanup *e;
+    SLIST_FOREACH(e, &ns->cleanups, link) /* newest registration first */
         cleanup_one(e);
 }
 
 void spx_srv_cleanup_free(struct spx_srv_ns *ns)
 {
-    while (ns->cleanups) {
-        struct spx_srv_cleanup *e = ns->cleanups;
-        ns->cleanups = e->next;
+    struct spx_srv_cleanup *e;
+    while ((e = SLIST_FIRST(&ns->cleanups))) {
+        SLIST_REMOVE_HEAD(&ns->cleanups, link);
         free(e->path);
         spx_argv_free(e->ignore);
         free(e);

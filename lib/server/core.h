@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 #include <pmix_server.h>
 
@@ -53,7 +54,7 @@ struct spx_srv_shmf;
 struct spx_srv_shmf_batch;
 
 struct spx_srv_client {
-    struct spx_srv_client *next;
+    SLIST_ENTRY(spx_srv_client) link; /* in its namespace's clients */
     struct spx_srv_ns *ns;          /* back pointer (borrowed) */
     pmix_rank_t rank;
     uid_t uid;
@@ -67,7 +68,7 @@ struct spx_srv_client {
 };
 
 struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
-    struct spx_srv_cleanup *next;
+    SLIST_ENTRY(spx_srv_cleanup) link; /* in its namespace's cleanups */
     char *path;                     /* owned */
     bool is_dir, recursive, leave_top, only_empty;
     char **ignore;                  /* NULL-terminated, owned */
@@ -85,8 +86,8 @@ struct spx_srv_ns {
     size_t nlocal;
     uint8_t *hello;                 /* u32 nblocks + blocks (owned) */
     size_t hello_len;
-    struct spx_srv_client *clients;
-    struct spx_srv_cleanup *cleanups;
+    SLIST_HEAD(, spx_srv_client) clients;   /* newest first (owned, nspace.c) */
+    SLIST_HEAD(, spx_srv_cleanup) cleanups; /* newest first, run in that order (owned, cleanup.c) */
     /* node of each rank from PMIX_NODE_MAP + PMIX_PROC_MAP (multi-node mode) */
     uint32_t *rank_node;            /* [rank] = node index, UINT32_MAX unknown (owned) */
     size_t nrank_node;

@@ -220,7 +220,8 @@ static bool mn_ended_in_order(const struct spx_srv_ctx *ctx)
     if (ctx->local_failure)
         return false;
     for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next)
-        for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next)
+        for (struct spx_srv_client *cl = SLIST_FIRST(&ns->clients); cl;
+             cl = SLIST_NEXT(cl, link))
             if (cl->connected_once && !cl->finalized) /* never connected: not a PMIx program */
                 return false;
     return true;

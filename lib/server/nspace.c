@@ -38,7 +38,8 @@ struct spx_srv_client *spx_srv_client_find(const struct spx_srv_ctx *ctx, const 
                                            pmix_rank_t rank)
 {
     struct spx_srv_ns *ns = spx_srv_ns_find(ctx, nspace);
-    for (struct spx_srv_client *c = ns ? ns->clients : NULL; c; c = c->next)
+    for (struct spx_srv_client *c = ns ? SLIST_FIRST(&ns->clients) : NULL; c;
+         c = SLIST_NEXT(c, link))
         if (c->rank == rank)
             return c;
     return NULL;
@@ -64,7 +65,8 @@ static int rank_cmp(const void *a, const void *b)
 size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out)
 {
     size_t n = ns->nlocal;
-    for (const struct spx_srv_client *c = ns->clients; c; c = c->next)
+    const struct spx_srv_client *c;
+    SLIST_FOREACH(c, &ns->clients, link)
         n++;
     pmix_rank_t *r = malloc((n ? n : 1) * sizeof(*r));
     *out = r;
@@ -73,7 +75,7 @@ size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out)
     size_t k = 0;
     for (size_t i = 0; i < ns->nlocal; i++)
         r[k++] = ns->local[i];
-    for (const struct spx_srv_client *c = ns->clients; c; c = c->next)
+    SLIST_FOREACH(c, &ns->clients, link)
         r[k++] = c->rank;
     qsort(r, k, sizeof(*r), rank_cmp);
     size_t u = 0;
@@ -355,9 +357,9 @@ static void ns_free(struct spx_srv_ns *ns)
 {
     if (!ns)
         return;
-    while (ns->clients) {
-        struct spx_srv_client *c = ns->clients;
-        ns->clients = c->next;
+    struct spx_srv_client *c;
+    while ((c = SLIST_FIRST(&ns->clients))) {
+        SLIST_REMOVE_HEAD(&ns->clients, link);
         if (c->peer)
             c->peer->client = NULL;
         free(c);
@@ -524,11 +526,12 @@ static void do_register_nspace(void *arg)
         ns_encode_hello(c->ns) != PMIX_SUCCESS)
         spx_srv_shmf_free(spx_srv_shmf_take(c->ns));
     if (old) { /* re-registration: new job info, same clients and cleanups */
-        c->ns->clients = old->clients;
+        c->ns->clients = old->clients; /* an SLIST head moves as it is */
         c->ns->cleanups = old->cleanups;
-        old->clients = NULL;
-        old->cleanups = NULL;
-        for (struct spx_srv_client *cl = c->ns->clients; cl; cl = cl->next)
+        SLIST_INIT(&old->clients);
+        SLIST_INIT(&old->cleanups);
+        struct spx_srv_client *cl;
+        SLIST_FOREACH(cl, &c->ns->clients, link)
             cl->ns = c->ns;
         for (struct spx_srv_ns **pp = &ctx->nspaces; *pp; pp = &(*pp)->next)
             if (*pp == old) {
@@ -588,7 +591,8 @@ static void do_deregister_nspace(void *arg)
             break;
         }
     if (ns) {
-        for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next) {
+        struct spx_srv_client *cl;
+        SLIST_FOREACH(cl, &ns->clients, link) {
             pmix_proc_t p;
             spx_proc_load(&p, ns->name, cl->rank);
             spx_srv_get_target_gone(ctx, ns->name, cl->rank);
@@ -646,8 +650,7 @@ static void do_register_client(void *arg)
     if (ns && !cl && (cl = calloc(1, sizeof(*cl)))) {
         cl->ns = ns;
         cl->rank = c->proc.rank;
-        cl->next = ns->clients;
-        ns->clients = cl;
+        SLIST_INSERT_HEAD(&ns->clients, cl, link);
     }
     if (cl) {
         cl->uid = c->uid;
@@ -691,11 +694,11 @@ static void do_deregister_client(void *arg)
     struct ns_call *c = arg;
     struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_ns *ns = spx_srv_ns_find(ctx, c->proc.nspace);
-    for (struct spx_srv_client **pp = ns ? &ns->clients : NULL; pp && *pp; pp = &(*pp)->next) {
-        struct spx_srv_client *cl = *pp;
+    for (struct spx_srv_client *cl = ns ? SLIST_FIRST(&ns->clients) : NULL; cl;
+         cl = SLIST_NEXT(cl, link)) {
         if (cl->rank != c->proc.rank)
             continue;
-        *pp = cl->next;
+        SLIST_REMOVE(&ns->clients, cl, spx_srv_client, link); /* the first of that rank */
         spx_srv_get_target_gone(ctx, ns->name, cl->rank);
         if (ctx->fence)
             spx_fence_proc_lost(ctx->fence, &c->proc);

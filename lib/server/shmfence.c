@@ -242,7 +242,8 @@ void spx_srv_shmf_client_ready(struct spx_srv_ns *ns)
     if (!f || !f->recoverable || spx_shmb_broken(f->seg) == PMIX_SUCCESS)
         return;
     uint32_t here = 0;
-    for (struct spx_srv_client *cl = ns->clients; cl; cl = cl->next)
+    struct spx_srv_client *cl;
+    SLIST_FOREACH(cl, &ns->clients, link)
         if (cl->peer && cl->peer->state == SPX_PEER_READY &&
             spx_shmb_slot_of(f->ranks, f->nlocal, cl->rank) >= 0)
             here++;
