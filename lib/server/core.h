@@ -76,7 +76,7 @@ struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
 };
 
 struct spx_srv_ns {
-    struct spx_srv_ns *next;
+    LIST_ENTRY(spx_srv_ns) link;    /* in ctx->nspaces */
     char name[PMIX_MAX_NSLEN + 1];
     int nlocalprocs;
     spx_store_t *info;              /* job info: WILDCARD = job + this node; rank = proc keys */
@@ -103,7 +103,7 @@ enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_
 const char *spx_srv_peer_state_str(enum spx_srv_peer_state s);
 
 struct spx_srv_peer {
-    struct spx_srv_peer *next;
+    LIST_ENTRY(spx_srv_peer) link;  /* in ctx->peers */
     struct spx_srv_ctx *ctx;        /* the server it belongs to (borrowed) */
     spx_conn_t *conn;               /* NULL once closed */
     enum spx_srv_peer_state state;
@@ -196,11 +196,12 @@ struct spx_srv_ctx {
     gid_t gid;
     spx_listener_t *listener;       /* owned */
     spx_store_t *store;             /* committed data of local clients + fence data (owned) */
-    struct spx_srv_ns *nspaces;     /* registered namespaces (owned list, nspace.c) */
-    struct spx_srv_peer *peers;     /* accepted connections (one reference each, peer.c) */
+    LIST_HEAD(, spx_srv_ns) nspaces; /* registered namespaces, newest first (owned, nspace.c) */
+    LIST_HEAD(, spx_srv_peer) peers; /* accepted connections, newest first (one reference each,
+                                      * peer.c) */
     struct spx_fence_engine *fence; /* fence engine (engine_fence.h, collect.c; owned) */
     struct spx_srv_fence_glue *fglue; /* collect.c's state, the fence ops' argument (owned) */
-    struct spx_srv_get *gets;       /* GETs waiting for data (get.c; owned) */
+    LIST_HEAD(, spx_srv_get) gets;  /* GETs waiting for data, newest first (get.c; owned) */
     struct spx_delta *delta;        /* delta bookkeeping of collecting fences (owned) */
     struct spx_srv_mn *mn;          /* NULL in single-node mode (nodes.c; owned) */
     struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the network is made (owned) */

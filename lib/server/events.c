@@ -77,7 +77,8 @@ void spx_srv_event_deliver(struct spx_srv_ctx *ctx, pmix_status_t status, const 
         return;
     }
     size_t n = 0;
-    for (struct spx_srv_peer *p = ctx->peers; p; p = p->next) {
+    struct spx_srv_peer *p;
+    LIST_FOREACH(p, &ctx->peers, link) {
         if (p == except || p->state != SPX_PEER_READY || !p->conn || !p->client)
             continue;
         if (!in_range(&p->proc, source, range, info, ninfo))

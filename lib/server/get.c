@@ -33,7 +33,7 @@
 
 struct spx_srv_get {
     struct spx_srv_ctx *ctx;        /* borrowed: the server holding it (on ctx->gets) */
-    struct spx_srv_get *next;
+    LIST_ENTRY(spx_srv_get) link;   /* in ctx->gets, newest first */
     struct spx_srv_peer *peer;      /* referenced; NULL for a dmodex request */
     uint32_t seq;
     pmix_proc_t requester;
@@ -159,9 +159,10 @@ static void reply_with_record(struct spx_srv_peer *p, uint32_t seq, const pmix_p
 
 static void held_unlink(struct spx_srv_get *g)
 {
-    for (struct spx_srv_get **pp = &g->ctx->gets; *pp; pp = &(*pp)->next)
-        if (*pp == g) {
-            *pp = g->next;
+    struct spx_srv_get *x;
+    LIST_FOREACH(x, &g->ctx->gets, link)
+        if (x == g) {
+            LIST_REMOVE(g, link);
             return;
         }
 }
@@ -282,8 +283,7 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         spx_srv_get_reply(p, seq, PMIX_ERR_NOMEM, NULL);
         return 0;
     }
-    g->next = ctx->gets;
-    ctx->gets = g;
+    LIST_INSERT_HEAD(&ctx->gets, g, link);
     spx_debug("%s: GET %s of %s:%u held until it is committed", p->name, key, target.nspace,
               (unsigned)target.rank);
     return 0;
@@ -323,14 +323,14 @@ void spx_srv_get_target_hello(struct spx_srv_ctx *ctx, const char *nspace, pmix_
 /* Answers the held GETs of (nspace, rank) that can be answered now. */
 static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank)
 {
-    struct spx_srv_get *g = ctx->gets, *next;
-    for (; g; g = next) {
-        next = g->next;
+    struct spx_srv_get *g, *next;
+    for (g = LIST_FIRST(&ctx->gets); g; g = next) {
+        next = LIST_NEXT(g, link);
         if (g->target.rank != rank || strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) != 0)
             continue;
         if (!g->peer) {
             dmodex_answer(g);
-            next = ctx->gets; /* list changed */
+            next = LIST_FIRST(&ctx->gets); /* list changed */
             continue;
         }
         const pmix_value_t *v = spx_srv_get_lookup(ctx, &g->requester, &g->target, g->key);
@@ -338,7 +338,7 @@ static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_
                                         ? spx_srv_client_find(ctx, nspace, rank) : NULL;
         if (v || (tc && tc->connected_once)) {
             held_finish(g, v ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, v);
-            next = ctx->gets;
+            next = LIST_FIRST(&ctx->gets);
         }
     }
 }
@@ -346,16 +346,16 @@ static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_
 static void fail_matching(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank,
                           const struct spx_srv_peer *peer, bool all, pmix_status_t st)
 {
-    struct spx_srv_get *g = ctx->gets, *next;
-    for (; g; g = next) {
-        next = g->next;
+    struct spx_srv_get *g, *next;
+    for (g = LIST_FIRST(&ctx->gets); g; g = next) {
+        next = LIST_NEXT(g, link);
         bool hit = all || (peer && g->peer == peer) ||
                    (nspace && g->target.rank == rank &&
                     strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) == 0);
         if (!hit)
             continue;
         held_finish(g, st, NULL);
-        next = ctx->gets;
+        next = LIST_FIRST(&ctx->gets);
     }
 }
 
@@ -395,8 +395,7 @@ static void do_dmodex(void *arg)
         free(g);
         return;
     }
-    g->next = ctx->gets;
-    ctx->gets = g;
+    LIST_INSERT_HEAD(&ctx->gets, g, link);
     if (cl && cl->committed)
         dmodex_answer(g);
 }

@@ -219,7 +219,8 @@ static bool mn_ended_in_order(const struct spx_srv_ctx *ctx)
 {
     if (ctx->local_failure)
         return false;
-    for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next)
+    const struct spx_srv_ns *ns;
+    LIST_FOREACH(ns, &ctx->nspaces, link)
         for (struct spx_srv_client *cl = SLIST_FIRST(&ns->clients); cl;
              cl = SLIST_NEXT(cl, link))
             if (cl->connected_once && !cl->finalized) /* never connected: not a PMIx program */

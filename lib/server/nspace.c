@@ -28,7 +28,8 @@
 
 struct spx_srv_ns *spx_srv_ns_find(const struct spx_srv_ctx *ctx, const char *name)
 {
-    for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next)
+    struct spx_srv_ns *ns;
+    LIST_FOREACH(ns, &ctx->nspaces, link)
         if (strncmp(ns->name, name, PMIX_MAX_NSLEN) == 0)
             return ns;
     return NULL;
@@ -533,15 +534,15 @@ static void do_register_nspace(void *arg)
         struct spx_srv_client *cl;
         SLIST_FOREACH(cl, &c->ns->clients, link)
             cl->ns = c->ns;
-        for (struct spx_srv_ns **pp = &ctx->nspaces; *pp; pp = &(*pp)->next)
-            if (*pp == old) {
-                *pp = old->next;
+        struct spx_srv_ns *x;
+        LIST_FOREACH(x, &ctx->nspaces, link)
+            if (x == old) {
+                LIST_REMOVE(old, link);
                 break;
             }
         ns_free(old);
     }
-    c->ns->next = ctx->nspaces;
-    ctx->nspaces = c->ns;
+    LIST_INSERT_HEAD(&ctx->nspaces, c->ns, link);
     c->ns = NULL;
     call_finish(c, PMIX_SUCCESS);
 }
@@ -583,11 +584,10 @@ static void do_deregister_nspace(void *arg)
 {
     struct ns_call *c = arg;
     struct spx_srv_ctx *ctx = c->ctx;
-    struct spx_srv_ns *ns = NULL;
-    for (struct spx_srv_ns **pp = &ctx->nspaces; *pp; pp = &(*pp)->next)
-        if (strncmp((*pp)->name, c->name, PMIX_MAX_NSLEN) == 0) {
-            ns = *pp;
-            *pp = ns->next;
+    struct spx_srv_ns *ns;
+    LIST_FOREACH(ns, &ctx->nspaces, link)
+        if (strncmp(ns->name, c->name, PMIX_MAX_NSLEN) == 0) {
+            LIST_REMOVE(ns, link);
             break;
         }
     if (ns) {
@@ -642,8 +642,7 @@ static void do_register_client(void *arg)
     if (!ns) { /* client before its namespace: keep a placeholder */
         ns = ns_build(ctx, c->proc.nspace, -1, NULL, 0, &rc);
         if (ns) {
-            ns->next = ctx->nspaces;
-            ctx->nspaces = ns;
+            LIST_INSERT_HEAD(&ctx->nspaces, ns, link);
         }
     }
     struct spx_srv_client *cl = ns ? spx_srv_client_find(ctx, ns->name, c->proc.rank) : NULL;
@@ -746,9 +745,9 @@ SPX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_c
 
 void spx_srv_ns_free_all(struct spx_srv_ctx *ctx)
 {
-    while (ctx->nspaces) {
-        struct spx_srv_ns *ns = ctx->nspaces;
-        ctx->nspaces = ns->next;
+    struct spx_srv_ns *ns;
+    while ((ns = LIST_FIRST(&ctx->nspaces))) {
+        LIST_REMOVE(ns, link);
         ns_free(ns);
     }
 }

@@ -69,9 +69,10 @@ static void peer_set_state(struct spx_srv_peer *p, enum spx_srv_peer_state s)
 
 static void peer_unlink(struct spx_srv_peer *p)
 {
-    for (struct spx_srv_peer **pp = &p->ctx->peers; *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
+    struct spx_srv_peer *x;
+    LIST_FOREACH(x, &p->ctx->peers, link)
+        if (x == p) {
+            LIST_REMOVE(p, link);
             spx_srv_peer_unref(p); /* the list's reference */
             return;
         }
@@ -118,12 +119,12 @@ void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason)
 
 void spx_srv_close_all(struct spx_srv_ctx *ctx)
 {
-    while (ctx->peers) {
-        struct spx_srv_peer *p = ctx->peers;
+    struct spx_srv_peer *p;
+    while ((p = LIST_FIRST(&ctx->peers))) {
         if (p->conn) {
             spx_conn_close(p->conn, "server finalizing", 0);
         }
-        if (ctx->peers == p) /* not unlinked by on_close (no conn) */
+        if (LIST_FIRST(&ctx->peers) == p) /* not unlinked by on_close (no conn) */
             peer_unlink(p);
     }
 }
@@ -382,6 +383,5 @@ void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg)
         free(p);
         return;
     }
-    p->next = ctx->peers;
-    ctx->peers = p;
+    LIST_INSERT_HEAD(&ctx->peers, p, link);
 }

@@ -129,7 +129,8 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
 {
     if (!ctx->mn || !ctx->active)
         return;
-    for (struct spx_srv_ns *ns = ctx->nspaces; ns; ns = ns->next) {
+    struct spx_srv_ns *ns;
+    LIST_FOREACH(ns, &ctx->nspaces, link) {
         size_t n = 0;
         for (size_t r = 0; r < ns->nrank_node; r++)
             n += ns->rank_node[r] == node;

@@ -169,10 +169,12 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
             pmix_info_t *out = &res[found];
             if (spx_key_eq(key, PMIX_QUERY_NAMESPACES)) {
                 size_t len = 1;
-                for (struct spx_srv_ns *ns = r->peer->ctx->nspaces; ns; ns = ns->next)
+                const struct spx_srv_ns *ns;
+                LIST_FOREACH(ns, &r->peer->ctx->nspaces, link)
                     len += strlen(ns->name) + 1;
                 char *s = calloc(1, len);
-                for (struct spx_srv_ns *ns = r->peer->ctx->nspaces; s && ns; ns = ns->next)
+                for (ns = s ? LIST_FIRST(&r->peer->ctx->nspaces) : NULL; ns;
+                     ns = LIST_NEXT(ns, link))
                     snprintf(s + strlen(s), len - strlen(s), "%s%s", *s ? "," : "", ns->name);
                 if (!s)
                     continue;

@@ -491,11 +491,13 @@ static void clients_close(fz_world_t *w, unsigned mask)
 /* After the input: nothing of it may be left in the server. */
 static void check_empty(void)
 {
-    if (spx_srv->peers || spx_srv->nspaces || spx_srv->gets ||
+    if (!LIST_EMPTY(&spx_srv->peers) || !LIST_EMPTY(&spx_srv->nspaces) ||
+        !LIST_EMPTY(&spx_srv->gets) ||
         (spx_srv->fence && spx_fence_count(spx_srv->fence)) || spx_fz_timer_count()) {
         fprintf(stderr, "fuzz_server: left after the input: peers %p nspaces %p gets %p "
-                "fences %zu timers %zu\n", (void *)spx_srv->peers, (void *)spx_srv->nspaces,
-                (void *)spx_srv->gets, spx_srv->fence ? spx_fence_count(spx_srv->fence) : 0,
+                "fences %zu timers %zu\n", (void *)LIST_FIRST(&spx_srv->peers),
+                (void *)LIST_FIRST(&spx_srv->nspaces), (void *)LIST_FIRST(&spx_srv->gets),
+                spx_srv->fence ? spx_fence_count(spx_srv->fence) : 0,
                 spx_fz_timer_count());
         abort();
     }
