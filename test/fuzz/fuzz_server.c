@@ -73,6 +73,7 @@
 #include "util/log.h"
 
 #include "progress_inline.h"
+#include "fuzz_input.h"
 
 #define FZ_NS "fuzz-ns"
 #define FZ_NPROCS 4
@@ -82,41 +83,6 @@
 static const pmix_nspace_t fz_ns = FZ_NS;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-typedef struct fz_in {
-    const uint8_t *p;
-    size_t left;
-} fz_in_t;
-
-static uint8_t in_u8(fz_in_t *in)
-{
-    if (!in->left)
-        return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static uint16_t in_u16(fz_in_t *in)
-{
-    uint16_t lo = in_u8(in);
-    return (uint16_t)(lo | (uint16_t)in_u8(in) << 8);
-}
-
-static uint32_t in_u32(fz_in_t *in)
-{
-    uint32_t lo = in_u16(in);
-    return lo | (uint32_t)in_u16(in) << 16;
-}
-
-static const uint8_t *in_bytes(fz_in_t *in, size_t *len)
-{
-    if (*len > in->left)
-        *len = in->left;
-    const uint8_t *p = in->p;
-    in->p += *len;
-    in->left -= *len;
-    return p;
-}
 
 /* ---- the host module (its upcalls run inside the event loop) ---- */
 

@@ -45,41 +45,13 @@
 #include "codec/frame.h"
 #include "tree/internal.h"
 #include "util/log.h"
+#include "fuzz_input.h"
 
 #define FZ_MAX_NODES 8
 #define FZ_MAX_STARTS 64
 #define FZ_MAX_OPS 256
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-typedef struct fz_in {
-    const uint8_t *p;
-    size_t left;
-} fz_in_t;
-
-static uint8_t in_u8(fz_in_t *in)
-{
-    if (!in->left)
-        return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static uint16_t in_u16(fz_in_t *in)
-{
-    uint16_t lo = in_u8(in);
-    return (uint16_t)(lo | (uint16_t)in_u8(in) << 8);
-}
-
-static const uint8_t *in_bytes(fz_in_t *in, size_t *len)
-{
-    if (*len > in->left)
-        *len = in->left;
-    const uint8_t *p = in->p;
-    in->p += *len;
-    in->left -= *len;
-    return p;
-}
 
 typedef struct fz_start {
     int calls;
