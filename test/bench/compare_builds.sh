@@ -4,7 +4,8 @@
 # spmix-run K times, alternating OLD and NEW so that both see the same machine
 # load, and prints one markdown table: per measurement the median over the
 # runs of each build and the ratio NEW/OLD (for times, < 1 is faster; for
-# rates, > 1 is faster: the unit column says which). Builds nothing.
+# rates, > 1 is faster: the unit column says which), with the load average
+# at the start and at the end. Builds nothing.
 #   usage: test/bench/compare_builds.sh OLD_BUILDDIR NEW_BUILDDIR [K] [RANKS] [ITERATIONS]
 set -u
 old=${1:?usage: compare_builds.sh OLD_BUILDDIR NEW_BUILDDIR [K] [RANKS] [ITERATIONS]}
@@ -19,6 +20,7 @@ for b in "$old" "$new"; do
 done
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=0
 while [ "$i" -lt "$k" ]; do
     for side in old new; do
@@ -50,3 +52,4 @@ awk '
             printf "| %s | %g | %g | %s | %s |\n", key, o, w, (o > 0 ? sprintf("%.2f", w / o) : "-"), u[key]
         }
     }' "$tmp/old" "$tmp/new"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
