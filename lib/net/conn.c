@@ -6,7 +6,10 @@
  * its full length). A complete frame is lent to on_frame as a spx_buf_t.
  * Writing: spx_conn_send queues header+payload, tries to write at once and
  * leaves the rest to the write event (partial writes resume where they
- * stopped). Any failure closes the connection: events removed, fd closed,
+ * stopped). spx_conn_sendv writes a payload made of several borrowed pieces
+ * straight from where they lie (sendmsg) and queues a copy of only what the
+ * socket did not take. A frame handler may take the payload block
+ * (spx_buf_release) instead of letting it be freed. Any failure closes the connection: events removed, fd closed,
  * on_close called exactly once; the struct itself is freed by a zero-timeout
  * reap event on a later loop turn (mark and reap), never inside a callback.
  */
@@ -52,6 +55,7 @@ struct spx_conn {
     spx_frame_hdr_t cur;
     uint8_t *payload;
     size_t payload_cap, payload_got;
+    size_t spare_max; /* keep a frame's block the handler left, up to this size */
     /* writing */
     STAILQ_HEAD(, spx_conn_out) out; /* frames not fully written, oldest first */
     /* counters */
@@ -113,6 +117,8 @@ static void conn_dispatch(spx_conn_t *c)
 {
     spx_buf_t payload;
     spx_buf_init(&payload);
+    uint8_t *block = c->payload;
+    size_t cap = c->payload_cap;
     spx_buf_adopt(&payload, c->payload, c->cur.length);
     c->payload = NULL;
     c->payload_cap = c->payload_got = 0;
@@ -120,6 +126,14 @@ static void conn_dispatch(spx_conn_t *c)
     c->frames_in++;
     spx_frame_hdr_t h = c->cur;
     c->on_frame(c, &h, &payload, c->arg);
+    /* a block the handler left (not taken, not replaced) is read into again
+     * by the next frame, if allowed: no free and fresh pages per frame */
+    if (block && payload.data == block && cap <= c->spare_max && !c->closed && !c->payload &&
+        c->hdr_got == 0) {
+        c->payload = block;
+        c->payload_cap = cap;
+        return;
+    }
     spx_buf_fini(&payload);
 }
 
@@ -334,6 +348,121 @@ int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx
     return 0;
 }
 
+/* ---- sending from several pieces ---- */
+
+#define SPX_CONN_SENDV_IOV 64 /* iovecs per sendmsg (well under IOV_MAX) */
+
+/* Fills out[] with what is left of hdr + iov[] after skipping `skip` bytes
+ * (at most SPX_CONN_SENDV_IOV entries); returns the count. */
+static size_t iov_from(const uint8_t *hdr, const struct iovec *iov, size_t niov, size_t skip,
+                       struct iovec *out)
+{
+    size_t k = 0;
+    if (skip < SPX_FRAME_HDR_LEN) {
+        out[k].iov_base = (void *)(hdr + skip);
+        out[k++].iov_len = SPX_FRAME_HDR_LEN - skip;
+        skip = 0;
+    } else {
+        skip -= SPX_FRAME_HDR_LEN;
+    }
+    for (size_t i = 0; i < niov && k < SPX_CONN_SENDV_IOV; i++) {
+        if (skip >= iov[i].iov_len) {
+            skip -= iov[i].iov_len;
+            continue;
+        }
+        out[k].iov_base = (uint8_t *)iov[i].iov_base + skip;
+        out[k++].iov_len = iov[i].iov_len - skip;
+        skip = 0;
+    }
+    return k;
+}
+
+/* Writes hdr + iov[] straight to the socket until it would block; returns
+ * the bytes written, sets c->write_error on a failure. */
+static size_t sendv_direct(spx_conn_t *c, const uint8_t *hdr, const struct iovec *iov,
+                           size_t niov, size_t total)
+{
+    size_t sent = 0;
+    while (sent < total) {
+        struct iovec v[SPX_CONN_SENDV_IOV];
+        struct msghdr msg = { .msg_iov = v, .msg_iovlen = iov_from(hdr, iov, niov, sent, v) };
+        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                c->write_error = errno ? errno : EIO;
+            break;
+        }
+        sent += (size_t)n;
+    }
+    c->bytes_out += sent;
+    return sent;
+}
+
+int spx_conn_sendv(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq,
+                   const struct iovec *iov, size_t niov)
+{
+    if (!c || c->closed) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < niov; i++) {
+        if (iov[i].iov_len > SPX_FRAME_MAX_PAYLOAD - len) {
+            errno = EMSGSIZE;
+            return -1;
+        }
+        len += iov[i].iov_len;
+    }
+    uint8_t hdr[SPX_FRAME_HDR_LEN];
+    spx_frame_hdr_t h = { .version = SPX_FRAME_VERSION, .type = type, .flags = flags,
+                          .seq = seq, .length = (uint32_t)len };
+    spx_frame_hdr_encode(&h, hdr);
+    size_t total = SPX_FRAME_HDR_LEN + len, sent = 0;
+    if (STAILQ_EMPTY(&c->out) && !c->write_error)
+        sent = sendv_direct(c, hdr, iov, niov, total);
+    if (sent == total) {
+        c->frames_out++;
+        return 0;
+    }
+    /* the rest waits in the queue: copy it (only what the socket did not take) */
+    spx_conn_out_t *o = calloc(1, sizeof(*o));
+    size_t skip = sent > SPX_FRAME_HDR_LEN ? sent - SPX_FRAME_HDR_LEN : 0; /* payload bytes gone */
+    size_t rest = len - skip;
+    uint8_t *data = rest ? malloc(rest) : NULL;
+    if (!o || (rest && !data)) {
+        free(o);
+        free(data);
+        if (sent) /* half a frame is on the wire: the stream cannot go on */
+            c->write_error = ENOMEM;
+        if (c->write_error)
+            event_active(c->ev_write, EV_WRITE, 0);
+        errno = ENOMEM;
+        return sent ? 0 : -1;
+    }
+    size_t at = 0, s = skip;
+    for (size_t i = 0; i < niov && at < rest; i++) {
+        if (s >= iov[i].iov_len) {
+            s -= iov[i].iov_len;
+            continue;
+        }
+        memcpy(data + at, (const uint8_t *)iov[i].iov_base + s, iov[i].iov_len - s);
+        at += iov[i].iov_len - s;
+        s = 0;
+    }
+    memcpy(o->hdr, hdr, sizeof(hdr));
+    o->data = data;
+    o->len = rest;
+    o->off = sent < SPX_FRAME_HDR_LEN ? sent : SPX_FRAME_HDR_LEN;
+    STAILQ_INSERT_TAIL(&c->out, o, link);
+    if (c->write_error)
+        event_active(c->ev_write, EV_WRITE, 0);
+    else
+        event_add(c->ev_write, NULL);
+    return 0;
+}
+
 /* ---- creation and accessors ---- */
 
 spx_conn_t *spx_conn_create(struct event_base *base, int fd, const char *label,
@@ -372,6 +501,7 @@ fail:
 }
 
 void spx_conn_set_arg(spx_conn_t *c, void *arg) { c->arg = arg; }
+void spx_conn_keep_spare(spx_conn_t *c, size_t max) { c->spare_max = max; }
 void *spx_conn_get_arg(const spx_conn_t *c) { return c->arg; }
 const char *spx_conn_label(const spx_conn_t *c) { return c->label; }
 

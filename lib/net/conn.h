@@ -23,8 +23,11 @@
 
 typedef struct spx_conn spx_conn_t;
 
-/* payload: borrowed for the duration of the call, positioned at its start;
- * the handler may spx_buf_adopt-steal nothing: copy what it keeps. */
+/* payload: the frame's bytes (malloc'd by the connection), positioned at
+ * their start. Lent for the duration of the call, unless the handler takes
+ * them with spx_buf_release(payload) (it then owns the block and frees it
+ * with free(); pointers it took into payload->data stay valid, the block is
+ * never moved). What it does not take is freed when it returns. */
 typedef void (*spx_conn_frame_f)(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload,
                                  void *arg);
 /* reason: borrowed string. Called once. The conn pointer is still valid during
@@ -40,6 +43,16 @@ spx_conn_t *spx_conn_create(struct event_base *base, int fd, const char *label,
 /* Queues one frame. payload: its bytes are taken (the buffer is left empty);
  * NULL means an empty payload. Returns 0, or -1 if the connection is closed. */
 int spx_conn_send(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq, spx_buf_t *payload);
+
+/* Queues one frame whose payload is the concatenation of iov[0..niov)
+ * (borrowed: read during the call only). The bytes the socket takes at once
+ * are written straight from iov (sendmsg); only what it does not take (or
+ * everything, when earlier frames still wait) is copied into the queue.
+ * Returns 0, or -1 (closed: ENOTCONN; over SPX_FRAME_MAX_PAYLOAD: EMSGSIZE;
+ * ENOMEM). Write errors are reported as for spx_conn_send. */
+struct iovec;
+int spx_conn_sendv(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq,
+                   const struct iovec *iov, size_t niov);
 
 /* Closes with a logged reason (at warning level if is_error, else debug);
  * idempotent. on_close runs before this returns (if not run already). */
@@ -57,6 +70,11 @@ void spx_conn_drain(spx_conn_t *c);
 int spx_conn_flush_wait(spx_conn_t *c, int timeout_ms);
 
 void spx_conn_set_arg(spx_conn_t *c, void *arg);
+/* A frame's block that on_frame did not take is kept (if at most max bytes
+ * are allocated) and read into by the next frame, instead of freed and
+ * allocated again: for a connection that carries large frames again and
+ * again (a tree link). Default 0: nothing kept. */
+void spx_conn_keep_spare(spx_conn_t *c, size_t max);
 void *spx_conn_get_arg(const spx_conn_t *c);
 const char *spx_conn_label(const spx_conn_t *c);
 /* Bytes and frames sent/received, for statistics. */

@@ -25,17 +25,23 @@
  *      moves it into the store as it is (spx_store_put_owned: no copy);
  *   2. get.c packs it into the client's reply frame (spx_codec_push_value),
  *      which the connection sends without copying.
- * Nothing else copies it: the tree hands the frame's payload on in place
- * (tree.c pull_bytes_lent, valid until the receive callback returns) to the
- * collective's done, which passes it here; op_deliver reads it in place
- * (spx_buf_init_borrowed). Now: 2; at the tree's root 3, since its gather
- * (coll.c acc_append) keeps each child's contribution beyond its frame; a
- * message that arrives before its collective starts here is kept once more
- * (coll.c store_msg). Before: 5 (6 at the root), then 4 (5). The
- * direct-modex answer (tree MSG -> nodes.c mn_recv -> dmodex.c) counts the
- * same: 2. The other keys of a process sent along with a GET's answer
- * (get.c reply_with_record) are packed into a buffer of their own and then
- * appended to the reply: 3 for those.
+ * Nothing else copies it, on every node, the tree's root included: the
+ * connection hands the frame it read into over to the tree (tree.c
+ * dispatch_coll), whose collective keeps each contribution in the frame it
+ * arrived in - a child's UP at the root and at interior nodes (coll.c
+ * acc_append), a DOWN, a message that came before its collective started
+ * (coll.c store_msg) - and sends the gathered pieces on from where they lie
+ * (sendmsg of several iovecs). done gets the pieces (nodes.c
+ * mn_coll_done_segs, each one or more whole contributions) and op_deliver
+ * reads each in place (spx_buf_init_borrowed). Now: 2 everywhere. Before: 5
+ * (6 at the root), then 4 (5), then 2 (3 at the root: its gather copied each
+ * child's contribution out of its frame). The direct-modex answer (tree MSG
+ * -> nodes.c mn_recv -> dmodex.c) counts the same: 2. The other keys of a
+ * process sent along with a GET's answer (get.c reply_with_record) are
+ * packed into a buffer of their own and then appended to the reply: 3 for
+ * those. (Not counted, as before: the connection grows a frame's buffer as
+ * its bytes arrive rather than trust the header's length, so realloc may
+ * move the part of a frame over 64 KiB read so far; see net/conn.c.)
  */
 #include "config.h"
 #include "server/core.h"
@@ -319,6 +325,7 @@ static const spx_fence_ops_t fence_ops = {
     .reply = op_reply,
     .timer_arm = op_timer_arm,
     .timer_cancel = op_timer_cancel,
+    .deliver_pieces = true, /* records, read piece by piece in place */
 };
 
 static int fence_setup(struct spx_srv_ctx *ctx)

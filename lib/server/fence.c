@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/uio.h>
 
 #include "util/log.h"
 
@@ -59,6 +60,7 @@ struct host_token {
     spx_fence_opts_t opts;  /* what the fence runs with */
     char *data;             /* contribution bytes (owned) */
     size_t ndata;
+    size_t cap;             /* bytes allocated at data */
 };
 
 struct set_counter {        /* how many collectives each set has had */
@@ -74,7 +76,28 @@ struct spx_fence_engine {
     LIST_HEAD(, host_token) tokens;     /* owned */
     SLIST_HEAD(, set_counter) counters; /* owned, freed with the engine only */
     uint64_t next_id;
+    /* the block of a finished fence's contribution, written into by the next
+     * one (owned, spare_cap bytes; NULL if none): no free and fresh pages
+     * per fence */
+    char *spare;
+    size_t spare_cap;
 };
+
+#define SPX_FENCE_SPARE_MAX (16u << 20) /* largest contribution block kept */
+
+/* tok's contribution is no longer needed: keep its block as the spare if it
+ * is the larger, else free it. */
+static void token_data_done(spx_fence_engine_t *e, struct host_token *tok)
+{
+    if (tok->data && tok->cap <= SPX_FENCE_SPARE_MAX && tok->cap > e->spare_cap) {
+        free(e->spare);
+        e->spare = tok->data;
+        e->spare_cap = tok->cap;
+    } else {
+        free(tok->data);
+    }
+    tok->data = NULL;
+}
 
 static int proc_cmp(const void *a, const void *b)
 {
@@ -257,6 +280,12 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
     if (collect) {
         spx_buf_t b;
         spx_buf_init(&b);
+        if (e->spare) { /* an empty buffer writing into the spare block (taken) */
+            b.data = (uint8_t *)e->spare;
+            b.cap = e->spare_cap;
+            e->spare = NULL;
+            e->spare_cap = 0;
+        }
         t->upto = calloc(t->nlocal ? t->nlocal : 1, sizeof(*t->upto));
         for (size_t i = 0; t->upto && i < t->nlocal; i++)
             t->upto[i] = e->ops->contribute(&t->local[i], t->key, &b, e->arg);
@@ -266,6 +295,7 @@ static void tracker_local_complete(spx_fence_engine_t *e, struct tracker *t)
             tracker_fail_local(e, t, PMIX_ERR_NOMEM);
             return;
         }
+        tok->cap = b.cap;
         tok->data = spx_buf_release(&b, &tok->ndata);
     }
     tok->tracker_id = t->id;
@@ -377,6 +407,13 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
 void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,
                          const char *data, size_t ndata)
 {
+    struct iovec v = { .iov_base = (void *)data, .iov_len = data ? ndata : 0 };
+    spx_fence_host_done_segs(e, token, status, &v, v.iov_len ? 1 : 0);
+}
+
+void spx_fence_host_done_segs(spx_fence_engine_t *e, void *token, pmix_status_t status,
+                              const struct iovec *segs, size_t nsegs)
+{
     struct host_token *tok;
     LIST_FOREACH(tok, &e->tokens, link)
         if (tok == token) {
@@ -388,14 +425,31 @@ void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t statu
         return;
     }
     struct tracker *t = tracker_find_id(e, tok->tracker_id);
-    free(tok->data);
+    token_data_done(e, tok);
     free(tok);
     if (!t || t->state != SPX_FENCE_TRK_HOST) {
         spx_debug("fence: late answer from the host ignored (tracker gone)");
         return;
     }
-    if (status == PMIX_SUCCESS && data && ndata > 0)
-        status = e->ops->deliver(data, ndata, e->arg);
+    if (status == PMIX_SUCCESS && nsegs > 1 && !e->ops->deliver_pieces) {
+        size_t len = 0;
+        for (size_t i = 0; i < nsegs; i++)
+            len += segs[i].iov_len;
+        char *joined = malloc(len ? len : 1);
+        if (!joined) {
+            status = PMIX_ERR_NOMEM;
+        } else {
+            for (size_t i = 0, at = 0; i < nsegs; at += segs[i].iov_len, i++)
+                memcpy(joined + at, segs[i].iov_base, segs[i].iov_len);
+            if (len)
+                status = e->ops->deliver(joined, len, e->arg);
+            free(joined);
+        }
+        nsegs = 0;
+    }
+    for (size_t i = 0; i < nsegs && status == PMIX_SUCCESS; i++)
+        if (segs[i].iov_len > 0)
+            status = e->ops->deliver(segs[i].iov_base, segs[i].iov_len, e->arg);
     tracker_finish(e, t, status);
 }
 
@@ -482,6 +536,7 @@ void spx_fence_engine_destroy(spx_fence_engine_t *e)
         free(tok->data);
         free(tok);
     }
+    free(e->spare);
     struct set_counter *c;
     while ((c = SLIST_FIRST(&e->counters))) {
         SLIST_REMOVE_HEAD(&e->counters, link);

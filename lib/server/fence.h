@@ -66,9 +66,14 @@ typedef struct spx_fence_ops {
     pmix_status_t (*host_fence)(const pmix_proc_t *set, size_t nset, const char *set_key,
                                 const pmix_info_t *info, size_t ninfo, char *data, size_t ndata,
                                 void *token, void *arg);
-    /* Applies the data of all nodes (borrowed). PMIX_SUCCESS or an error status
-     * that becomes the fence's result. */
+    /* Applies the data of all nodes (borrowed), or one piece of it (called
+     * once per piece, in order, for spx_fence_host_done_segs; each piece is
+     * whole contributions). PMIX_SUCCESS or an error status that becomes the
+     * fence's result (the pieces after it are not applied). */
     pmix_status_t (*deliver)(const char *data, size_t ndata, void *arg);
+    /* deliver reads the data piece by piece; false: several pieces are
+     * joined into one block (a copy) before deliver sees them. */
+    bool deliver_pieces;
     /* Answers one arrival; called exactly once per spx_fence_arrive(). */
     void (*reply)(void *requester, pmix_status_t status, void *arg);
     /* Timers: arm returns a handle (NULL on failure) and later calls
@@ -103,6 +108,12 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
  * tracker is gone (timed out, failed) is released silently. */
 void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,
                          const char *data, size_t ndata);
+/* The same with the data as nsegs pieces (segs and their bytes borrowed for
+ * the call), each handed to ops->deliver in place if ops->deliver_pieces
+ * (nothing is joined), else joined into one block first. */
+struct iovec;
+void spx_fence_host_done_segs(spx_fence_engine_t *e, void *token, pmix_status_t status,
+                              const struct iovec *segs, size_t nsegs);
 
 /* The options of the fence token (as handed to ops->host_fence) stands for;
  * valid until spx_fence_host_done(token). token: borrowed. */

@@ -56,6 +56,11 @@ typedef struct spx_srv_net_up {
  * (borrowed for the call). Runs exactly once, later. */
 typedef void (*spx_srv_net_coll_f)(pmix_status_t status, const void *data, size_t len,
                                    void *arg);
+/* The same data as nsegs pieces (segs and their bytes borrowed for the
+ * call), each one or more whole contributions. */
+struct iovec;
+typedef void (*spx_srv_net_coll_segs_f)(pmix_status_t status, const struct iovec *segs,
+                                        size_t nsegs, void *arg);
 
 /* What the server asks of the network. `net` is the handle the factory
  * returned. Data pointers are borrowed (the network copies what it keeps). */
@@ -69,6 +74,12 @@ typedef struct spx_srv_net_ops {
     int (*coll_start)(void *net, const char *set_id, const uint32_t *nodes, size_t nnodes,
                       uint32_t flags, pmix_status_t status, const void *data, size_t len,
                       double timeout, spx_srv_net_coll_f done, void *arg);
+    /* Optional (NULL: coll_start is used): as coll_start, with the result as
+     * pieces, in the frames they arrived in (the tree's root gathers them
+     * from several), so that nobody copies them to join them. */
+    int (*coll_start_segs)(void *net, const char *set_id, const uint32_t *nodes, size_t nnodes,
+                           uint32_t flags, pmix_status_t status, const void *data, size_t len,
+                           double timeout, spx_srv_net_coll_segs_f done, void *arg);
     void (*stats)(void *net, spx_srv_net_stats_t *out);
     /* Announce an orderly end (then destroy). 0, or -1 when refused. */
     int (*leave)(void *net);

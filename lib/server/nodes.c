@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include <spmix.h>
 
@@ -431,9 +432,15 @@ struct mn_coll {
     char set_key[64];        /* for log lines (truncated) */
 };
 
-static void mn_coll_done(pmix_status_t status, const void *data, size_t len, void *arg)
+/* The result as pieces (borrowed for the call; in the frames they arrived
+ * in): each goes to the fence engine's deliver in place. */
+static void mn_coll_done_segs(pmix_status_t status, const struct iovec *segs, size_t nsegs,
+                              void *arg)
 {
     struct mn_coll *c = arg;
+    size_t len = 0;
+    for (size_t i = 0; i < nsegs; i++)
+        len += segs[i].iov_len;
     struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_mn *m = ctx->mn;
     if (c->token && m && m->net) {
@@ -449,8 +456,15 @@ static void mn_coll_done(pmix_status_t status, const void *data, size_t len, voi
                   (unsigned long long)ctx->stats.last_dels);
     }
     if (c->token && ctx->fence)
-        spx_fence_host_done(ctx->fence, c->token, status, data, len);
+        spx_fence_host_done_segs(ctx->fence, c->token, status, segs, nsegs);
     free(c);
+}
+
+/* For a network without coll_start_segs: the result in one block (borrowed). */
+static void mn_coll_done(pmix_status_t status, const void *data, size_t len, void *arg)
+{
+    struct iovec v = { .iov_base = (void *)data, .iov_len = data ? len : 0 };
+    mn_coll_done_segs(status, &v, v.iov_len ? 1 : 0, arg);
 }
 
 static int mn_coll(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc_t *set,
@@ -474,9 +488,12 @@ static int mn_coll(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc
     c->ctx = ctx;
     c->token = token;
     snprintf(c->set_key, sizeof(c->set_key), "%s", set_key);
-    int rc = m->net_ops->coll_start(m->net, set_key, nodes, nn,
-                                    collect ? SPX_SRV_NET_F_COLLECT : 0, status, data, ndata,
-                                    timeout, mn_coll_done, c);
+    uint32_t flags = collect ? SPX_SRV_NET_F_COLLECT : 0;
+    int rc = m->net_ops->coll_start_segs
+                 ? m->net_ops->coll_start_segs(m->net, set_key, nodes, nn, flags, status, data,
+                                               ndata, timeout, mn_coll_done_segs, c)
+                 : m->net_ops->coll_start(m->net, set_key, nodes, nn, flags, status, data,
+                                          ndata, timeout, mn_coll_done, c);
     free(nodes);
     if (rc != 0)
         free(c);

@@ -21,7 +21,6 @@
 #include "server/server.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,23 +183,6 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
         *tmpdir = "/tmp";
 }
 
-/* Collectives move buffers of tens of KiB through the progress thread: with
- * glibc's defaults every free of such a buffer returns its pages to the
- * kernel (heap trim, mmap threshold) and the next one faults them back in -
- * a 64 KiB-per-rank collecting fence took 2.4 ms instead of 0.26 ms across
- * two nodes. The server's process (slurmstepd, spmix-run) keeps them
- * instead, unless its environment already tunes malloc or
- * SPMIX_MALLOC_TUNE=0. */
-static void tune_malloc(void)
-{
-    const char *e = getenv("SPMIX_MALLOC_TUNE");
-    if ((e && strcmp(e, "0") == 0) || getenv("MALLOC_MMAP_THRESHOLD_") ||
-        getenv("MALLOC_TRIM_THRESHOLD_"))
-        return;
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-}
-
 /* The directives read_directives() and spx_srv_mn_parse() honour. */
 static const char *const init_directives[] = {
     PMIX_SERVER_TMPDIR,  PMIX_USERID,           PMIX_GRPID,         PMIX_SERVER_NSPACE,
@@ -224,7 +206,6 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         spx_error("PMIx_server_init: a server is already running in this process");
         return PMIX_ERR_INIT;
     }
-    tune_malloc();
     memset(&srv_state, 0, sizeof(srv_state));
     if (module)
         spx_srv->host = *module;

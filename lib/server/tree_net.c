@@ -35,6 +35,16 @@ static int tn_coll_start(void *net, const char *set_id, const uint32_t *nodes, s
                                data, len, timeout, done, arg);
 }
 
+static int tn_coll_start_segs(void *net, const char *set_id, const uint32_t *nodes,
+                              size_t nnodes, uint32_t flags, pmix_status_t status,
+                              const void *data, size_t len, double timeout,
+                              spx_srv_net_coll_segs_f done, void *arg)
+{
+    uint32_t tf = (flags & SPX_SRV_NET_F_COLLECT) ? SPX_TREE_F_COLLECT : 0;
+    return spx_tree_coll_start_segs(((struct tree_net *)net)->tree, set_id, nodes, nnodes, tf,
+                                    status, data, len, timeout, done, arg);
+}
+
 static void tn_stats(void *net, spx_srv_net_stats_t *out)
 {
     spx_tree_stats_t st = {0};
@@ -63,6 +73,7 @@ static const spx_srv_net_ops_t tree_net_ops = {
     .send = tn_send,
     .bcast = tn_bcast,
     .coll_start = tn_coll_start,
+    .coll_start_segs = tn_coll_start_segs,
     .stats = tn_stats,
     .leave = tn_leave,
     .destroy = tn_destroy,

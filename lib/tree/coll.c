@@ -4,12 +4,18 @@
  * taking over the PENDING one that holds messages which came early), replays
  * those messages through coll_process, and checks whether the gather is
  * complete. coll_process applies one UP/DOWN: UPs from children are merged
- * (first error wins, flags compared, data appended); a DOWN from the parent
+ * (first error wins, flags compared, data added as a piece that stays in
+ * the frame it arrived in: no copy); a DOWN from the parent
  * or an ABORT ends the collective and is passed on. Every completion goes
  * through coll_complete, which unlinks the record before calling done so a
  * callback may start the next collective. Records of finished collectives
  * are freed; a per-set_id counter of local starts tells a finished
  * (set_id, seq) (dropped) from a future one (kept as PENDING).
+ * Ownership: a received frame (spx_coll_msg_t.frame) is taken by
+ * spx_coll_recv only when its data must outlive the call (an UP in the
+ * gather, a message kept for a later start), and freed with the stored
+ * message or the collective; the result goes out and to done as the list
+ * of pieces.
  */
 #include "config.h"
 #include "tree/coll.h"
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/uio.h>
 
 #define COLL_MAX_DATA (SPX_FRAME_MAX_PAYLOAD - 65536u) /* gathered bytes, leaves room for headers */
 
@@ -30,7 +37,8 @@ typedef struct stored {
     uint8_t kind, up_flags;
     pmix_status_t status;
     uint32_t flags;
-    void *data; /* owned */
+    void *own;        /* owned: the received frame data lies in (or a copy of a lent one) */
+    const void *data; /* into own */
     size_t len;
 } stored_t;
 
@@ -54,16 +62,24 @@ struct spx_coll {
     uint32_t flags;
     bool mismatch, overflow;
     pmix_status_t status;
-    uint8_t *acc; /* owned: gathered data */
-    size_t acc_len, acc_cap;
-    spx_tree_done_f done;
+    /* gathered data: nsegs pieces (own contribution, then each child's UP in
+     * arrival order), segs[i] lying in owns[i]; both arrays owned, width + 1
+     * slots, and every owns[i] owned (a received frame taken over, or a copy) */
+    struct iovec *segs;
+    void **owns;
+    uint32_t nsegs;
+    size_t acc_len; /* sum of the pieces' lengths, <= COLL_MAX_DATA */
+    void *down_own; /* owned: the DOWN frame whose data is the result, or NULL */
+    spx_tree_done_f done;           /* exactly one of done, done_segs is set */
+    spx_tree_done_segs_f done_segs;
     void *arg;
     void *timer;
     uint64_t msgs_sent, bytes_sent, payload;
-    /* a completion deferred out of start */
+    /* a completion deferred out of start: its pieces' bytes are c's own
+     * (segs/owns or down_own), only the array is kept */
     pmix_status_t final_status;
-    uint8_t *final_data; /* owned */
-    size_t final_len;
+    struct iovec *final_segs; /* owned array, bytes borrowed from c */
+    size_t final_nsegs;
 };
 
 typedef struct set_rec {
@@ -134,7 +150,7 @@ static void free_stored(spx_coll_engine_t *e, struct stored_list *list)
     stored_t *s;
     while ((s = STAILQ_FIRST(list))) {
         STAILQ_REMOVE_HEAD(list, link);
-        free(s->data);
+        free(s->own);
         free(s);
         e->nstored--;
     }
@@ -147,8 +163,12 @@ static void coll_free(spx_coll_t *c)
     free(c->nodes);
     free(c->child);
     free(c->got);
-    free(c->acc);
-    free(c->final_data);
+    for (uint32_t i = 0; i < c->nsegs; i++)
+        free(c->owns[i]);
+    free(c->owns);
+    free(c->segs);
+    free(c->down_own);
+    free(c->final_segs);
     free(c);
 }
 
@@ -189,10 +209,40 @@ static spx_coll_t *coll_new(spx_coll_engine_t *e, const char *set_id, uint32_t s
     return c;
 }
 
-/* Ends c with status/data (data borrowed). Unlinks it from e->active (c is
- * always there: only active collectives are completed), then calls done (or
- * defers the call when inside start). */
-static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data, size_t len)
+/* Hands the result to the starter: done_segs gets the pieces as they are;
+ * done (one block wanted) gets the only piece in place, or several joined
+ * into a copy. segs borrowed for the call. */
+static void coll_deliver(spx_coll_t *c, pmix_status_t status, const struct iovec *segs,
+                         size_t n)
+{
+    if (c->done_segs) {
+        c->done_segs(status, n ? segs : NULL, n, c->arg);
+        return;
+    }
+    if (n <= 1) {
+        c->done(status, n ? segs[0].iov_base : NULL, n ? segs[0].iov_len : 0, c->arg);
+        return;
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += segs[i].iov_len;
+    uint8_t *joined = malloc(len);
+    if (!joined) {
+        c->done(status == PMIX_SUCCESS ? PMIX_ERR_NOMEM : status, NULL, 0, c->arg);
+        return;
+    }
+    for (size_t i = 0, at = 0; i < n; at += segs[i].iov_len, i++)
+        memcpy(joined + at, segs[i].iov_base, segs[i].iov_len);
+    c->e->cnt.bytes_copied += len;
+    c->done(status, joined, len, c->arg);
+    free(joined);
+}
+
+/* Ends c with status and the result segs[0..n) (borrowed; their bytes are
+ * c's own or, outside start, a message's lent for the call). Unlinks c from
+ * e->active (c is always there: only active collectives are completed), then
+ * calls done (or defers the call when inside start). */
+static void coll_complete(spx_coll_t *c, pmix_status_t status, const struct iovec *segs, size_t n)
 {
     spx_coll_engine_t *e = c->e;
     if (c->timer) {
@@ -206,15 +256,17 @@ static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data,
     e->cnt.last_msgs_sent = c->msgs_sent;
     e->cnt.last_bytes_sent = c->bytes_sent;
     e->cnt.last_payload = c->payload;
-    spx_debug("tree: node %u: collective %s#%u done: %s (%zu bytes)", e->self, c->set_id, c->seq,
-              PMIx_Error_string(status), len);
+    spx_debug("tree: node %u: collective %s#%u done: %s (%zu pieces)", e->self, c->set_id,
+              c->seq, PMIx_Error_string(status), n);
     if (e->in_start) {
+        /* inside start every result lies in c (gather pieces, or a kept
+         * DOWN taken into c->down_own): keep the array, not the bytes */
         c->final_status = status;
-        if (len > 0) {
-            c->final_data = malloc(len);
-            if (c->final_data) {
-                memcpy(c->final_data, data, len);
-                c->final_len = len;
+        if (n > 0) {
+            c->final_segs = malloc(n * sizeof(*segs));
+            if (c->final_segs) {
+                memcpy(c->final_segs, segs, n * sizeof(*segs));
+                c->final_nsegs = n;
             } else if (status == PMIX_SUCCESS) {
                 c->final_status = PMIX_ERR_NOMEM;
             }
@@ -224,16 +276,38 @@ static void coll_complete(spx_coll_t *c, pmix_status_t status, const void *data,
             e->io.defer(e->arg);
         return;
     }
-    c->done(status, data, len, c->arg);
+    coll_deliver(c, status, segs, n);
     coll_free(c);
 }
 
+/* Sends the payload segs[0..nsegs) (borrowed): as pieces through io.sendv,
+ * or, for an io without it, joined into one block for io.send. */
 static int coll_send(spx_coll_t *c, uint32_t to, uint8_t kind, pmix_status_t status,
-                     uint8_t up_flags, const void *data, size_t len)
+                     uint8_t up_flags, const struct iovec *segs, size_t nsegs)
 {
+    spx_coll_engine_t *e = c->e;
     spx_coll_msg_t m = { .kind = kind, .set_id = c->set_id, .seq = c->seq, .status = status,
-                         .flags = c->flags, .up_flags = up_flags, .data = data, .len = len };
-    long n = c->e->io.send(c->e->arg, to, &m);
+                         .flags = c->flags, .up_flags = up_flags };
+    long n = -1;
+    uint8_t *joined = NULL;
+    if (e->io.sendv) {
+        n = e->io.sendv(e->arg, to, &m, nsegs ? segs : NULL, nsegs);
+    } else if (nsegs <= 1) {
+        m.data = nsegs ? segs[0].iov_base : NULL;
+        m.len = nsegs ? segs[0].iov_len : 0;
+        n = e->io.send(e->arg, to, &m);
+    } else {
+        for (size_t i = 0; i < nsegs; i++)
+            m.len += segs[i].iov_len;
+        if ((joined = malloc(m.len))) {
+            for (size_t i = 0, at = 0; i < nsegs; at += segs[i].iov_len, i++)
+                memcpy(joined + at, segs[i].iov_base, segs[i].iov_len);
+            e->cnt.bytes_copied += m.len;
+            m.data = joined;
+            n = e->io.send(e->arg, to, &m);
+            free(joined);
+        }
+    }
     if (n < 0) {
         spx_warn("tree: node %u: collective %s#%u: cannot send %s to node %u", c->e->self,
                  c->set_id, c->seq, spx_coll_kind_str(kind), to);
@@ -244,15 +318,16 @@ static int coll_send(spx_coll_t *c, uint32_t to, uint8_t kind, pmix_status_t sta
     return 0;
 }
 
-/* DOWN to every child but `except`, then complete. */
-static void coll_finish(spx_coll_t *c, pmix_status_t status, const void *data, size_t len,
-                        long except)
+/* DOWN to every child but `except`, then complete. segs borrowed. */
+static void coll_finish(spx_coll_t *c, pmix_status_t status, const struct iovec *segs,
+                        size_t nsegs, long except)
 {
+    if (status)
+        nsegs = 0;
     for (uint32_t i = 0; i < c->nchild; i++)
         if ((long)c->child[i] != except)
-            coll_send(c, c->child[i], SPX_COLL_DOWN, status, 0, status ? NULL : data,
-                      status ? 0 : len);
-    coll_complete(c, status, status ? NULL : data, status ? 0 : len);
+            coll_send(c, c->child[i], SPX_COLL_DOWN, status, 0, segs, nsegs);
+    coll_complete(c, status, segs, nsegs);
 }
 
 /* Ends c now with an error and tells every tree neighbour but `except`. */
@@ -263,31 +338,35 @@ static void coll_abort(spx_coll_t *c, pmix_status_t status, long except)
     coll_finish(c, status, NULL, 0, except);
 }
 
-/* The one copy the gather makes: data (borrowed, a received frame's bytes
- * at most until spx_coll_recv returns) must outlive its frame until every
- * child's UP is in, so it is appended to c->acc; DOWN data is never copied
- * here, it goes straight on to the children and to done. */
-static void acc_append(spx_coll_t *c, const void *data, size_t len)
+/* Adds one piece to the gather without copying it: own (owned, or NULL)
+ * is the block data lies in - a received frame the transport handed over -
+ * and is kept with the piece until c is freed. Only data lent without a
+ * block (own NULL: this node's contribution at start, or a message from a
+ * caller that lends its bytes) is copied, since it must outlive the call;
+ * `count` says whether that copy goes to cnt.bytes_copied (received data). */
+static void acc_append(spx_coll_t *c, void *own, const void *data, size_t len, bool count)
 {
-    if (len == 0 || c->overflow)
+    if (len == 0 || c->overflow) {
+        free(own);
         return;
+    }
     if (len > COLL_MAX_DATA - c->acc_len) {
+        free(own);
         c->overflow = true;
         goto fail;
     }
-    if (c->acc_len + len > c->acc_cap) {
-        size_t cap = c->acc_cap ? c->acc_cap : 256;
-        while (cap < c->acc_len + len)
-            cap *= 2;
-        uint8_t *p = realloc(c->acc, cap);
-        if (!p) {
+    if (!own) {
+        if (!(own = malloc(len))) {
             c->overflow = true;
             goto fail;
         }
-        c->acc = p;
-        c->acc_cap = cap;
+        memcpy(own, data, len);
+        data = own;
+        if (count)
+            c->e->cnt.bytes_copied += len;
     }
-    memcpy(c->acc + c->acc_len, data, len);
+    c->segs[c->nsegs] = (struct iovec){ .iov_base = (void *)data, .iov_len = len };
+    c->owns[c->nsegs++] = own;
     c->acc_len += len;
     return;
 fail:
@@ -309,18 +388,20 @@ static void coll_check_gather(spx_coll_t *c)
                      c->set_id, c->seq);
             st = PMIX_ERR_BAD_PARAM;
         }
-        coll_finish(c, st, c->acc, c->acc_len, -1);
+        coll_finish(c, st, c->segs, c->nsegs, -1);
         return;
     }
     c->state = SPX_COLL_WAIT_DOWN;
     if (coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, c->status,
-                  c->mismatch ? SPX_COLL_UP_MISMATCH : 0, c->status ? NULL : c->acc,
-                  c->status ? 0 : c->acc_len) < 0)
+                  c->mismatch ? SPX_COLL_UP_MISMATCH : 0, c->status ? NULL : c->segs,
+                  c->status ? 0 : c->nsegs) < 0)
         coll_abort(c, PMIX_ERR_UNREACH, c->parent);
 }
 
-/* Applies one message to a started collective. */
-static void coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
+/* Applies one message to a started collective. Returns whether it took
+ * m->frame (kept with the data it holds, freed with c); if not, the frame
+ * stays the caller's. */
+static bool coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
 {
     spx_coll_engine_t *e = c->e;
     if (m->kind == SPX_COLL_DOWN) {
@@ -328,16 +409,32 @@ static void coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
             spx_warn("tree: node %u: collective %s#%u: DOWN from node %u, not my parent: dropped",
                      e->self, c->set_id, c->seq, from);
             e->cnt.dropped++;
-            return;
+            return false;
         }
         if (c->state == SPX_COLL_GATHER && m->status == PMIX_SUCCESS) {
             spx_warn("tree: node %u: collective %s#%u: result from node %u before my UP: dropped",
                      e->self, c->set_id, c->seq, from);
             e->cnt.dropped++;
-            return;
+            return false;
         }
-        coll_finish(c, m->status, m->data, m->len, (long)from);
-        return;
+        /* the result goes on to the children and to done in the frame's
+         * bytes, during this call; only a completion deferred out of start
+         * reads them later, so then the frame stays with c */
+        struct iovec v = { .iov_base = (void *)m->data, .iov_len = m->len };
+        bool take = e->in_start && m->frame;
+        if (take) {
+            c->down_own = m->frame;
+        } else if (e->in_start && m->len) { /* lent bytes must outlive the call */
+            if (!(c->down_own = malloc(m->len))) {
+                coll_abort(c, PMIX_ERR_NOMEM, (long)from);
+                return false;
+            }
+            memcpy(c->down_own, m->data, m->len);
+            v.iov_base = c->down_own;
+            e->cnt.bytes_copied += m->len;
+        }
+        coll_finish(c, m->status, &v, m->len ? 1 : 0, (long)from);
+        return take;
     }
     uint32_t i;
     for (i = 0; i < c->nchild && c->child[i] != from; i++)
@@ -346,19 +443,19 @@ static void coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
         spx_warn("tree: node %u: collective %s#%u: UP from node %u, not my child: dropped",
                  e->self, c->set_id, c->seq, from);
         e->cnt.dropped++;
-        return;
+        return false;
     }
     if (m->up_flags & SPX_COLL_UP_ABORT) {
         spx_info("tree: node %u: collective %s#%u aborted by node %u: %s", e->self, c->set_id,
                  c->seq, from, PMIx_Error_string(m->status));
         coll_abort(c, m->status ? m->status : PMIX_ERROR, (long)from);
-        return;
+        return false;
     }
     if (c->got[i] || c->state != SPX_COLL_GATHER) {
         spx_info("tree: node %u: collective %s#%u: duplicate UP from node %u dropped", e->self,
                  c->set_id, c->seq, from);
         e->cnt.dropped++;
-        return;
+        return false;
     }
     c->got[i] = 1;
     c->ngot++;
@@ -366,11 +463,14 @@ static void coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
         c->status = m->status;
     if (m->flags != c->flags || (m->up_flags & SPX_COLL_UP_MISMATCH))
         c->mismatch = true;
-    acc_append(c, m->data, m->len);
+    acc_append(c, m->frame, m->data, m->len, true);
     coll_check_gather(c);
+    return m->frame != NULL;
 }
 
-static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
+/* Keeps m for the start of c, in m->frame if there is one (then taken:
+ * returns true), else in a copy. Returns false when m is dropped. */
+static bool store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
 {
     spx_coll_engine_t *e = c->e;
     uint8_t abort_bit = m->up_flags & SPX_COLL_UP_ABORT;
@@ -380,20 +480,25 @@ static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
             spx_info("tree: node %u: collective %s#%u: duplicate %s from node %u dropped",
                      e->self, c->set_id, c->seq, spx_coll_kind_str(m->kind), from);
             e->cnt.dropped++;
-            return 0;
+            return false;
         }
     if (e->nstored >= SPX_COLL_MAX_PENDING)
         goto full;
     s = calloc(1, sizeof(*s));
     if (!s)
         goto full;
-    if (m->len) {
-        s->data = malloc(m->len);
-        if (!s->data) {
+    if (m->frame) {
+        s->own = m->frame;
+        s->data = m->data;
+    } else if (m->len) {
+        s->own = malloc(m->len);
+        if (!s->own) {
             free(s);
             goto full;
         }
-        memcpy(s->data, m->data, m->len);
+        memcpy(s->own, m->data, m->len);
+        s->data = s->own;
+        e->cnt.bytes_copied += m->len;
     }
     s->len = m->len;
     s->from = from;
@@ -403,15 +508,15 @@ static int store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
     s->flags = m->flags;
     STAILQ_INSERT_TAIL(&c->stored, s, link);
     e->nstored++;
-    return 0;
+    return m->frame != NULL;
 full:
     spx_warn("tree: node %u: too many messages for collectives not started here: dropped one",
              e->self);
     e->cnt.dropped++;
-    return -1;
+    return false;
 }
 
-void spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
+bool spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
 {
     if (from >= e->nnodes || from == e->self || !m->set_id ||
         (m->kind != SPX_COLL_UP && m->kind != SPX_COLL_DOWN) ||
@@ -419,7 +524,7 @@ void spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
         spx_warn("tree: node %u: malformed collective message from node %u dropped", e->self,
                  from);
         e->cnt.dropped++;
-        return;
+        return false;
     }
     spx_coll_t *c = coll_find(e, m->set_id, m->seq);
     if (!c) {
@@ -428,19 +533,17 @@ void spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
             spx_info("tree: node %u: message for finished collective %s#%u from node %u dropped",
                      e->self, m->set_id, m->seq, from);
             e->cnt.dropped++;
-            return;
+            return false;
         }
         c = coll_new(e, m->set_id, m->seq);
         if (!c) {
             e->cnt.dropped++;
-            return;
+            return false;
         }
     }
-    if (c->state == SPX_COLL_PENDING) {
-        store_msg(c, from, m);
-        return;
-    }
-    coll_process(c, from, m);
+    if (c->state == SPX_COLL_PENDING)
+        return store_msg(c, from, m);
+    return coll_process(c, from, m);
 }
 
 static bool nodes_valid(const spx_coll_engine_t *e, const uint32_t *nodes, size_t n,
@@ -458,13 +561,15 @@ static bool nodes_valid(const spx_coll_engine_t *e, const uint32_t *nodes, size_
     return self;
 }
 
-int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
-                   size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
-                   size_t len, double timeout, spx_tree_done_f done, void *arg)
+/* spx_coll_start and spx_coll_start_segs: exactly one of done, done_segs. */
+static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
+                      size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
+                      size_t len, double timeout, spx_tree_done_f done,
+                      spx_tree_done_segs_f done_segs, void *arg)
 {
     uint32_t pos = 0;
     if (!set_id || strlen(set_id) > SPX_COLL_MAX_SET_ID || !nodes || nnodes == 0 ||
-        nnodes > e->nnodes || !done || (len && !data) || e->in_start ||
+        nnodes > e->nnodes || (!done && !done_segs) || (len && !data) || e->in_start ||
         !nodes_valid(e, nodes, nnodes, &pos)) {
         spx_error("tree: node %u: invalid collective start (%s)", e->self,
                   set_id ? set_id : "no set id");
@@ -488,7 +593,9 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
     uint32_t *kids = calloc(e->width, sizeof(uint32_t));
     c->got = calloc(e->width, 1);
     c->child = calloc(e->width, sizeof(uint32_t));
-    if (!c->nodes || !kids || !c->got || !c->child) {
+    c->segs = calloc(e->width + 1, sizeof(*c->segs));
+    c->owns = calloc(e->width + 1, sizeof(*c->owns));
+    if (!c->nodes || !kids || !c->got || !c->child || !c->segs || !c->owns) {
         free(kids);
         if (c->state == SPX_COLL_PENDING && STAILQ_EMPTY(&c->stored)) {
             TAILQ_REMOVE(&e->active, c, link);
@@ -509,11 +616,12 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
     c->flags = flags;
     c->status = status;
     c->done = done;
+    c->done_segs = done_segs;
     c->arg = arg;
     c->payload = len;
     c->state = SPX_COLL_GATHER;
     e->in_start = true;
-    acc_append(c, data, len);
+    acc_append(c, NULL, data, len, false); /* our own contribution: copied, it is lent */
 
     uint32_t lost = UINT32_MAX;
     for (uint32_t i = 0; i < m; i++)
@@ -537,8 +645,9 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
                 spx_coll_msg_t msg = { .kind = st->kind, .set_id = set_id, .seq = seq,
                                        .status = st->status, .flags = st->flags,
                                        .up_flags = st->up_flags, .data = st->data,
-                                       .len = st->len };
-                coll_process(c, st->from, &msg);
+                                       .len = st->len, .frame = st->own };
+                if (coll_process(c, st->from, &msg))
+                    st->own = NULL; /* taken: now c's */
             }
         coll_check_gather(c);
         if (c->state != SPX_COLL_DONE && timeout > 0 && e->io.timer_arm)
@@ -555,10 +664,26 @@ int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nod
         status == PMIX_SUCCESS && lost == UINT32_MAX) {
         TAILQ_REMOVE(&e->deferred, c, link); /* done inside this start: deferred */
         coll_free(c);
-        return spx_coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, done,
-                              arg);
+        return coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, done,
+                          done_segs, arg);
     }
     return 0;
+}
+
+int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
+                   size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
+                   size_t len, double timeout, spx_tree_done_f done, void *arg)
+{
+    return coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, done, NULL,
+                      arg);
+}
+
+int spx_coll_start_segs(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
+                        size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
+                        size_t len, double timeout, spx_tree_done_segs_f done, void *arg)
+{
+    return coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, NULL, done,
+                      arg);
 }
 
 void spx_coll_timeout(spx_coll_engine_t *e, spx_coll_t *c)
@@ -623,7 +748,7 @@ void spx_coll_run_deferred(spx_coll_engine_t *e)
     spx_coll_t *c;
     while ((c = TAILQ_FIRST(&e->deferred))) {
         TAILQ_REMOVE(&e->deferred, c, link);
-        c->done(c->final_status, c->final_data, c->final_len, c->arg);
+        coll_deliver(c, c->final_status, c->final_segs, c->final_nsegs);
         coll_free(c);
     }
 }

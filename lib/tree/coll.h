@@ -22,6 +22,17 @@
  * completion decided inside spx_coll_start is deferred (io->defer asks the
  * host to call spx_coll_run_deferred soon), so done never runs inside start.
  * Callbacks may call spx_coll_start again.
+ *
+ * Data without copies: a received UP's data is kept, until the collective
+ * is freed, in the very block it arrived in when the caller hands that
+ * block over (spx_coll_msg_t.frame); the gathered result is the list of
+ * those pieces (own contribution first, then the children's UPs in arrival
+ * order), sent on with io->sendv as pieces and given to a done_segs
+ * callback as pieces. A DOWN's result is passed on in its frame too. Bytes
+ * are copied only when a caller lends them without a block (frame NULL),
+ * for an io without sendv, for a plain done wanting one block of several
+ * pieces, and this node's own contribution at start; counted (but the last)
+ * in spx_coll_counters_t.bytes_copied.
  */
 #ifndef SPX_TREE_COLL_H
 #define SPX_TREE_COLL_H
@@ -29,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <pmix_common.h>
 
 #include "tree/tree.h"
@@ -49,8 +61,14 @@ typedef struct spx_coll_msg {
     pmix_status_t status;
     uint32_t flags;         /* UP: the sender's collective flags */
     uint8_t up_flags;       /* UP: SPX_COLL_UP_* */
-    const void *data;       /* borrowed */
+    const void *data;       /* borrowed, or lies in frame */
     size_t len;
+    /* Received messages: the malloc'd block data lies in (the frame the
+     * transport read it into), offered to spx_coll_recv, which takes it
+     * (frees it later with free()) when it keeps data beyond the call and
+     * says so. NULL: data is lent for the call only and copied if kept.
+     * Unused in sends. */
+    void *frame;
 } spx_coll_msg_t;
 
 typedef enum spx_coll_state {
@@ -75,6 +93,11 @@ typedef struct spx_coll_io {
     void (*timer_disarm)(void *arg, void *timer);
     /* Asks for spx_coll_run_deferred(e) to be called soon from the loop. */
     void (*defer)(void *arg);
+    /* Optional: sends m whose data is the concatenation of segs[0..nsegs)
+     * (m->data/len unused; m, segs and their bytes borrowed for the call).
+     * Returns as send. NULL: the engine joins the pieces (a copy) for send. */
+    long (*sendv)(void *arg, uint32_t to, const spx_coll_msg_t *m, const struct iovec *segs,
+                  size_t nsegs);
 } spx_coll_io_t;
 
 /* io copied; arg borrowed (lives as long as the engine). */
@@ -87,8 +110,14 @@ void spx_coll_engine_destroy(spx_coll_engine_t *e);
 int spx_coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
                    size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
                    size_t len, double timeout, spx_tree_done_f done, void *arg);
-/* A message from node `from` (authenticated by the transport). m borrowed. */
-void spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m);
+/* Same contract as spx_tree_coll_start_segs: done gets the result as pieces. */
+int spx_coll_start_segs(spx_coll_engine_t *e, const char *set_id, const uint32_t *nodes,
+                        size_t nnodes, uint32_t flags, pmix_status_t status, const void *data,
+                        size_t len, double timeout, spx_tree_done_segs_f done, void *arg);
+/* A message from node `from` (authenticated by the transport). m borrowed.
+ * Returns true if it took m->frame (see spx_coll_msg_t), false if the
+ * frame (if any) is still the caller's, to free or reuse. */
+bool spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m);
 void spx_coll_node_lost(spx_coll_engine_t *e, uint32_t node);
 /* node ended in order: it finished every collective it took part in, so only
  * a collective that still waits for a message from it (its UP as a child,
@@ -104,6 +133,7 @@ typedef struct spx_coll_counters {
     uint64_t done;                 /* collectives completed */
     uint64_t dropped;              /* messages dropped (duplicate, stale, bogus) */
     uint64_t last_msgs_sent, last_bytes_sent, last_payload;
+    uint64_t bytes_copied;         /* received data copied (see the file comment) */
 } spx_coll_counters_t;
 void spx_coll_get_counters(const spx_coll_engine_t *e, spx_coll_counters_t *out);
 /* State of (set_id, seq): PENDING/GATHER/WAIT_DOWN if known and running,

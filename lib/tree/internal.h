@@ -31,6 +31,7 @@
 #define SPX_TREE_AUTH_TIMEOUT 10.0      /* seconds to finish the handshake */
 #define SPX_TREE_RETRY_INTERVAL 0.05    /* seconds between connect attempts */
 #define SPX_TREE_MAX_PENDING (64u << 20) /* bytes queued for a node not yet connected */
+#define SPX_TREE_SPARE_MAX (16u << 20)  /* a link keeps a frame block up to this for the next */
 
 /* A link's life: outgoing CONNECTING -> HELLO_SENT -> READY, incoming
  * WAIT_HELLO -> WAIT_PROOF -> READY; any -> CLOSED (link_bury, then reaped). */
@@ -130,11 +131,17 @@ struct spx_tree {
 /* Sets up the peers' retry timers and starts listening; 0 or -1 (logged). */
 int spx_tree_transport_init(spx_tree_t *t);
 double spx_tree_now(void);
-/* Queues one frame to node (payload bytes copied). Returns the bytes it puts on
- * the wire, or -1 (lost, unknown, or queue over SPX_TREE_MAX_PENDING). Starts
- * a connection if there is none. */
+/* Sends one frame to node; payload borrowed for the call (what the socket
+ * does not take at once, or all of it while no link is ready, is copied).
+ * Returns the bytes it puts on the wire, or -1 (lost, unknown, or queue over
+ * SPX_TREE_MAX_PENDING). Starts a connection if there is none. */
 long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void *payload,
                          size_t len);
+/* The same with the payload the concatenation of iov[0..niov) (borrowed for
+ * the call; written straight from there, see spx_conn_sendv). */
+struct iovec;
+long spx_tree_send_framev(spx_tree_t *t, uint32_t node, uint8_t type, const struct iovec *iov,
+                          size_t niov);
 /* Starts connecting to node if no link exists or is under way. */
 void spx_tree_ensure_link(spx_tree_t *t, uint32_t node);
 /* Closes every link to node and drops its queue (node lost). */

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,20 +162,22 @@ static spx_tree_link_t *link_new(spx_tree_t *t, bool outgoing, uint32_t peer)
     return l;
 }
 
-static long conn_send(spx_tree_t *t, spx_conn_t *c, uint8_t type, const void *data, size_t len)
+/* iov borrowed for the call; len is their total. The connection writes what
+ * the socket takes straight from iov and copies only the rest. */
+static long conn_sendv(spx_tree_t *t, spx_conn_t *c, uint8_t type, const struct iovec *iov,
+                       size_t niov, size_t len)
 {
-    spx_buf_t b;
-    spx_buf_init(&b);
-    if (len)
-        spx_buf_push_raw(&b, data, len);
-    if (spx_buf_failed(&b) || spx_conn_send(c, type, 0, 0, &b) < 0) {
-        spx_buf_fini(&b);
+    if (spx_conn_sendv(c, type, 0, 0, iov, niov) < 0)
         return -1;
-    }
-    spx_buf_fini(&b);
     t->stats.msgs_sent++;
     t->stats.bytes_sent += SPX_FRAME_HDR_LEN + len;
     return (long)(SPX_FRAME_HDR_LEN + len);
+}
+
+static long conn_send(spx_tree_t *t, spx_conn_t *c, uint8_t type, const void *data, size_t len)
+{
+    struct iovec v = { .iov_base = (void *)data, .iov_len = len };
+    return conn_sendv(t, c, type, &v, len ? 1 : 0, len);
 }
 
 static void auth_mac(const spx_tree_t *t, const char *label, const spx_tree_link_t *l,
@@ -226,12 +229,8 @@ static void flush_pending(spx_tree_peer_t *p)
         STAILQ_REMOVE_HEAD(&p->pending, entry);
         p->pending_bytes -= x->len;
         /* counted when queued */
-        spx_buf_t b;
-        spx_buf_init(&b);
-        if (x->len)
-            spx_buf_push_raw(&b, x->data, x->len);
-        spx_conn_send(p->send_link->conn, x->type, 0, 0, &b);
-        spx_buf_fini(&b);
+        struct iovec v = { .iov_base = x->data, .iov_len = x->len };
+        spx_conn_sendv(p->send_link->conn, x->type, 0, 0, &v, x->len ? 1 : 0);
         free(x->data);
         free(x);
     }
@@ -264,6 +263,10 @@ static void link_ready(spx_tree_link_t *l)
     }
     spx_debug("tree: node %u: link to node %u ready (%s)", t->self, l->peer,
               l->outgoing ? "outgoing" : "incoming");
+    /* frames the engine does not keep (a DOWN, MSG, BCAST): their block is
+     * read into again, so a fence's large frames do not fault in fresh
+     * pages each time */
+    spx_conn_keep_spare(l->conn, SPX_TREE_SPARE_MAX);
     if (!p->send_link) {
         p->send_link = l;
         flush_pending(p);
@@ -556,13 +559,26 @@ void spx_tree_ensure_link(spx_tree_t *t, uint32_t node)
 long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void *payload,
                          size_t len)
 {
+    struct iovec v = { .iov_base = (void *)payload, .iov_len = len };
+    return spx_tree_send_framev(t, node, type, &v, len ? 1 : 0);
+}
+
+long spx_tree_send_framev(spx_tree_t *t, uint32_t node, uint8_t type, const struct iovec *iov,
+                          size_t niov)
+{
     if (node >= t->n || node == t->self || t->destroying)
         return -1;
     spx_tree_peer_t *p = &t->peers[node];
     if (spx_tree_peer_gone(p->state))
         return -1;
+    size_t len = 0;
+    for (size_t i = 0; i < niov; i++) {
+        if (iov[i].iov_len > SPX_FRAME_MAX_PAYLOAD - len)
+            return -1;
+        len += iov[i].iov_len;
+    }
     if (p->send_link)
-        return conn_send(t, p->send_link->conn, type, payload, len);
+        return conn_sendv(t, p->send_link->conn, type, iov, niov, len);
     if (len > SPX_TREE_MAX_PENDING - p->pending_bytes) {
         spx_warn("tree: node %u: more than %u bytes queued for unconnected node %u", t->self,
                  SPX_TREE_MAX_PENDING, node);
@@ -573,8 +589,9 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
         free(x);
         return -1;
     }
-    if (len)
-        memcpy(x->data, payload, len);
+    for (size_t i = 0, at = 0; i < niov; at += iov[i].iov_len, i++) /* no link yet: kept */
+        if (iov[i].iov_len)
+            memcpy((uint8_t *)x->data + at, iov[i].iov_base, iov[i].iov_len);
     x->len = len;
     x->type = type;
     STAILQ_INSERT_TAIL(&p->pending, x, entry);

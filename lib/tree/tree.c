@@ -17,19 +17,19 @@
  * (whatever it sent before, a collective's DOWN say, is read by then), or
  * after SPX_TREE_LEAVE_SETTLE seconds, and then calls ops->node_left.
  *
- * Receive path: a frame's payload (malloc'd by the connection, lent to us
- * for the length of the call, net/conn.h) is read in place: the data of
- * UP/DOWN, MSG and BCAST is handed on as a pointer into the frame
- * (pull_bytes_lent), valid until spx_coll_recv / ops->recv returns; nothing
- * is copied here. A DOWN reaches the collective's done callback, and a MSG
- * or BCAST ops->recv, still in the frame's bytes. Only what must outlive the
- * frame is copied, by coll.c: at the root each child's contribution into
- * the gathered result (acc_append; the frame is gone before the last child's
- * arrives), and a message for a collective not started here (store_msg).
- * Copies of a modex payload between the socket and the client that reads
- * it: 2 (the server decodes it into its store, which takes the decoded value
- * as is; the server encodes it into the client's reply), 3 at the root
- * (its gather, then those 2); see lib/server/collect.c.
+ * Receive path: a frame's payload (malloc'd by the connection, net/conn.h)
+ * is read in place: the data of UP/DOWN, MSG and BCAST is handed on as a
+ * pointer into the frame (pull_bytes_lent); nothing is copied here. MSG and
+ * BCAST are lent to ops->recv for the call. An UP or DOWN frame is handed
+ * over to the collective engine with its data (spx_coll_msg_t.frame): what
+ * must outlive the frame - each child's contribution until the gather is
+ * complete, a message for a collective not started here - stays in it, and
+ * the gathered pieces go out again from there (io_sendv: a small head with
+ * the fields, then the pieces, one sendmsg). Copies of a modex payload
+ * between the socket and the client that reads it: 2 on every node, the
+ * root included (the server decodes it into its store, which takes the
+ * decoded value as is; the server encodes it into the client's reply); see
+ * lib/server/collect.c.
  */
 #include "config.h"
 #include "tree/internal.h"
@@ -50,9 +50,18 @@ typedef struct coll_timer {
     struct event *ev;
 } coll_timer_t;
 
-static long io_send(void *arg, uint32_t to, const spx_coll_msg_t *m)
+/* UP/DOWN (proto.h): the fields and the data's u32 length are encoded into a
+ * small head; the data's pieces (borrowed) follow it on the wire as they
+ * are, written by the connection straight from where they lie. */
+static long io_sendv(void *arg, uint32_t to, const spx_coll_msg_t *m, const struct iovec *segs,
+                     size_t nsegs)
 {
     spx_tree_t *t = arg;
+    size_t len = 0;
+    for (size_t i = 0; i < nsegs; i++)
+        len += segs[i].iov_len;
+    if (len > SPX_BUF_MAX_BLOB || nsegs > SPX_TREE_MAX_WIDTH + 1)
+        return -1; /* as spx_buf_push_bytes refuses it */
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_push_str(&b, m->set_id);
@@ -62,14 +71,29 @@ static long io_send(void *arg, uint32_t to, const spx_coll_msg_t *m)
         spx_buf_push_u32(&b, m->flags);
         spx_buf_push_u8(&b, m->up_flags);
     }
-    spx_buf_push_bytes(&b, m->data, m->len);
+    spx_buf_push_u32(&b, (uint32_t)len);
     long n = -1;
-    if (!spx_buf_failed(&b))
-        n = spx_tree_send_frame(t, to,
-                                m->kind == SPX_COLL_UP ? SPX_TREE_FRAME_UP : SPX_TREE_FRAME_DOWN,
-                                b.data, b.len);
+    struct iovec small[18], *v = nsegs < 18 ? small : malloc((nsegs + 1) * sizeof(*v));
+    if (v && !spx_buf_failed(&b)) {
+        v[0] = (struct iovec){ .iov_base = b.data, .iov_len = b.len };
+        size_t k = 1;
+        for (size_t i = 0; i < nsegs; i++)
+            if (segs[i].iov_len)
+                v[k++] = segs[i];
+        n = spx_tree_send_framev(t, to,
+                                 m->kind == SPX_COLL_UP ? SPX_TREE_FRAME_UP : SPX_TREE_FRAME_DOWN,
+                                 v, k);
+    }
+    if (v != small)
+        free(v);
     spx_buf_fini(&b);
     return n;
+}
+
+static long io_send(void *arg, uint32_t to, const spx_coll_msg_t *m)
+{
+    struct iovec v = { .iov_base = (void *)m->data, .iov_len = m->len };
+    return io_sendv(arg, to, m, &v, m->len ? 1 : 0);
 }
 
 static void coll_timer_cb(evutil_socket_t fd, short w, void *arg)
@@ -113,7 +137,8 @@ static void io_timer_disarm(void *arg, void *timer)
 
 static void io_defer(void *arg) { spx_tree_kick(arg); }
 
-static const spx_coll_io_t tree_coll_io = { io_send, io_timer_arm, io_timer_disarm, io_defer };
+static const spx_coll_io_t tree_coll_io = { io_send, io_timer_arm, io_timer_disarm, io_defer,
+                                            io_sendv };
 
 static void defer_cb(evutil_socket_t fd, short w, void *arg)
 {
@@ -373,13 +398,19 @@ static int dispatch_coll(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *
         m.flags = spx_buf_pull_u32(p);
         m.up_flags = spx_buf_pull_u8(p);
     }
-    m.data = pull_bytes_lent(p, &m.len); /* the frame's bytes: coll.c copies what it keeps */
+    m.data = pull_bytes_lent(p, &m.len); /* the frame's bytes */
     if (spx_buf_finish(p) < 0 || !set_id || strlen(set_id) > SPX_COLL_MAX_SET_ID) {
         free(set_id);
         return -1;
     }
     m.set_id = set_id;
-    spx_coll_recv(t->coll, from, &m);
+    /* offer the frame: coll.c keeps data that must outlive this call where
+     * it lies (m.data points into the frame); a frame it takes is detached
+     * from p (neither moved nor freed), one it leaves goes back to the
+     * connection, which reuses it for the next frame */
+    m.frame = p->data;
+    if (spx_coll_recv(t->coll, from, &m))
+        (void)spx_buf_release(p, NULL);
     free(set_id);
     return 0;
 }
@@ -554,6 +585,15 @@ int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes
                           done, arg);
 }
 
+int spx_tree_coll_start_segs(spx_tree_t *t, const char *set_id, const uint32_t *nodes,
+                             size_t nnodes, uint32_t flags, pmix_status_t status,
+                             const void *data, size_t len, double timeout,
+                             spx_tree_done_segs_f done, void *arg)
+{
+    return spx_coll_start_segs(t->coll, set_id, nodes, nnodes, flags, status, data, len,
+                               timeout, done, arg);
+}
+
 int spx_tree_send(spx_tree_t *t, uint32_t dst_node, uint8_t channel, const void *data, size_t len)
 {
     if (dst_node >= t->n || dst_node == t->self || spx_tree_peer_gone(t->peers[dst_node].state) ||
@@ -596,6 +636,7 @@ void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out)
     out->last_coll_msgs_sent = c.last_msgs_sent;
     out->last_coll_bytes_sent = c.last_bytes_sent;
     out->last_coll_payload_bytes = c.last_payload;
+    out->coll_bytes_copied = c.bytes_copied;
 }
 
 uint64_t spx_tree_auth_rejects(const spx_tree_t *t) { return t->auth_rejects; }

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <pmix_common.h>
 #include <event2/event.h>
 
@@ -98,6 +99,13 @@ uint32_t spx_tree_nnodes(const spx_tree_t *t);
 /* data: the concatenation of every participating node's contribution (node order
  * unspecified); borrowed for the duration of the call. */
 typedef void (*spx_tree_done_f)(pmix_status_t status, const void *data, size_t len, void *arg);
+/* The same result as nsegs pieces whose concatenation is that data (segs and
+ * their bytes borrowed for the duration of the call; segs NULL when nsegs is
+ * 0). Each piece is one or more whole contributions, so a reader of
+ * contributions can take the pieces one by one. The pieces lie in the frames
+ * they arrived in: nothing is copied to join them. */
+typedef void (*spx_tree_done_segs_f)(pmix_status_t status, const struct iovec *segs,
+                                     size_t nsegs, void *arg);
 
 /* Starts this node's part of a collective.
  * set_id: canonical name of the participant set, identical on every node (copied);
@@ -115,6 +123,13 @@ typedef void (*spx_tree_done_f)(pmix_status_t status, const void *data, size_t l
 int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes, size_t nnodes,
                         uint32_t flags, pmix_status_t status, const void *data, size_t len,
                         double timeout, spx_tree_done_f done, void *arg);
+/* The same, with the result given to done as pieces (no copy: the way to
+ * read it at the root, where it is gathered from several frames; done
+ * above gets several pieces joined into one copy). */
+int spx_tree_coll_start_segs(spx_tree_t *t, const char *set_id, const uint32_t *nodes,
+                             size_t nnodes, uint32_t flags, pmix_status_t status,
+                             const void *data, size_t len, double timeout,
+                             spx_tree_done_segs_f done, void *arg);
 
 /* ---- messages ---- */
 /* Sends to one node (data copied). 0 or -1 (node unknown or lost). */
@@ -128,6 +143,8 @@ typedef struct spx_tree_stats {
     uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv; /* totals, all traffic */
     uint64_t last_coll_msgs_sent, last_coll_bytes_sent;    /* by this node for its last collective */
     uint64_t last_coll_payload_bytes; /* contribution bytes this node put into it */
+    uint64_t coll_bytes_copied; /* received collective data copied to keep or join it
+                                 * (0 unless a plain done got several pieces) */
 } spx_tree_stats_t;
 void spx_tree_get_stats(const spx_tree_t *t, spx_tree_stats_t *out);
 /* Added: connections closed because they failed the handshake (or sent

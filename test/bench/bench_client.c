@@ -5,7 +5,8 @@
  * per measurement: PMIx_Init wall time, median and p90 of an empty fence and
  * of collecting fences with 64 B and 8 KiB put per process, Put rate, and Get
  * rates of own keys and of a local peer's keys. test/bench/run_local.sh runs
- * it several times and reports medians.
+ * it several times and reports medians. With SPX_BENCH_FENCE_SIZE=N in the
+ * environment it times only collecting fences of N bytes put per process.
  */
 #include <pmix.h>
 #include <stdio.h>
@@ -108,6 +109,19 @@ int main(int argc, char **argv)
         printf("init %.2f ms\n", init_s * 1e3);
     }
 
+    /* SPX_BENCH_FENCE_SIZE=N: only time collecting fences of N bytes per rank */
+    const char *only = getenv("SPX_BENCH_FENCE_SIZE");
+    if (only && *only) {
+        char name[64];
+        long n = atol(only);
+        if (n <= 0 || n > (64L << 20))
+            die("SPX_BENCH_FENCE_SIZE (1 to 64 MiB)", PMIX_ERR_BAD_PARAM);
+        snprintf(name, sizeof(name), "fence_%ldB", n);
+        bench_fence(name, iters, (size_t)n);
+        if ((rc = PMIx_Finalize(NULL, 0)) != PMIX_SUCCESS)
+            die("PMIx_Finalize", rc);
+        return 0;
+    }
     bench_fence("fence_empty", iters, 0);
     bench_fence("fence_64B", iters, 64);
     bench_fence("fence_8KiB", iters, 8192);
