@@ -113,6 +113,23 @@ void spx_client_cache_reset(void);
 void spx_client_shmb_attach(void);
 void spx_client_shmb_detach(void);
 
+/* ---- client_group.c: groups this process constructed ----
+ * A group id used as a namespace: procs with a live group's id become its
+ * members ((id, r) the r-th member, (id, WILDCARD) all). *out malloc'd (NULL
+ * when no entry names a group: use procs as they are). PMIX_ERR_BAD_PARAM for
+ * a rank past the last member. Any thread, without the lock held. */
+pmix_status_t spx_client_group_expand(const pmix_proc_t *procs, size_t n, pmix_proc_t **out,
+                                      size_t *nout);
+/* The same for one proc, in place (WILDCARD stays as it is). */
+pmix_status_t spx_client_group_map(pmix_proc_t *p);
+/* Does info qualify a Get with PMIX_GROUP_CONTEXT_ID? Sets *cid. */
+bool spx_client_group_qualifier(const pmix_info_t *info, size_t ninfo, uint64_t *cid);
+/* Group info key of member p in the group with context id cid, or NULL.
+ * Called with spx_client.lock held; borrowed until it is released. */
+const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, const char *key);
+/* Forgets every group (finalize). */
+void spx_client_groups_clear(void);
+
 /* Fills job info for singleton mode (client_init.c). */
 void spx_client_singleton_jobinfo(void);
 

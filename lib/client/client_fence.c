@@ -14,6 +14,7 @@
  * A collecting fence drops the client's cache of fetched values so that data
  * changed or deleted by the fence is read afresh. A singleton completes at
  * once (PMIX_OPERATION_SUCCEEDED). A NULL cbfunc makes Fence_nb blocking.
+ * A group id in procs stands for the members of that group (client_group.c).
  */
 #include "config.h"
 
@@ -319,7 +320,7 @@ static pmix_status_t fence_check(const pmix_proc_t procs[], size_t nprocs,
     return PMIX_SUCCESS;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+static pmix_status_t fence_blocking(const pmix_proc_t procs[], size_t nprocs,
                                     const pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t rc = fence_check(procs, nprocs, info, ninfo);
@@ -342,7 +343,7 @@ SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
     return rc;
 }
 
-SPX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+static pmix_status_t fence_nonblocking(const pmix_proc_t procs[], size_t nprocs,
                                        const pmix_info_t info[], size_t ninfo,
                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
@@ -352,7 +353,7 @@ SPX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
             return rc;
         if ((rc = spx_progress_guard("PMIx_Fence_nb")) != PMIX_SUCCESS)
             return rc;
-        return PMIx_Fence(procs, nprocs, info, ninfo);
+        return fence_blocking(procs, nprocs, info, ninfo);
     }
     pmix_status_t rc = fence_check(procs, nprocs, info, ninfo);
     if (rc != PMIX_SUCCESS)
@@ -360,4 +361,38 @@ SPX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
     if (spx_client.singleton)
         return PMIX_OPERATION_SUCCEEDED;
     return fence_start(procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+/* A group id in procs stands for the group's members (client_group.c). */
+SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+                                    const pmix_info_t info[], size_t ninfo)
+{
+    pmix_proc_t *members = NULL;
+    size_t n = 0;
+    pmix_status_t rc = procs && nprocs > 0 && spx_client_initialized()
+                           ? spx_client_group_expand(procs, nprocs, &members, &n)
+                           : PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = members ? fence_blocking(members, n, info, ninfo)
+                 : fence_blocking(procs, nprocs, info, ninfo);
+    free(members);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                       const pmix_info_t info[], size_t ninfo,
+                                       pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_proc_t *members = NULL;
+    size_t n = 0;
+    pmix_status_t rc = procs && nprocs > 0 && spx_client_initialized()
+                           ? spx_client_group_expand(procs, nprocs, &members, &n)
+                           : PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = members ? fence_nonblocking(members, n, info, ninfo, cbfunc, cbdata) /* procs copied */
+                 : fence_nonblocking(procs, nprocs, info, ninfo, cbfunc, cbdata);
+    free(members);
+    return rc;
 }

@@ -645,6 +645,7 @@ static void teardown_on_thread(void *arg)
     }
     fail_all_pending();
     spx_client_event_clear();
+    spx_client_groups_clear();
     pthread_mutex_lock(&spx_client.lock);
     free_stores();
     pthread_mutex_unlock(&spx_client.lock);

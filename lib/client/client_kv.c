@@ -7,7 +7,9 @@
  * the server, caching the answer until the next fence. A Get of the job
  * (rank WILDCARD) qualified with PMIX_NODE_INFO or PMIX_APP_INFO reads that
  * node's or app's part of the job info (store/jobparts.h): the HELLO brings
- * the parts of every node and app, so a miss there is final too.
+ * the parts of every node and app, so a miss there is final too. A Get
+ * qualified with PMIX_GROUP_CONTEXT_ID reads a member's group info
+ * (client_group.c), and a group id as namespace names that group's member.
  */
 #include "config.h"
 
@@ -125,6 +127,7 @@ struct get_req {
     size_t ninfo;
     pmix_value_cbfunc_t cbfunc;
     void *cbdata;
+    bool final_miss;    /* get_local: a miss nobody else can answer */
 };
 
 static void get_req_free(struct get_req *r)
@@ -244,13 +247,19 @@ static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
 /* Local answer, on any thread; info[0..ninfo): the Get's qualifiers. PMIX_SUCCESS
  * with *copy filled (caller destructs), PMIX_ERR_NOT_FOUND when the server must be
  * asked (unless miss_is_final), or a final error. */
-static pmix_status_t get_local(const struct get_req *r, const pmix_info_t *info, size_t ninfo,
+static pmix_status_t get_local(struct get_req *r, const pmix_info_t *info, size_t ninfo,
                                pmix_value_t *copy)
 {
     pthread_mutex_lock(&spx_client.lock);
     pmix_status_t rc = PMIX_ERR_INIT;
     const pmix_value_t *v = NULL;
-    if (spx_client.own && r->proc.rank == PMIX_RANK_WILDCARD &&
+    uint64_t cid;
+    if (spx_client.own && spx_client_group_qualifier(info, ninfo, &cid)) {
+        /* a group's info by context id: what the construct brought is all */
+        v = spx_client_group_lookup(cid, &r->proc, r->key);
+        rc = v ? PMIx_Value_xfer(copy, v) : PMIX_ERR_NOT_FOUND;
+        r->final_miss = true;
+    } else if (spx_client.own && r->proc.rank == PMIX_RANK_WILDCARD &&
         PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace) &&
         spx_jobparts_lookup(spx_client.jobinfo, r->proc.nspace, r->key, info, ninfo, &rc, &v)) {
         if (rc == PMIX_SUCCESS)
@@ -275,7 +284,8 @@ static bool miss_is_final(const struct get_req *r)
     bool self = PMIX_CHECK_PROCID(&r->proc, &spx_client.myproc);
     bool own_job = r->proc.rank == PMIX_RANK_WILDCARD &&
                    PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
-    return spx_client.singleton || (self && !spx_key_is_reserved(r->key)) || own_job;
+    return spx_client.singleton || (self && !spx_key_is_reserved(r->key)) || own_job ||
+           r->final_miss;
 }
 
 static void get_ask_server(struct get_req *r)
@@ -312,8 +322,9 @@ static void get_on_thread(void *arg)
     }
 }
 
-/* Fills target proc and key of r (NULL proc: this process; UNDEF rank: wildcard). */
-static void get_req_target(struct get_req *r, const pmix_proc_t *proc, const char *key)
+/* Fills target proc and key of r (NULL proc: this process; UNDEF rank:
+ * wildcard; a group id: that member of the group). */
+static pmix_status_t get_req_target(struct get_req *r, const pmix_proc_t *proc, const char *key)
 {
     r->proc = proc ? *proc : spx_client.myproc;
     if (r->proc.rank == PMIX_RANK_UNDEF)
@@ -321,13 +332,15 @@ static void get_req_target(struct get_req *r, const pmix_proc_t *proc, const cha
     if (!r->proc.nspace[0])
         PMIX_LOAD_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
     PMIX_LOAD_KEY(r->key, key);
+    return r->proc.rank == PMIX_RANK_WILDCARD ? PMIX_SUCCESS : spx_client_group_map(&r->proc);
 }
 
 /* The directives a Get honours (client and server side together); the node
  * and app qualifiers for rank WILDCARD (store/jobparts.h). */
 static const char *const get_directives[] = {PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT,
                                              PMIX_NODE_INFO, PMIX_HOSTNAME, PMIX_NODEID,
-                                             PMIX_APP_INFO, PMIX_APPNUM, NULL};
+                                             PMIX_APP_INFO, PMIX_APPNUM, PMIX_GROUP_CONTEXT_ID,
+                                             NULL};
 
 SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                      const pmix_info_t info[], size_t ninfo,
@@ -343,7 +356,10 @@ SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
     struct get_req *r = calloc(1, sizeof(*r));
     if (!r)
         return PMIX_ERR_NOMEM;
-    get_req_target(r, proc, key);
+    if (get_req_target(r, proc, key) != PMIX_SUCCESS) {
+        free(r);
+        return PMIX_ERR_BAD_PARAM;
+    }
     if (ninfo > 0 && spx_info_array_dup(&r->info, info, ninfo) != PMIX_SUCCESS) {
         free(r);
         return PMIX_ERR_NOMEM;
@@ -388,7 +404,8 @@ SPX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     *val = NULL;
     /* fast path: answered from what this process already holds, no thread hop */
     struct get_req local = {.info = NULL};
-    get_req_target(&local, proc, key);
+    if (get_req_target(&local, proc, key) != PMIX_SUCCESS)
+        return PMIX_ERR_BAD_PARAM;
     pmix_value_t copy = {.type = PMIX_UNDEF};
     rc = get_local(&local, info, ninfo, &copy);
     if (rc == PMIX_SUCCESS) {

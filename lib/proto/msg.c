@@ -19,6 +19,7 @@ const char *spx_msg_type_str(int type)
     case SPX_MSG_QUERY: return "QUERY";
     case SPX_MSG_JOBCTL: return "JOBCTL";
     case SPX_MSG_FENCE_LOCAL: return "FENCE_LOCAL";
+    case SPX_MSG_GROUP: return "GROUP";
     default: return "UNKNOWN";
     }
 }

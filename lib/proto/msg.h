@@ -68,10 +68,28 @@ enum spx_msg_type {
      *            of its namespace's shared-memory fence (proto/shm_barrier.h)
      *            and the server must finish it.  no reply. */
     SPX_MSG_FENCE_LOCAL = 14,
+    /* GROUP  req: u8 op (spx_grp_op), str group id, proc[] members (CONSTRUCT:
+     *            the members; INVITE: the invitees; JOIN_*: the leader or none;
+     *            empty for the other ops), info[] directives
+     *        rep: i32 status, then for a successful CONSTRUCT, INVITE or
+     *            JOIN_ACCEPT with a leader: u32 n, n bytes of the outcome
+     *            (proto/group.h: every member's group info and endpoint data,
+     *            the context id) */
+    SPX_MSG_GROUP = 15,
     SPX_MSG_TYPE_MAX
 };
 
 #define SPX_HELLO_MAX_CPULIST 65536
+
+/* Operations of a GROUP request. */
+enum spx_grp_op {
+    SPX_GRP_OP_CONSTRUCT = 1, /* a collective over the members */
+    SPX_GRP_OP_DESTRUCT = 2,  /* a collective over the members of a constructed group */
+    SPX_GRP_OP_INVITE = 3,    /* the sender leads: members are the invitees */
+    SPX_GRP_OP_JOIN_ACCEPT = 4, /* members: the leader (or none) */
+    SPX_GRP_OP_JOIN_DECLINE = 5, /* members: the leader (or none); answered at once */
+    SPX_GRP_OP_LEAVE = 6,     /* answered at once; the other members get PMIX_GROUP_LEFT */
+};
 
 enum spx_peer_kind {
     SPX_PEER_CLIENT = 1,

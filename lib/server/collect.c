@@ -96,52 +96,11 @@ struct spx_srv_fence_glue {
     uint64_t building_dels;         /* summed over its local participants */
 };
 
-static int add_member(pmix_proc_t **out, size_t *n, size_t *cap, const char *ns, pmix_rank_t r)
-{
-    for (size_t i = 0; i < *n; i++)
-        if ((*out)[i].rank == r && strncmp((*out)[i].nspace, ns, PMIX_MAX_NSLEN) == 0)
-            return 0;
-    if (*n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 8;
-        pmix_proc_t *np = realloc(*out, nc * sizeof(*np));
-        if (!np)
-            return -1;
-        *out = np;
-        *cap = nc;
-    }
-    spx_proc_load(&(*out)[(*n)++], ns, r);
-    return 0;
-}
-
 static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
                                pmix_status_t *gone, void *arg)
 {
-    struct spx_srv_ctx *ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
-    size_t n = 0, cap = 0;
-    *out = NULL;
-    for (size_t i = 0; i < nset; i++) {
-        struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[i].nspace);
-        if (!ns)
-            continue;
-        if (set[i].rank == PMIX_RANK_WILDCARD) {
-            pmix_rank_t *r;
-            size_t nr = spx_srv_ns_local_ranks(ns, &r);
-            for (size_t k = 0; k < nr; k++)
-                add_member(out, &n, &cap, ns->name, r[k]);
-            free(r);
-        } else if (spx_srv_proc_is_local(ctx, ns->name, set[i].rank)) {
-            add_member(out, &n, &cap, ns->name, set[i].rank);
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct spx_srv_client *cl = spx_srv_client_find(ctx, (*out)[i].nspace, (*out)[i].rank);
-        if (cl && cl->connected_once && !cl->peer)
-            *gone = PMIX_ERR_PROC_ABORTED;
-    }
-    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(ctx, set, nset) : PMIX_SUCCESS;
-    if (st != PMIX_SUCCESS)
-        *gone = st;
-    return n;
+    return spx_srv_set_local_members(((struct spx_srv_fence_glue *)arg)->ctx, set, nset, out,
+                                     gone);
 }
 
 static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,

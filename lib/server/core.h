@@ -10,6 +10,7 @@
  *   engine_get.h     GET (get.c) and direct modex over the nodes (dmodex.c)
  *   engine_events.h  events to clients (events.c) and their relay (relay.c)
  *   engine_pubsub.h  the publish/lookup directory (pubsub.c)
+ *   engine_group.h   group construct/destruct and context ids (group.c)
  * This header includes no engine header (scripts/check-server-includes.sh
  * checks it). Engines reach other nodes only through nodes.c's functions,
  * which reach them only through the net-ops seam.
@@ -146,6 +147,7 @@ struct spx_srv_mn;                  /* nodes.c: multi-node state */
 struct spx_srv_mn_cfg;
 struct spx_srv_dmx;                 /* dmodex.c: direct modex state */
 struct spx_srv_pubsub;              /* pubsub.c: requests waiting for node 0 */
+struct spx_srv_grp;                 /* group.c: groups, their collectives and context ids */
 struct spx_srv_ctx;
 
 /* An engine of the server, as the core sees it: its life and what the
@@ -171,7 +173,14 @@ struct spx_srv_engine_ops {
     void (*teardown)(struct spx_srv_ctx *ctx);
     void (*recv)(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b);
     void (*node_gone)(struct spx_srv_ctx *ctx, uint32_t node, bool lost);
+    /* proc_gone  a process went away: a local one (connection lost, or its
+ *              namespace or itself deregistered; finalized: it had called
+ *              PMIx_Finalize), or one of another node that failed (finalized
+ *              false). proc: borrowed. */
+    void (*proc_gone)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
 };
+/* Tells every engine with a proc_gone hook (server.c). */
+void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
 /* The engines of the server in order (fence, get/dmodex, pubsub, events),
  * NULL-terminated (server.c). */
 extern const struct spx_srv_engine_ops *const spx_srv_engines[];
@@ -207,6 +216,7 @@ struct spx_srv_ctx {
     struct spx_srv_mn_cfg *mn_cfg;  /* SPMIX_TREE_* directives until the network is made (owned) */
     struct spx_srv_dmx *dmx;        /* direct modex state (dmodex.c's engine; owned) */
     struct spx_srv_pubsub *pubsub;  /* directory requests for node 0 (pubsub.c's engine; owned) */
+    struct spx_srv_grp *grp;        /* groups of this node (group.c's engine; owned) */
     struct spx_srv_stats stats;
     bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
     bool local_failure;             /* a local process ended without PMIx_Finalize:
@@ -240,6 +250,12 @@ struct spx_srv_client *spx_srv_client_find(const struct spx_srv_ctx *ctx, const 
                                            pmix_rank_t rank);
 /* True when (nspace, rank) is a process of this node (registered or in local peers). */
 bool spx_srv_proc_is_local(const struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
+/* The local processes a participant set covers (WILDCARD entries expanded):
+ * *out malloc'd (caller frees), unique; returns their count. Sets *gone (left
+ * as it is otherwise) when one of them has gone away (PMIX_ERR_PROC_ABORTED)
+ * or the set names a process on a node that is gone (PMIX_ERR_UNREACH). */
+size_t spx_srv_set_local_members(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                                 pmix_proc_t **out, pmix_status_t *gone);
 /* Local processes of a namespace: *out malloc'd, sorted, unique. */
 size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out);
 void spx_srv_ns_free_all(struct spx_srv_ctx *ctx);
@@ -286,7 +302,8 @@ enum spx_srv_channel {
     SPX_SRV_CH_PROC_LOST = 4, /* proc: a process died without PMIx_Finalize */
     SPX_SRV_CH_PUBSUB_REQ = 5, /* pubsub.c: a publish/lookup/unpublish for node 0 */
     SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
-    SPX_SRV_CH_PUBSUB_GONE = 7 /* pubsub.c: a process that used the directory finalized */
+    SPX_SRV_CH_PUBSUB_GONE = 7, /* pubsub.c: a process that used the directory finalized */
+    SPX_SRV_CH_GROUP = 8       /* group_invite.c: invitation answers and outcomes */
 };
 /* A channel's bit in spx_srv_engine_ops.channels. */
 #define SPX_SRV_CH_BIT(ch) (1u << (ch))
@@ -313,10 +330,20 @@ bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node);
 /* Records proc as lost; false when it already was (or no memory). */
 bool spx_srv_mn_mark_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc);
 uint32_t spx_srv_mn_me(const struct spx_srv_ctx *ctx);
+/* Nodes of the step (1 in single-node mode). */
+uint32_t spx_srv_mn_nnodes(const struct spx_srv_ctx *ctx);
 /* The fence engine's host_fence and local_failed in multi-node mode. */
 pmix_status_t spx_srv_mn_fence(struct spx_srv_ctx *ctx, const char *set_key,
                                const pmix_proc_t *set, size_t nset, bool collect, double timeout,
                                const char *data, size_t ndata, void *token);
+/* The same for a collective of another fence engine (a group's): its answer
+ * goes to engine_of(ctx) when it comes, dropped if that is NULL then. */
+struct spx_fence_engine;
+pmix_status_t spx_srv_mn_coll_for(struct spx_srv_ctx *ctx,
+                                  struct spx_fence_engine *(*engine_of)(struct spx_srv_ctx *),
+                                  const char *set_key, const pmix_proc_t *set, size_t nset,
+                                  bool collect, double timeout, const char *data, size_t ndata,
+                                  void *token);
 void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
                              const char *set_key, bool collect, pmix_status_t status,
                              double timeout);

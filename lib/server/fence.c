@@ -123,8 +123,8 @@ bool spx_fence_proc_in_set(const pmix_proc_t *proc, const pmix_proc_t *set, size
 }
 
 /* Sorted unique copy of set and its name "ns:rank;ns:*;..." (both malloc'd). */
-static int canonical_set(const pmix_proc_t *set, size_t nset, pmix_proc_t **out, size_t *nout,
-                         char **key)
+static int canonical_set(const pmix_proc_t *set, size_t nset, const char *tag, pmix_proc_t **out,
+                         size_t *nout, char **key)
 {
     pmix_proc_t *s = malloc(nset * sizeof(*s));
     if (!s)
@@ -137,7 +137,7 @@ static int canonical_set(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
     for (size_t i = 0; i < nset; i++)
         if (n == 0 || !proc_eq(&s[n - 1], &s[i]))
             s[n++] = s[i];
-    size_t cap = 1;
+    size_t cap = 2 + (tag ? strlen(tag) : 0);
     for (size_t i = 0; i < n; i++)
         cap += strlen(s[i].nspace) + 13;
     char *k = malloc(cap), *p = k;
@@ -146,6 +146,8 @@ static int canonical_set(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
         return -1;
     }
     *p = '\0';
+    if (tag)
+        p += sprintf(p, "%s|", tag);
     for (size_t i = 0; i < n; i++)
         p += s[i].rank == PMIX_RANK_WILDCARD ? sprintf(p, "%s:*;", s[i].nspace)
                                              : sprintf(p, "%s:%u;", s[i].nspace, (unsigned)s[i].rank);
@@ -239,12 +241,12 @@ static bool tracker_has_arrived(const struct tracker *t, const pmix_proc_t *p)
 }
 
 static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *set, size_t nset,
-                                      pmix_status_t *gone)
+                                      const char *tag, pmix_status_t *gone)
 {
     struct tracker *t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
-    if (canonical_set(set, nset, &t->set, &t->nset, &t->key) != 0) {
+    if (canonical_set(set, nset, tag, &t->set, &t->nset, &t->key) != 0) {
         free(t);
         return NULL;
     }
@@ -338,6 +340,13 @@ const spx_fence_opts_t *spx_fence_token_opts(const void *token)
 void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pmix_proc_t *set,
                       size_t nset, bool collect, double timeout, void *requester)
 {
+    spx_fence_arrive_tagged(e, caller, set, nset, NULL, collect, timeout, requester);
+}
+
+void spx_fence_arrive_tagged(spx_fence_engine_t *e, const pmix_proc_t *caller,
+                             const pmix_proc_t *set, size_t nset, const char *tag, bool collect,
+                             double timeout, void *requester)
+{
     if (nset == 0 || !set) {
         e->ops->reply(requester, PMIX_ERR_BAD_PARAM, e->arg);
         return;
@@ -349,7 +358,7 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
     pmix_proc_t *cs;
     size_t ncs;
     char *key;
-    if (canonical_set(set, nset, &cs, &ncs, &key) != 0) {
+    if (canonical_set(set, nset, tag, &cs, &ncs, &key) != 0) {
         e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
         return;
     }
@@ -361,7 +370,7 @@ void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pm
     free(cs);
     free(key);
     pmix_status_t gone = PMIX_SUCCESS;
-    if (!t && !(t = tracker_create(e, set, nset, &gone))) {
+    if (!t && !(t = tracker_create(e, set, nset, tag, &gone))) {
         e->ops->reply(requester, PMIX_ERR_NOMEM, e->arg);
         return;
     }

@@ -104,6 +104,14 @@ void spx_fence_engine_destroy(spx_fence_engine_t *e);
 void spx_fence_arrive(spx_fence_engine_t *e, const pmix_proc_t *caller, const pmix_proc_t *set,
                       size_t nset, bool collect, double timeout, void *requester);
 
+/* The same for a collective that is not a plain fence: tag (borrowed, may be
+ * NULL; no '|') names it, so that its tracker (and the set key the ops see,
+ * "tag|ns:rank;...") is apart from every fence and every other tag over the
+ * same set. */
+void spx_fence_arrive_tagged(spx_fence_engine_t *e, const pmix_proc_t *caller,
+                             const pmix_proc_t *set, size_t nset, const char *tag, bool collect,
+                             double timeout, void *requester);
+
 /* The host's answer for token. data: borrowed for the call. A token whose
  * tracker is gone (timed out, failed) is released silently. */
 void spx_fence_host_done(spx_fence_engine_t *e, void *token, pmix_status_t status,

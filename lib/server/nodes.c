@@ -301,6 +301,11 @@ uint32_t spx_srv_mn_me(const struct spx_srv_ctx *ctx)
     return ctx->mn ? ctx->mn->me : 0;
 }
 
+uint32_t spx_srv_mn_nnodes(const struct spx_srv_ctx *ctx)
+{
+    return ctx->mn ? ctx->mn->nnodes : 1;
+}
+
 bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node)
 {
     struct spx_srv_mn *m = ctx->mn;
@@ -430,6 +435,9 @@ struct mn_coll {
     struct spx_srv_ctx *ctx; /* borrowed */
     void *token;             /* fence engine token, NULL for a failed tracker */
     char set_key[64];        /* for log lines (truncated) */
+    /* the fence engine that waits for the answer, looked up when it comes
+     * (NULL then: the engine is gone and the answer is dropped) */
+    struct spx_fence_engine *(*engine_of)(struct spx_srv_ctx *ctx);
 };
 
 /* The result as pieces (borrowed for the call; in the frames they arrived
@@ -455,8 +463,9 @@ static void mn_coll_done_segs(pmix_status_t status, const struct iovec *segs, si
                   (unsigned long long)ctx->stats.last_keys,
                   (unsigned long long)ctx->stats.last_dels);
     }
-    if (c->token && ctx->fence)
-        spx_fence_host_done_segs(ctx->fence, c->token, status, segs, nsegs);
+    struct spx_fence_engine *e = c->token ? c->engine_of(ctx) : NULL;
+    if (e)
+        spx_fence_host_done_segs(e, c->token, status, segs, nsegs);
     free(c);
 }
 
@@ -467,9 +476,10 @@ static void mn_coll_done(pmix_status_t status, const void *data, size_t len, voi
     mn_coll_done_segs(status, &v, v.iov_len ? 1 : 0, arg);
 }
 
-static int mn_coll(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc_t *set,
-                   size_t nset, bool collect, pmix_status_t status, double timeout,
-                   const char *data, size_t ndata, void *token)
+static int mn_coll(struct spx_srv_ctx *ctx, struct spx_fence_engine *(*engine_of)(struct spx_srv_ctx *),
+                   const char *set_key, const pmix_proc_t *set, size_t nset, bool collect,
+                   pmix_status_t status, double timeout, const char *data, size_t ndata,
+                   void *token)
 {
     struct spx_srv_mn *m = ctx->mn;
     if (!m || !m->net)
@@ -487,6 +497,7 @@ static int mn_coll(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc
     }
     c->ctx = ctx;
     c->token = token;
+    c->engine_of = engine_of;
     snprintf(c->set_key, sizeof(c->set_key), "%s", set_key);
     uint32_t flags = collect ? SPX_SRV_NET_F_COLLECT : 0;
     int rc = m->net_ops->coll_start_segs
@@ -500,11 +511,29 @@ static int mn_coll(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc
     return rc;
 }
 
+static struct spx_fence_engine *fence_engine_of(struct spx_srv_ctx *ctx)
+{
+    return ctx->fence;
+}
+
 pmix_status_t spx_srv_mn_fence(struct spx_srv_ctx *ctx, const char *set_key,
                                const pmix_proc_t *set, size_t nset, bool collect, double timeout,
                                const char *data, size_t ndata, void *token)
 {
-    if (mn_coll(ctx, set_key, set, nset, collect, PMIX_SUCCESS, timeout, data, ndata, token) != 0)
+    if (mn_coll(ctx, fence_engine_of, set_key, set, nset, collect, PMIX_SUCCESS, timeout,
+                data, ndata, token) != 0)
+        return PMIX_ERR_UNREACH;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_srv_mn_coll_for(struct spx_srv_ctx *ctx,
+                                  struct spx_fence_engine *(*engine_of)(struct spx_srv_ctx *),
+                                  const char *set_key, const pmix_proc_t *set, size_t nset,
+                                  bool collect, double timeout, const char *data, size_t ndata,
+                                  void *token)
+{
+    if (mn_coll(ctx, engine_of, set_key, set, nset, collect, PMIX_SUCCESS, timeout, data,
+                ndata, token) != 0)
         return PMIX_ERR_UNREACH;
     return PMIX_SUCCESS;
 }
@@ -513,7 +542,8 @@ void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, si
                              const char *set_key, bool collect, pmix_status_t status,
                              double timeout)
 {
-    if (mn_coll(ctx, set_key, set, nset, collect, status, timeout, NULL, 0, NULL) != 0)
+    if (mn_coll(ctx, fence_engine_of, set_key, set, nset, collect, status, timeout, NULL,
+                0, NULL) != 0)
         spx_warn("fence %s: could not tell the other nodes it failed (status %d)", set_key,
                  status);
 }

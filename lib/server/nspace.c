@@ -598,6 +598,7 @@ static void do_deregister_nspace(void *arg)
             spx_srv_get_target_gone(ctx, ns->name, cl->rank);
             if (ctx->fence)
                 spx_fence_proc_lost(ctx->fence, &p);
+            spx_srv_engines_proc_gone(ctx, &p, cl->finalized);
             if (cl->connected_once && !cl->finalized)
                 ctx->local_failure = true;
         }
@@ -701,6 +702,7 @@ static void do_deregister_client(void *arg)
         spx_srv_get_target_gone(ctx, ns->name, cl->rank);
         if (ctx->fence)
             spx_fence_proc_lost(ctx->fence, &c->proc);
+        spx_srv_engines_proc_gone(ctx, &c->proc, cl->finalized);
         if (!cl->finalized) {
             spx_srv_shmf_break(ns, PMIX_ERR_PROC_ABORTED, true);
             ctx->local_failure |= cl->connected_once;
@@ -750,4 +752,54 @@ void spx_srv_ns_free_all(struct spx_srv_ctx *ctx)
         LIST_REMOVE(ns, link);
         ns_free(ns);
     }
+}
+
+/* ---- the local processes of a participant set ---- */
+
+static int add_set_member(pmix_proc_t **out, size_t *n, size_t *cap, const char *ns,
+                          pmix_rank_t r)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*out)[i].rank == r && strncmp((*out)[i].nspace, ns, PMIX_MAX_NSLEN) == 0)
+            return 0;
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        pmix_proc_t *np = realloc(*out, nc * sizeof(*np));
+        if (!np)
+            return -1;
+        *out = np;
+        *cap = nc;
+    }
+    spx_proc_load(&(*out)[(*n)++], ns, r);
+    return 0;
+}
+
+size_t spx_srv_set_local_members(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                                 pmix_proc_t **out, pmix_status_t *gone)
+{
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < nset; i++) {
+        struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[i].nspace);
+        if (!ns)
+            continue;
+        if (set[i].rank == PMIX_RANK_WILDCARD) {
+            pmix_rank_t *r;
+            size_t nr = spx_srv_ns_local_ranks(ns, &r);
+            for (size_t k = 0; k < nr; k++)
+                add_set_member(out, &n, &cap, ns->name, r[k]);
+            free(r);
+        } else if (spx_srv_proc_is_local(ctx, ns->name, set[i].rank)) {
+            add_set_member(out, &n, &cap, ns->name, set[i].rank);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct spx_srv_client *cl = spx_srv_client_find(ctx, (*out)[i].nspace, (*out)[i].rank);
+        if (cl && cl->connected_once && !cl->peer)
+            *gone = PMIX_ERR_PROC_ABORTED;
+    }
+    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(ctx, set, nset) : PMIX_SUCCESS;
+    if (st != PMIX_SUCCESS)
+        *gone = st;
+    return n;
 }

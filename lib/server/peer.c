@@ -15,6 +15,7 @@
 #include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
+#include "server/engine_group.h"
 #include "server/engine_pubsub.h"
 
 #include <stdio.h>
@@ -104,6 +105,7 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
                 spx_srv_pubsub_proc_done(ctx, &p->proc, false);
             if (ctx->fence)
                 spx_fence_proc_lost(ctx->fence, &p->proc);
+            spx_srv_engines_proc_gone(ctx, &p->proc, cl->finalized);
             if (!cl->finalized)
                 spx_srv_shmf_break(cl->ns, PMIX_ERR_PROC_ABORTED, true);
         }
@@ -346,6 +348,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = spx_srv_handle_get(p, h->seq, payload);
     else if (h->type == SPX_MSG_NOTIFY)
         rc = spx_srv_handle_notify(p, h->seq, payload);
+    else if (h->type == SPX_MSG_GROUP)
+        rc = spx_srv_handle_group(p, h->seq, payload);
     else if (h->type == SPX_MSG_EVENT || h->type >= SPX_MSG_TYPE_MAX || h->type == 0)
         why = "unknown message type";
     else

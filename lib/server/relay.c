@@ -182,6 +182,7 @@ static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, 
         }
         p.nspace[PMIX_MAX_NSLEN] = '\0';
         spx_srv_relay_proc_lost(ctx, &p, false);
+        spx_srv_engines_proc_gone(ctx, &p, false); /* a process of another node */
         return;
     }
     pmix_status_t status = spx_buf_pull_i32(b);

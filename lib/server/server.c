@@ -17,6 +17,7 @@
 #include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
+#include "server/engine_group.h"
 #include "server/engine_pubsub.h"
 #include "server/server.h"
 
@@ -45,7 +46,14 @@ struct spx_srv_ctx *const spx_srv = &srv_state;
 /* The engines, in the order they are set up and hear of a gone node. */
 const struct spx_srv_engine_ops *const spx_srv_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
-    NULL};
+    &spx_srv_group_engine, NULL};
+
+void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
+{
+    for (size_t i = 0; spx_srv_engines[i]; i++)
+        if (spx_srv_engines[i]->proc_gone)
+            spx_srv_engines[i]->proc_gone(ctx, proc, finalized);
+}
 /* Why a lock here, where the progress thread owns the state: init and
  * finalize run on the host's threads (any of them; they refuse to run on the
  * progress thread), and they are what creates and ends the progress thread's

@@ -1,0 +1,548 @@
+/* client_group.c - PMIx groups on the client side: PMIx_Group_construct,
+ * _destruct, _invite, _join and _leave (each blocking and _nb), and what a
+ * group lets a member do afterwards.
+ *
+ * Each call is one GROUP request (proto/msg.h); the server runs the
+ * collective over the members' nodes, or the invitation on the leader's node
+ * (lib/server/group.c, group_invite.c). The reply to a construct, an invite
+ * and an accepted join (once the leader's invitation resolved) carries the
+ * outcome (proto/group.h): every member's group info and endpoint data and
+ * the context id. A decline, or an accept that names no leader, is answered
+ * at once with empty results. This process keeps, until
+ * PMIx_Finalize:
+ *   - each live group it is in: its id and sorted membership, so that a group
+ *     id works as a namespace - (group id, r) is the r-th member and
+ *     (group id, WILDCARD) all of them, in PMIx_Fence and PMIx_Get;
+ *   - each group's info per member under its context id, also after the
+ *     destruct (Open MPI reads a peer's PMIX_GROUP_LOCAL_CID by context id
+ *     after destructing the group it came from): a PMIx_Get qualified with
+ *     PMIX_GROUP_CONTEXT_ID is answered from it, and a miss there is final;
+ *   - the endpoint data of the members on other nodes, put into the cache of
+ *     fetched values (client.h), so that a PMIx_Get of it needs no message
+ *     (this node's members are answered by the server, which knows their
+ *     scopes: PMIX_REMOTE data is not for them); like every
+ *     cached value it is dropped by the next collecting fence, after which
+ *     the server (which applied the same data) answers.
+ * All of it is guarded by spx_client.lock. Results of a construct, an
+ * invite or a join: PMIX_GROUP_ID, PMIX_GROUP_MEMBERSHIP and, when a member
+ * asked for one (PMIX_GROUP_ASSIGN_CONTEXT_ID), PMIX_GROUP_CONTEXT_ID.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/group.h"
+#include "proto/msg.h"
+#include "proto/records.h"
+#include "types/types.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+/* A group this process was in at its construct. */
+struct cgroup {
+    LIST_ENTRY(cgroup) link;
+    bool live;                  /* not destructed yet */
+    spx_grp_outcome_t o;        /* id, members, their group info, context id */
+    uint8_t *bytes;             /* what o's records point into (owned) */
+};
+
+static LIST_HEAD(, cgroup) groups = LIST_HEAD_INITIALIZER(groups); /* guarded by spx_client.lock */
+
+static void cgroup_free(struct cgroup *g)
+{
+    spx_grp_outcome_fini(&g->o);
+    free(g->bytes);
+    free(g);
+}
+
+/* Called with the lock held. */
+static struct cgroup *live_group(const char *id)
+{
+    struct cgroup *g;
+    LIST_FOREACH(g, &groups, link)
+        if (g->live && strncmp(g->o.grp, id, PMIX_MAX_NSLEN) == 0)
+            return g;
+    return NULL;
+}
+
+void spx_client_groups_clear(void)
+{
+    pthread_mutex_lock(&spx_client.lock);
+    while (!LIST_EMPTY(&groups)) {
+        struct cgroup *g = LIST_FIRST(&groups);
+        LIST_REMOVE(g, link);
+        cgroup_free(g);
+    }
+    pthread_mutex_unlock(&spx_client.lock);
+}
+
+pmix_status_t spx_client_group_expand(const pmix_proc_t *procs, size_t n, pmix_proc_t **out,
+                                      size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    pthread_mutex_lock(&spx_client.lock);
+    bool any = false;
+    for (size_t i = 0; i < n && !any; i++)
+        any = live_group(procs[i].nspace) != NULL;
+    size_t cap = 0, k = 0;
+    pmix_proc_t *res = NULL;
+    for (size_t i = 0; any && i < n && rc == PMIX_SUCCESS; i++) {
+        struct cgroup *g = live_group(procs[i].nspace);
+        size_t add = !g ? 1 : procs[i].rank == PMIX_RANK_WILDCARD ? g->o.n : 1;
+        if (k + add > cap) {
+            size_t nc = (k + add) * 2;
+            pmix_proc_t *p = realloc(res, nc * sizeof(*p));
+            if (!p) {
+                rc = PMIX_ERR_NOMEM;
+                break;
+            }
+            res = p;
+            cap = nc;
+        }
+        if (!g)
+            res[k++] = procs[i];
+        else if (procs[i].rank == PMIX_RANK_WILDCARD)
+            for (size_t m = 0; m < g->o.n; m++)
+                res[k++] = g->o.m[m].proc;
+        else if (procs[i].rank < g->o.n)
+            res[k++] = g->o.m[procs[i].rank].proc;
+        else
+            rc = PMIX_ERR_BAD_PARAM; /* no such member */
+    }
+    pthread_mutex_unlock(&spx_client.lock);
+    if (rc != PMIX_SUCCESS) {
+        free(res);
+        return rc;
+    }
+    *out = res;
+    *nout = k;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_client_group_map(pmix_proc_t *p)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    pthread_mutex_lock(&spx_client.lock);
+    struct cgroup *g = live_group(p->nspace);
+    if (g) {
+        if (p->rank < g->o.n)
+            *p = g->o.m[p->rank].proc;
+        else
+            rc = PMIX_ERR_BAD_PARAM;
+    }
+    pthread_mutex_unlock(&spx_client.lock);
+    return rc;
+}
+
+bool spx_client_group_qualifier(const pmix_info_t *info, size_t ninfo, uint64_t *cid)
+{
+    const pmix_info_t *q = spx_info_find(info, ninfo, PMIX_GROUP_CONTEXT_ID);
+    if (!q)
+        return false;
+    uint64_t v = 0;
+    switch (q->value.type) {
+    case PMIX_SIZE: v = q->value.data.size; break;
+    case PMIX_UINT64: v = q->value.data.uint64; break;
+    case PMIX_UINT32: v = q->value.data.uint32; break;
+    case PMIX_INT: v = q->value.data.integer < 0 ? 0 : (uint64_t)q->value.data.integer; break;
+    default: v = 0; break;
+    }
+    *cid = v;
+    return true;
+}
+
+/* Called with the lock held. */
+const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, const char *key)
+{
+    struct cgroup *g;
+    LIST_FOREACH(g, &groups, link) {
+        if (!g->o.have_cid || g->o.cid != cid)
+            continue;
+        long i = spx_grp_outcome_find(&g->o, p);
+        if (i < 0)
+            return NULL;
+        const spx_grp_member_t *m = &g->o.m[i];
+        for (size_t k = 0; k < m->ninfo; k++)
+            if (spx_key_eq(m->info[k].key, key))
+                return &m->info[k].value;
+        return NULL;
+    }
+    return NULL;
+}
+
+/* ---- construct / destruct ---- */
+
+struct grp_req {
+    uint8_t op;
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_info_cbfunc_t info_cb;   /* construct */
+    pmix_op_cbfunc_t op_cb;       /* destruct */
+    void *cbdata;
+};
+
+struct results {
+    pmix_info_t *info;
+    size_t n;
+};
+
+static void results_release(void *arg)
+{
+    struct results *r = arg;
+    spx_info_array_free(r->info, r->n);
+    free(r);
+}
+
+/* The results of a construct (malloc'd; caller frees with spx_info_array_free). */
+static pmix_status_t make_results(const spx_grp_outcome_t *o, pmix_info_t **out, size_t *n)
+{
+    pmix_info_t *info = calloc(3, sizeof(*info));
+    pmix_proc_t *members = malloc(o->n * sizeof(*members));
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    if (!info || !members || !da) {
+        free(info);
+        free(members);
+        free(da);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < o->n; i++)
+        members[i] = o->m[i].proc;
+    da->type = PMIX_PROC;
+    da->size = o->n;
+    da->array = members;
+    size_t k = 0;
+    PMIX_INFO_LOAD(&info[k], PMIX_GROUP_ID, o->grp, PMIX_STRING);
+    k++;
+    PMIX_LOAD_KEY(info[k].key, PMIX_GROUP_MEMBERSHIP);
+    info[k].value.type = PMIX_DATA_ARRAY;
+    info[k].value.data.darray = da;
+    k++;
+    if (o->want_cid && o->have_cid) {
+        size_t cid = (size_t)o->cid;
+        PMIX_INFO_LOAD(&info[k], PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+        k++;
+    }
+    *out = info;
+    *n = k;
+    return PMIX_SUCCESS;
+}
+
+/* Keeps the outcome (bytes taken) and caches the other members' endpoint data. */
+static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
+{
+    if (spx_grp_outcome_parse(bytes, n, o) != 0) {
+        free(bytes);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    struct cgroup *g = calloc(1, sizeof(*g));
+    if (!g) {
+        spx_grp_outcome_fini(o);
+        free(bytes);
+        return PMIX_ERR_NOMEM;
+    }
+    g->live = true;
+    g->o = *o;
+    g->bytes = bytes;
+    pthread_mutex_lock(&spx_client.lock);
+    struct cgroup *old = live_group(o->grp);
+    if (old)
+        old->live = false;
+    for (size_t i = 0; i < o->n && spx_client.cache; i++) {
+        /* this node's processes: the server answers for them, with their scopes */
+        if (PMIX_CHECK_NSPACE(o->m[i].proc.nspace, spx_client.myproc.nspace) &&
+            (o->m[i].proc.rank == spx_client.myproc.rank ||
+             spx_client_local_slot(o->m[i].proc.rank) >= 0))
+            continue;
+        spx_buf_t b;
+        spx_buf_init_borrowed(&b, o->m[i].records, o->m[i].nrecords);
+        if (spx_records_apply(&b, spx_client.cache, NULL, NULL) != 0)
+            spx_warn("group %s: malformed endpoint data of a member ignored", o->grp);
+        spx_buf_fini(&b);
+    }
+    LIST_INSERT_HEAD(&groups, g, link);
+    pthread_mutex_unlock(&spx_client.lock);
+    return PMIX_SUCCESS;
+}
+
+static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
+{
+    struct grp_req *r = arg;
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    bool need = r->op == SPX_GRP_OP_CONSTRUCT || r->op == SPX_GRP_OP_INVITE;
+    if (status == PMIX_SUCCESS) {
+        status = spx_buf_pull_i32(payload);
+        if (status == PMIX_SUCCESS && spx_buf_remaining(payload) > 0)
+            bytes = spx_buf_pull_bytes(payload, &n);
+        if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0 ||
+            (status == PMIX_SUCCESS && need && !bytes)) {
+            if (spx_client.conn)
+                spx_conn_close(spx_client.conn, "malformed GROUP reply", 1);
+            status = PMIX_ERR_UNPACK_FAILURE;
+            free(bytes);
+            bytes = NULL;
+        }
+    }
+    if (r->op == SPX_GRP_OP_DESTRUCT || r->op == SPX_GRP_OP_LEAVE) {
+        free(bytes);
+        if (status == PMIX_SUCCESS) {
+            pthread_mutex_lock(&spx_client.lock);
+            struct cgroup *g = live_group(r->id);
+            if (g)
+                g->live = false; /* its info stays readable by context id */
+            pthread_mutex_unlock(&spx_client.lock);
+        }
+        r->op_cb(status, r->cbdata);
+        free(r);
+        return;
+    }
+    struct results *res = NULL;
+    if (status == PMIX_SUCCESS && bytes) {
+        spx_grp_outcome_t o;
+        status = absorb(bytes, n, &o); /* bytes taken */
+        if (status == PMIX_SUCCESS && !(res = calloc(1, sizeof(*res))))
+            status = PMIX_ERR_NOMEM;
+        if (status == PMIX_SUCCESS)
+            status = make_results(&o, &res->info, &res->n);
+        if (status != PMIX_SUCCESS) {
+            free(res);
+            res = NULL;
+        }
+    }
+    if (res)
+        r->info_cb(status, res->info, res->n, r->cbdata, results_release, res);
+    else
+        r->info_cb(status, NULL, 0, r->cbdata, NULL, NULL);
+    free(r);
+}
+
+static pmix_status_t group_send(uint8_t op, const char grp[], const pmix_proc_t procs[],
+                                size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb, void *cbdata)
+{
+    if (!spx_client_initialized())
+        return PMIX_ERR_INIT;
+    if (!grp || !grp[0] || strnlen(grp, PMIX_MAX_NSLEN + 1) > PMIX_MAX_NSLEN ||
+        (ninfo && !info) ||
+        ((op == SPX_GRP_OP_CONSTRUCT || op == SPX_GRP_OP_INVITE) && (!procs || nprocs == 0)))
+        return PMIX_ERR_BAD_PARAM;
+    if (spx_client.singleton)
+        return PMIX_ERR_NOT_SUPPORTED; /* no server to run the collective */
+    struct grp_req *r = calloc(1, sizeof(*r));
+    if (!r)
+        return PMIX_ERR_NOMEM;
+    r->op = op;
+    memcpy(r->id, grp, strlen(grp) + 1);
+    r->info_cb = info_cb;
+    r->op_cb = op_cb;
+    r->cbdata = cbdata;
+    pmix_proc_t *expanded = NULL;
+    size_t nexp = 0;
+    pmix_status_t rc = op == SPX_GRP_OP_CONSTRUCT || op == SPX_GRP_OP_INVITE
+                           ? spx_client_group_expand(procs, nprocs, &expanded, &nexp)
+                           : PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) {
+        free(r);
+        return rc;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, op);
+    spx_buf_push_str(&b, grp);
+    if (expanded)
+        spx_codec_push_proc_array(&b, expanded, nexp);
+    else
+        spx_codec_push_proc_array(&b, procs, procs ? nprocs : 0);
+    spx_codec_push_info_array(&b, info, ninfo);
+    free(expanded);
+    rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
+                            : spx_client_request(SPX_MSG_GROUP, &b, group_reply, r);
+    spx_buf_fini(&b);
+    if (rc != PMIX_SUCCESS)
+        free(r);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_proc_t procs[],
+                                                 size_t nprocs, const pmix_info_t info[],
+                                                 size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                                 void *cbdata)
+{
+    if (!cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    return group_send(SPX_GRP_OP_CONSTRUCT, grp, procs, nprocs, info, ninfo, cbfunc, NULL,
+                      cbdata);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
+                                                size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                                void *cbdata)
+{
+    if (!cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    return group_send(SPX_GRP_OP_DESTRUCT, grp, NULL, 0, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+struct info_wait {
+    spx_wait_t wait;
+    pmix_info_t *results;       /* copy handed to the caller */
+    size_t nresults;
+};
+
+static void info_wait_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    struct info_wait *w = cbdata;
+    if (status == PMIX_SUCCESS && ninfo > 0 &&
+        spx_info_array_dup(&w->results, info, ninfo) == PMIX_SUCCESS)
+        w->nresults = ninfo;
+    else if (status == PMIX_SUCCESS && ninfo > 0)
+        status = PMIX_ERR_NOMEM;
+    if (release_fn)
+        release_fn(release_cbdata);
+    spx_wait_signal(&w->wait, status);
+}
+
+static pmix_status_t info_op_block(const char *name, uint8_t op, const char grp[],
+                                   const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo, pmix_info_t **results,
+                                   size_t *nresults);
+
+static void op_wait_cb(pmix_status_t status, void *cbdata)
+{
+    spx_wait_signal(cbdata, status);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
+                                              size_t nprocs, const pmix_info_t directives[],
+                                              size_t ndirs, pmix_info_t **results,
+                                              size_t *nresults)
+{
+    return info_op_block("PMIx_Group_construct", SPX_GRP_OP_CONSTRUCT, grp, procs, nprocs,
+                         directives, ndirs, results, nresults);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
+                                             size_t ninfo)
+{
+    pmix_status_t rc = spx_progress_guard("PMIx_Group_destruct");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    spx_wait_t w;
+    spx_wait_init(&w);
+    rc = group_send(SPX_GRP_OP_DESTRUCT, grp, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_wait_block(&w);
+    spx_wait_fini(&w);
+    return rc;
+}
+
+/* ---- invite / join / leave ---- */
+
+SPX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
+                                              size_t nprocs, const pmix_info_t info[],
+                                              size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                              void *cbdata)
+{
+    if (!cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    return group_send(SPX_GRP_OP_INVITE, grp, procs, nprocs, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+/* The leader as the request names it: none when NULL or without a namespace. */
+static const pmix_proc_t *named_leader(const pmix_proc_t *leader)
+{
+    return leader && leader->nspace[0] ? leader : NULL;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
+                                            pmix_group_opt_t opt, const pmix_info_t info[],
+                                            size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                            void *cbdata)
+{
+    if (!cbfunc || (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE))
+        return PMIX_ERR_BAD_PARAM;
+    const pmix_proc_t *l = named_leader(leader);
+    return group_send(opt == PMIX_GROUP_ACCEPT ? SPX_GRP_OP_JOIN_ACCEPT : SPX_GRP_OP_JOIN_DECLINE,
+                      grp, l, l ? 1 : 0, info, ninfo, cbfunc, NULL, cbdata);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
+                                             size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    return group_send(SPX_GRP_OP_LEAVE, grp, NULL, 0, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+/* The blocking form of an operation with results. */
+static pmix_status_t info_op_block(const char *name, uint8_t op, const char grp[],
+                                   const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo, pmix_info_t **results,
+                                   size_t *nresults)
+{
+    if (results)
+        *results = NULL;
+    if (nresults)
+        *nresults = 0;
+    pmix_status_t rc = spx_progress_guard(name);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    struct info_wait w = {.results = NULL};
+    spx_wait_init(&w.wait);
+    rc = group_send(op, grp, procs, nprocs, info, ninfo, info_wait_cb, NULL, &w);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_wait_block(&w.wait);
+    spx_wait_fini(&w.wait);
+    if (rc == PMIX_SUCCESS && results && nresults) {
+        *results = w.results;
+        *nresults = w.nresults;
+    } else {
+        spx_info_array_free(w.results, w.nresults);
+    }
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
+                                           size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                           pmix_info_t **results, size_t *nresult)
+{
+    return info_op_block("PMIx_Group_invite", SPX_GRP_OP_INVITE, grp, procs, nprocs, info, ninfo,
+                         results, nresult);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
+                                         pmix_group_opt_t opt, const pmix_info_t info[],
+                                         size_t ninfo, pmix_info_t **results, size_t *nresult)
+{
+    if (results)
+        *results = NULL;
+    if (nresult)
+        *nresult = 0;
+    if (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE)
+        return PMIX_ERR_BAD_PARAM;
+    const pmix_proc_t *l = named_leader(leader);
+    return info_op_block("PMIx_Group_join",
+                         opt == PMIX_GROUP_ACCEPT ? SPX_GRP_OP_JOIN_ACCEPT : SPX_GRP_OP_JOIN_DECLINE,
+                         grp, l, l ? 1 : 0, info, ninfo, results, nresult);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
+                                          size_t ninfo)
+{
+    pmix_status_t rc = spx_progress_guard("PMIx_Group_leave");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    spx_wait_t w;
+    spx_wait_init(&w);
+    rc = group_send(SPX_GRP_OP_LEAVE, grp, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_wait_block(&w);
+    spx_wait_fini(&w);
+    return rc;
+}

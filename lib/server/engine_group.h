@@ -1,0 +1,38 @@
+/* engine_group.h - the group engine of the server (group.c): PMIx group
+ * construct and destruct as collectives over the members' nodes, the
+ * groups this node knows and the context ids it hands out.
+ *
+ * A construct is a collecting collective of its own (a tracker of the fence
+ * engine, fence.h, tagged "C:<group id>", so it never meets a fence or
+ * another group over the same processes): every local member contributes its
+ * group info and its endpoint data (proto/group.h), the lowest node of the
+ * members assigns the context id, and every member's server gets the whole
+ * outcome, applies the endpoint data of the other nodes' members to its store
+ * and hands the outcome to its local members with their reply. A destruct is
+ * a collective without data over the members (tag "D:<group id>"); then the
+ * group is forgotten.
+ *
+ * Context ids: node i of n hands out 1 + i + n * k, k = 0, 1, ..., so ids
+ * are unique in the step without a message, the same at every member (they
+ * come with the outcome), and never reused: Open MPI goes on using a group's
+ * id for its communicator after destructing the group.
+ *
+ * Everything runs on the progress thread. ctx->grp belongs to group.c.
+ */
+#ifndef SPX_SERVER_ENGINE_GROUP_H
+#define SPX_SERVER_ENGINE_GROUP_H
+
+#include "server/core.h"
+
+/* The engine's ops (core.h): setup creates ctx->grp; stop fails what is
+ * pending; teardown frees it; node_gone fails the collectives that need the
+ * node; proc_gone fails the collectives still waiting for that process. */
+extern const struct spx_srv_engine_ops spx_srv_group_engine;
+
+/* A GROUP frame of p (0, or -1 for a malformed payload: the caller closes). */
+int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
+
+/* The network's answer to one of the engine's collectives (nodes.c). */
+struct spx_fence_engine *spx_srv_group_coll_engine(struct spx_srv_ctx *ctx);
+
+#endif

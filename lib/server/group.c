@@ -1,0 +1,631 @@
+/* group.c - the group engine (engine_group.h): GROUP requests of local
+ * clients, the collectives of constructs and destructs (a fence engine of
+ * its own, fence.h, over the net-ops seam through nodes.c), the groups this
+ * node knows and the context ids it hands out.
+ *
+ * A construct's path: each local member's GROUP request waits in the
+ * collective (struct grp_arrival, on the engine's list so that contribute
+ * finds its group info); once every local member is in, op_contribute
+ * writes each one's MEMBER item (group info + endpoint data, full: a
+ * construct is not a delta exchange), op_host_fence adds the CID item on the
+ * lowest node of the members and starts the collective over their nodes
+ * (single node: completes at once with this node's items); op_deliver parses
+ * the outcome of all nodes (proto/group.h), applies the other nodes'
+ * members' endpoint data to ctx->store and records the group; op_reply
+ * answers each member with the outcome's bytes, which its client reads.
+ * Copies of a member's endpoint data: into the MEMBER item on its node
+ * (the records are written from the store), into the store on every other
+ * node (spx_records_apply), into the group record's outcome bytes, and the
+ * reply frames.
+ */
+#include "config.h"
+#include "server/core.h"
+#include "server/engine_group.h"
+#include "server/engine_events.h"
+#include "server/group_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/group.h"
+#include "proto/msg.h"
+#include "proto/records.h"
+#include "types/types.h"
+#include "util/log.h"
+
+/* ---- context ids ---- */
+
+/* The next context id of this node: 1 + me + nnodes * k, k = 0, 1, ... Ids
+ * are never handed out twice (Open MPI keeps using a group's id for its
+ * communicator after destructing the group), 0 when the counter ran out. */
+uint64_t spx_srv_grp_cid_take(struct spx_srv_grp *g)
+{
+    uint64_t n = spx_srv_mn_nnodes(g->ctx);
+    uint64_t first = 1 + (uint64_t)spx_srv_mn_me(g->ctx);
+    if (g->next_slot > (UINT64_MAX - first) / n)
+        return 0;
+    return first + n * g->next_slot++;
+}
+
+/* ---- groups ---- */
+
+struct grp_record *spx_srv_grp_find(struct spx_srv_grp *g, const char *id)
+{
+    struct grp_record *r;
+    LIST_FOREACH(r, &g->groups, link)
+        if (strcmp(r->id, id) == 0)
+            return r;
+    return NULL;
+}
+
+bool spx_srv_grp_has(const struct grp_record *r, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < r->nmembers; i++)
+        if (r->members[i].rank == p->rank &&
+            strncmp(r->members[i].nspace, p->nspace, PMIX_MAX_NSLEN) == 0)
+            return true;
+    return false;
+}
+
+static void group_free(struct spx_srv_grp *g, struct grp_record *r)
+{
+    (void)g;
+    LIST_REMOVE(r, link);
+    free(r->members);
+    free(r->outcome);
+    free(r);
+}
+
+/* ---- the collective's ops ---- */
+
+static struct grp_arrival *arrival_for(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                                       const char *set_key)
+{
+    struct grp_arrival *a;
+    LIST_FOREACH(a, &g->arrivals, link) {
+        size_t tl = strlen(a->tag);
+        if (strncmp(set_key, a->tag, tl) == 0 && set_key[tl] == '|' &&
+            a->proc.rank == proc->rank && strncmp(a->proc.nspace, proc->nspace, PMIX_MAX_NSLEN) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
+                               pmix_status_t *gone, void *arg)
+{
+    struct spx_srv_grp *g = arg;
+    return spx_srv_set_local_members(g->ctx, set, nset, out, gone);
+}
+
+void spx_srv_grp_push_member(struct spx_srv_grp *g, spx_buf_t *out, const char *id,
+                             const pmix_proc_t *proc, bool want_cid, const pmix_info_t *ginfo,
+                             size_t nginfo)
+{
+    spx_buf_t rec;
+    spx_buf_init(&rec);
+    spx_records_push_proc(&rec, g->ctx->store, proc->nspace, proc->rank, 0,
+                          SPX_SCOPE_BIT(PMIX_REMOTE) | SPX_SCOPE_BIT(PMIX_GLOBAL), false, NULL);
+    if (spx_buf_failed(&rec))
+        spx_buf_set_error(out, ENOMEM);
+    spx_grp_push_member(out, id, proc, want_cid, ginfo, nginfo, rec.data, rec.len);
+    spx_buf_fini(&rec);
+}
+
+static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_buf_t *out,
+                              void *arg)
+{
+    struct spx_srv_grp *g = arg;
+    struct grp_arrival *a = arrival_for(g, proc, set_key);
+    if (!a) { /* every local member arrived before this is called */
+        spx_buf_set_error(out, EINVAL);
+        return 0;
+    }
+    spx_srv_grp_push_member(g, out, a->id, proc, a->want_cid, a->ginfo, a->nginfo);
+    return 0;
+}
+
+static void op_local_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
+                            bool collect, pmix_status_t status, double timeout, void *arg)
+{
+    struct spx_srv_grp *g = arg;
+    if (g->ctx->mn)
+        spx_srv_mn_fence_failed(g->ctx, set, nset, set_key, collect, status, timeout);
+}
+
+static struct spx_fence_engine *coll_engine_of(struct spx_srv_ctx *ctx)
+{
+    return ctx->grp ? ctx->grp->coll : NULL;
+}
+
+struct spx_fence_engine *spx_srv_group_coll_engine(struct spx_srv_ctx *ctx)
+{
+    return coll_engine_of(ctx);
+}
+
+/* Is this node the lowest node of the set's members (single node: yes)? */
+static bool lowest_node(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset)
+{
+    if (!ctx->mn)
+        return true;
+    uint32_t *nodes;
+    size_t n;
+    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &n) != 0)
+        return false;
+    bool low = n > 0 && nodes[0] == spx_srv_mn_me(ctx);
+    free(nodes);
+    return low;
+}
+
+/* The group id of a set key "C:<id>|..." into id; false when it is not a construct's. */
+static bool construct_id(const char *set_key, char id[PMIX_MAX_NSLEN + 1])
+{
+    if (strncmp(set_key, "C:", 2) != 0)
+        return false;
+    const char *bar = strchr(set_key + 2, '|');
+    size_t n = bar ? (size_t)(bar - set_key - 2) : 0;
+    if (!bar || n == 0 || n > PMIX_MAX_NSLEN)
+        return false;
+    memcpy(id, set_key + 2, n);
+    id[n] = '\0';
+    return true;
+}
+
+static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const char *set_key,
+                                   const pmix_info_t *info, size_t ninfo, char *data,
+                                   size_t ndata, void *token, void *arg)
+{
+    (void)info;
+    (void)ninfo;
+    struct spx_srv_grp *g = arg;
+    struct spx_srv_ctx *ctx = g->ctx;
+    const spx_fence_opts_t *o = spx_fence_token_opts(token);
+    char id[PMIX_MAX_NSLEN + 1];
+    spx_buf_t b;
+    spx_buf_init(&b);
+    if (construct_id(set_key, id)) {
+        spx_buf_push_raw(&b, data, ndata);
+        if (lowest_node(ctx, set, nset)) {
+            uint64_t cid = spx_srv_grp_cid_take(g);
+            if (!cid) {
+                spx_buf_fini(&b);
+                return PMIX_ERR_OUT_OF_RESOURCE;
+            }
+            spx_grp_push_cid(&b, id, cid);
+        }
+        if (spx_buf_failed(&b)) {
+            spx_buf_fini(&b);
+            return PMIX_ERR_NOMEM;
+        }
+    }
+    pmix_status_t rc;
+    if (ctx->mn) {
+        rc = spx_srv_mn_coll_for(ctx, coll_engine_of, set_key, set, nset, o->collect,
+                                 o->timeout > 0 ? (double)(int)o->timeout : 0,
+                                 (const char *)b.data, b.len, token);
+    } else {
+        /* one node: this node's part is the whole outcome; the engine's
+         * answer comes now (re-entering it is allowed) */
+        spx_fence_host_done(g->coll, token, PMIX_SUCCESS, (const char *)b.data, b.len);
+        rc = PMIX_SUCCESS;
+    }
+    spx_buf_fini(&b);
+    return rc;
+}
+
+static bool deliver_filter(const char *nspace, pmix_rank_t rank, void *arg)
+{
+    return !spx_srv_proc_is_local(arg, nspace, rank); /* our own procs' data is here */
+}
+
+pmix_status_t spx_srv_grp_apply_outcome(struct spx_srv_grp *g, const void *data, size_t ndata,
+                                        bool keep, struct grp_record **out)
+{
+    struct spx_srv_ctx *ctx = g->ctx;
+    if (out)
+        *out = NULL;
+    spx_grp_outcome_t o;
+    if (spx_grp_outcome_parse(data, ndata, &o) != 0) {
+        spx_error("group: malformed outcome (%zu bytes)", ndata);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; i < o.n && rc == PMIX_SUCCESS; i++) {
+        spx_buf_t b;
+        spx_buf_init_borrowed(&b, o.m[i].records, o.m[i].nrecords);
+        if (spx_records_apply(&b, ctx->store, deliver_filter, ctx) != 0)
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        spx_buf_fini(&b);
+        keep |= spx_srv_proc_is_local(ctx, o.m[i].proc.nspace, o.m[i].proc.rank);
+    }
+    struct grp_record *r = rc == PMIX_SUCCESS && keep ? calloc(1, sizeof(*r)) : NULL;
+    if (r) {
+        r->members = malloc(o.n * sizeof(*r->members));
+        r->outcome = malloc(ndata);
+        if (!r->members || !r->outcome) {
+            free(r->members);
+            free(r->outcome);
+            free(r);
+            r = NULL;
+        }
+    }
+    if (rc == PMIX_SUCCESS && keep && !r)
+        rc = PMIX_ERR_NOMEM;
+    if (r) {
+        memcpy(r->id, o.grp, sizeof(r->id));
+        for (size_t i = 0; i < o.n; i++)
+            r->members[i] = o.m[i].proc;
+        r->nmembers = o.n;
+        memcpy(r->outcome, data, ndata);
+        r->noutcome = ndata;
+        r->have_cid = o.have_cid;
+        r->cid = o.cid;
+        struct grp_record *old = spx_srv_grp_find(g, r->id);
+        if (old) /* a group of that name no member here destructed: replaced */
+            group_free(g, old);
+        LIST_INSERT_HEAD(&g->groups, r, link);
+        spx_debug("group %s: constructed, %zu members, context id %s%llu", r->id, r->nmembers,
+                  r->have_cid ? "" : "none ", (unsigned long long)r->cid);
+        if (out)
+            *out = r;
+    }
+    spx_grp_outcome_fini(&o);
+    return rc;
+}
+
+static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
+{
+    return spx_srv_grp_apply_outcome(arg, data, ndata, true, NULL);
+}
+
+static void arrival_free(struct grp_arrival *a)
+{
+    LIST_REMOVE(a, link);
+    spx_srv_peer_unref(a->peer);
+    spx_info_array_free(a->ginfo, a->nginfo);
+    free(a);
+}
+
+static void op_reply(void *requester, pmix_status_t status, void *arg)
+{
+    struct spx_srv_grp *g = arg;
+    struct grp_arrival *a = requester;
+    struct grp_record *r = spx_srv_grp_find(g, a->id);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    if (a->op == SPX_GRP_OP_CONSTRUCT) {
+        if (status == PMIX_SUCCESS && (!r || !spx_srv_grp_has(r, &a->proc))) {
+            status = PMIX_ERR_NOT_FOUND; /* cannot happen: deliver made it */
+        }
+        spx_buf_push_i32(&b, status);
+        if (status == PMIX_SUCCESS)
+            spx_buf_push_bytes(&b, r->outcome, r->noutcome);
+    } else {
+        if (status == PMIX_SUCCESS && r) {
+            spx_debug("group %s: destructed", r->id);
+            group_free(g, r);
+        }
+        spx_buf_push_i32(&b, status);
+    }
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        spx_srv_reply_status(a->peer, SPX_MSG_GROUP, a->seq, PMIX_ERR_NOMEM);
+    } else {
+        spx_srv_reply(a->peer, SPX_MSG_GROUP, a->seq, &b);
+    }
+    arrival_free(a);
+}
+
+void spx_srv_grp_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t status,
+                       const void *outcome, size_t noutcome)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, status);
+    if (outcome)
+        spx_buf_push_bytes(&b, outcome, noutcome);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        spx_srv_reply_status(p, SPX_MSG_GROUP, seq, PMIX_ERR_NOMEM);
+    } else {
+        spx_srv_reply(p, SPX_MSG_GROUP, seq, &b);
+    }
+}
+
+void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix_proc_t *source,
+                       const pmix_proc_t *targets, size_t ntargets, const char *id,
+                       const pmix_info_t *extra, size_t nextra)
+{
+    pmix_info_t *info = calloc(3 + nextra, sizeof(*info));
+    if (!info) {
+        spx_error("group %s: out of memory for event %d: not raised", id, status);
+        return;
+    }
+    pmix_data_array_t range = {.type = PMIX_PROC, .size = ntargets, .array = (void *)targets};
+    bool yes = true;
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &range, PMIX_DATA_ARRAY);
+    PMIX_INFO_LOAD(&info[1], PMIX_GROUP_ID, id, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
+    for (size_t i = 0; i < nextra; i++)
+        PMIx_Info_xfer(&info[3 + i], &extra[i]);
+    size_t n = 3 + nextra;
+    spx_srv_event_deliver(ctx, status, source, PMIX_RANGE_CUSTOM, info, n, NULL);
+    spx_srv_relay_event(ctx, status, source, PMIX_RANGE_CUSTOM, info, n);
+    spx_info_array_free(info, n);
+}
+
+struct grp_timer {
+    struct spx_srv_ctx *ctx;        /* borrowed */
+    spx_timer_t *timer;
+    uint64_t id;
+};
+
+static void timer_fired(void *arg)
+{
+    struct grp_timer *t = arg;
+    struct spx_fence_engine *e = coll_engine_of(t->ctx);
+    if (e)
+        spx_fence_timeout(e, t->id);
+    free(t);
+}
+
+static void *op_timer_arm(double seconds, uint64_t id, void *arg)
+{
+    struct grp_timer *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->ctx = ((struct spx_srv_grp *)arg)->ctx;
+    t->id = id;
+    if (!(t->timer = spx_timer_start(seconds, timer_fired, t))) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void op_timer_cancel(void *handle, void *arg)
+{
+    (void)arg;
+    struct grp_timer *t = handle;
+    spx_timer_cancel(t->timer);
+    free(t);
+}
+
+static const spx_fence_ops_t coll_ops = {
+    .local_members = op_local_members,
+    .contribute = op_contribute,
+    .local_failed = op_local_failed,
+    .host_fence = op_host_fence,
+    .deliver = op_deliver,
+    .reply = op_reply,
+    .timer_arm = op_timer_arm,
+    .timer_cancel = op_timer_cancel,
+};
+
+/* ---- GROUP requests ---- */
+
+pmix_status_t spx_srv_grp_take_info(const pmix_info_t *info, size_t n, pmix_info_t **out,
+                                    size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!spx_key_eq(info[i].key, PMIX_GROUP_INFO))
+            continue;
+        const pmix_value_t *v = &info[i].value;
+        const pmix_info_t *src = NULL;
+        size_t ns = 0;
+        if (v->type == PMIX_DATA_ARRAY && v->data.darray && v->data.darray->type == PMIX_INFO) {
+            src = v->data.darray->array;
+            ns = v->data.darray->size;
+        } else if (v->type == PMIX_INFO && v->data.ptr) {
+            src = v->data.ptr;
+            ns = 1;
+        } else {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (ns == 0)
+            continue;
+        if (!src)
+            return PMIX_ERR_BAD_PARAM;
+        pmix_info_t *all = realloc(*out, (*nout + ns) * sizeof(*all));
+        if (!all)
+            return PMIX_ERR_NOMEM;
+        *out = all;
+        pmix_info_t *dup;
+        if (spx_info_array_dup(&dup, src, ns) != PMIX_SUCCESS)
+            return PMIX_ERR_NOMEM;
+        memcpy(*out + *nout, dup, ns * sizeof(*dup));
+        free(dup); /* the entries moved into *out */
+        *nout += ns;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Starts a CONSTRUCT or DESTRUCT of p; status to reply at once, or PMIX_SUCCESS. */
+static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t op,
+                                 const char *id, const pmix_proc_t *procs, size_t nprocs,
+                                 const pmix_info_t *info, size_t ninfo)
+{
+    struct spx_srv_grp *g = p->ctx->grp;
+    if (!g)
+        return PMIX_ERR_NOT_AVAILABLE;
+    if (!id[0] || strlen(id) > PMIX_MAX_NSLEN || strchr(id, '|'))
+        return PMIX_ERR_BAD_PARAM;
+    struct grp_record *r = spx_srv_grp_find(g, id);
+    const pmix_proc_t *set = procs;
+    size_t nset = nprocs;
+    if (op == SPX_GRP_OP_CONSTRUCT) {
+        if (nprocs == 0)
+            return PMIX_ERR_BAD_PARAM;
+        if (r && spx_srv_grp_has(r, &p->proc))
+            return PMIX_ERR_EXISTS; /* this process is in a live group of that name */
+    } else if (op == SPX_GRP_OP_INVITE) {
+        if (r && spx_srv_grp_has(r, &p->proc))
+            return PMIX_ERR_EXISTS;
+        return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo);
+    } else if (op == SPX_GRP_OP_JOIN_ACCEPT || op == SPX_GRP_OP_JOIN_DECLINE) {
+        if (nprocs > 1)
+            return PMIX_ERR_BAD_PARAM;
+        return spx_srv_grp_join_start(g, p, seq, id, op == SPX_GRP_OP_JOIN_ACCEPT,
+                                      nprocs ? procs : NULL, info, ninfo);
+    } else if (op == SPX_GRP_OP_LEAVE) {
+        pmix_status_t lrc = spx_srv_grp_leave(g, p, id);
+        if (lrc == PMIX_SUCCESS)
+            spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0);
+        return lrc;
+    } else if (op == SPX_GRP_OP_DESTRUCT) {
+        if (!r || !spx_srv_grp_has(r, &p->proc))
+            return PMIX_ERR_NOT_FOUND;
+        set = r->members; /* copied below: the answer may free r */
+        nset = r->nmembers;
+    } else {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    struct grp_arrival *a = calloc(1, sizeof(*a));
+    if (!a)
+        return PMIX_ERR_NOMEM;
+    a->peer = p;
+    spx_srv_peer_ref(p);
+    a->seq = seq;
+    a->op = op;
+    memcpy(a->id, id, strlen(id) + 1);
+    snprintf(a->tag, sizeof(a->tag), "%c:%s", op == SPX_GRP_OP_CONSTRUCT ? 'C' : 'D', id);
+    a->proc = p->proc;
+    a->want_cid = spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+    LIST_INSERT_HEAD(&g->arrivals, a, link);
+    pmix_status_t rc = spx_srv_grp_take_info(info, ninfo, &a->ginfo, &a->nginfo);
+    if (rc != PMIX_SUCCESS) {
+        arrival_free(a);
+        return rc;
+    }
+    long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    pmix_proc_t *copy = malloc(nset * sizeof(*copy));
+    if (!copy) {
+        arrival_free(a);
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(copy, set, nset * sizeof(*copy));
+    spx_fence_arrive_tagged(g->coll, &p->proc, copy, nset, a->tag,
+                            op == SPX_GRP_OP_CONSTRUCT, (double)timeout, a);
+    free(copy);
+    return PMIX_SUCCESS;
+}
+
+int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    uint8_t op = spx_buf_pull_u8(b);
+    char *id = spx_buf_pull_str(b);
+    pmix_proc_t *procs = NULL;
+    pmix_info_t *info = NULL;
+    size_t nprocs = 0, ninfo = 0;
+    int rc = -1;
+    if (!spx_buf_failed(b) && spx_codec_pull_proc_array(b, &procs, &nprocs) == 0 &&
+        spx_codec_pull_info_array(b, &info, &ninfo) == 0 && spx_buf_finish(b) == 0) {
+        rc = 0;
+        pmix_status_t st = group_start(p, seq, op, id ? id : "", procs, nprocs, info, ninfo);
+        if (st != PMIX_SUCCESS)
+            spx_srv_reply_status(p, SPX_MSG_GROUP, seq, st);
+    }
+    free(id);
+    free(procs);
+    spx_info_array_free(info, ninfo);
+    return rc;
+}
+
+/* ---- the engine ---- */
+
+static int grp_setup(struct spx_srv_ctx *ctx)
+{
+    struct spx_srv_grp *g = calloc(1, sizeof(*g));
+    if (!g)
+        return -1;
+    g->ctx = ctx;
+    LIST_INIT(&g->groups);
+    LIST_INIT(&g->arrivals);
+    LIST_INIT(&g->invites);
+    LIST_INIT(&g->joins);
+    LIST_INIT(&g->answers);
+    if (!(g->coll = spx_fence_engine_create(&coll_ops, g))) {
+        free(g);
+        return -1;
+    }
+    ctx->grp = g;
+    return 0;
+}
+
+static void grp_teardown(struct spx_srv_ctx *ctx)
+{
+    struct spx_srv_grp *g = ctx->grp;
+    if (!g)
+        return;
+    spx_srv_grp_invites_free(g);
+    spx_fence_engine_t *e = g->coll;
+    g->coll = NULL;
+    spx_fence_engine_destroy(e); /* answers every arrival (op_reply needs g) */
+    ctx->grp = NULL;
+    while (!LIST_EMPTY(&g->groups))
+        group_free(g, LIST_FIRST(&g->groups));
+    free(g);
+}
+
+struct node_of {
+    struct spx_srv_ctx *ctx;
+    uint32_t node;
+};
+
+/* Does set name a process on the node? arg: a struct node_of. */
+static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    const struct node_of *on = arg;
+    uint32_t *nodes;
+    size_t n;
+    if (spx_srv_mn_set_nodes(on->ctx, set, nset, &nodes, &n) != 0)
+        return false;
+    bool hit = false;
+    for (size_t i = 0; i < n && !hit; i++)
+        hit = nodes[i] == on->node;
+    free(nodes);
+    return hit;
+}
+
+static void grp_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
+{
+    struct node_of on = {.ctx = ctx, .node = node};
+    if (!ctx->grp || !ctx->grp->coll)
+        return;
+    if (lost)
+        spx_fence_fail_if(ctx->grp->coll, set_on_node, &on, PMIX_ERR_UNREACH);
+    else
+        spx_fence_fail_gathering_if(ctx->grp->coll, set_on_node, &on, PMIX_ERR_UNREACH);
+    spx_srv_grp_invites_node_gone(ctx->grp, node);
+}
+
+static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
+{
+    (void)finalized;
+    if (ctx->grp && ctx->grp->coll)
+        spx_fence_proc_lost(ctx->grp->coll, proc);
+    if (ctx->grp)
+        spx_srv_grp_invites_proc_gone(ctx->grp, proc);
+}
+
+static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
+{
+    (void)channel;
+    if (ctx->grp)
+        spx_srv_grp_recv(ctx->grp, from, b);
+}
+
+const struct spx_srv_engine_ops spx_srv_group_engine = {
+    .name = "group",
+    .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_GROUP),
+    .setup = grp_setup,
+    .recv = grp_recv,
+    .teardown = grp_teardown,
+    .node_gone = grp_node_gone,
+    .proc_gone = grp_proc_gone,
+};

@@ -1,0 +1,103 @@
+/* group_int.h - what the two files of the group engine share: group.c
+ * (GROUP requests, construct and destruct collectives, the groups this node
+ * knows, context ids) and group_invite.c (invite, join and leave: an
+ * invitation lives on its leader's node, answers and outcomes travel on the
+ * group channel). Not for other files: they use engine_group.h.
+ * Everything runs on the progress thread.
+ */
+#ifndef SPX_SERVER_GROUP_INT_H
+#define SPX_SERVER_GROUP_INT_H
+
+#include <sys/queue.h>
+
+#include "server/core.h"
+#include "server/fence.h"
+
+/* A group this node knows (constructed, not yet destructed). */
+struct grp_record {
+    LIST_ENTRY(grp_record) link;    /* in spx_srv_grp.groups */
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t *members;           /* sorted (owned) */
+    size_t nmembers;
+    bool have_cid;
+    uint64_t cid;
+    uint8_t *outcome;               /* the construct's outcome bytes (owned) */
+    size_t noutcome;
+};
+
+/* A local member's GROUP request inside a construct or destruct collective. */
+struct grp_arrival {
+    LIST_ENTRY(grp_arrival) link;   /* in spx_srv_grp.arrivals */
+    struct spx_srv_peer *peer;      /* referenced */
+    uint32_t seq;
+    uint8_t op;                     /* enum spx_grp_op */
+    char id[PMIX_MAX_NSLEN + 1];
+    char tag[PMIX_MAX_NSLEN + 3];   /* "C:<id>" or "D:<id>" */
+    pmix_proc_t proc;
+    bool want_cid;
+    pmix_info_t *ginfo;             /* its PMIX_GROUP_INFO entries (owned) */
+    size_t nginfo;
+};
+
+struct grp_invite;                  /* group_invite.c */
+struct grp_join;
+struct grp_answer;
+
+struct spx_srv_grp {
+    struct spx_srv_ctx *ctx;        /* borrowed */
+    spx_fence_engine_t *coll;       /* construct/destruct collectives (owned) */
+    LIST_HEAD(, grp_record) groups;
+    LIST_HEAD(, grp_arrival) arrivals;
+    LIST_HEAD(, grp_invite) invites;  /* invitations led from this node (group_invite.c) */
+    LIST_HEAD(, grp_join) joins;      /* local joins waiting for their outcome */
+    LIST_HEAD(, grp_answer) answers;  /* answers that came before their invitation */
+    uint64_t next_slot;             /* context ids: see spx_srv_grp_cid_take */
+};
+
+/* ---- group.c ---- */
+/* A new context id of this node, never handed out before; 0 when none is left. */
+uint64_t spx_srv_grp_cid_take(struct spx_srv_grp *g);
+struct grp_record *spx_srv_grp_find(struct spx_srv_grp *g, const char *id);
+bool spx_srv_grp_has(const struct grp_record *r, const pmix_proc_t *p);
+/* Applies an outcome (proto/group.h; data borrowed): the endpoint data of the
+ * members of other nodes goes into ctx->store, and the group is recorded
+ * (replacing one of that name) when keep or one of its members is local.
+ * *out (may be NULL) gets the record, or NULL when none was kept. */
+pmix_status_t spx_srv_grp_apply_outcome(struct spx_srv_grp *g, const void *data, size_t ndata,
+                                        bool keep, struct grp_record **out);
+/* Appends proc's MEMBER item (its group info and its REMOTE/GLOBAL data). */
+void spx_srv_grp_push_member(struct spx_srv_grp *g, spx_buf_t *out, const char *id,
+                             const pmix_proc_t *proc, bool want_cid, const pmix_info_t *ginfo,
+                             size_t nginfo);
+/* The PMIX_GROUP_INFO entries of info (each a data array of infos, or one
+ * info) copied into *out (malloc'd, spx_info_array_free) and *nout. */
+pmix_status_t spx_srv_grp_take_info(const pmix_info_t *info, size_t n, pmix_info_t **out,
+                                    size_t *nout);
+/* Replies to a GROUP request: status, and the outcome bytes when given. */
+void spx_srv_grp_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t status,
+                       const void *outcome, size_t noutcome);
+/* Raises an event from source to the processes targets (RANGE_CUSTOM), here
+ * and on the other nodes, with PMIX_GROUP_ID = id and the extra infos. */
+void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix_proc_t *source,
+                       const pmix_proc_t *targets, size_t ntargets, const char *id,
+                       const pmix_info_t *extra, size_t nextra);
+
+/* ---- group_invite.c ---- */
+/* INVITE, JOIN_ACCEPT, JOIN_DECLINE and LEAVE requests of p: PMIX_SUCCESS
+ * (answered later, or already), or a status to reply at once. */
+pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
+                                       const char *id, const pmix_proc_t *procs, size_t nprocs,
+                                       const pmix_info_t *info, size_t ninfo);
+pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
+                                     const char *id, bool accept, const pmix_proc_t *leader,
+                                     const pmix_info_t *info, size_t ninfo);
+pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id);
+/* A message on the group channel from node `from`. */
+void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b);
+/* A process (of any node) or a node is gone: invitations and joins that need it end. */
+void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc);
+void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node);
+/* Answers and frees everything of group_invite.c (server stop). */
+void spx_srv_grp_invites_free(struct spx_srv_grp *g);
+
+#endif

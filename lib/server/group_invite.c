@@ -1,0 +1,719 @@
+/* group_invite.c - groups built by invitation (PMIx_Group_invite /
+ * PMIx_Group_join) and PMIx_Group_leave, in the group engine (group_int.h).
+ *
+ * An invitation lives on its leader's node: the leader's INVITE request
+ * makes it (the leader is a member; its MEMBER item - group info and endpoint
+ * data - is the first of the outcome) and raises PMIX_GROUP_INVITED to the
+ * invitees (source: the leader). A joiner's JOIN_ACCEPT makes its MEMBER item
+ * on its own node and sends it to the leader's node in an ANSWER; a decline
+ * sends an ANSWER without one and is answered at once, as is an accept that
+ * names no leader. The leader gets PMIX_GROUP_INVITE_ACCEPTED /
+ * _DECLINED (source: the joiner). Once every invitee has answered, failed
+ * (died, its node was lost) or the invitation's PMIX_TIMEOUT ran out:
+ *   - all accepted, or PMIX_GROUP_OPTIONAL: the leader's node adds the
+ *     context id (if any member asked for one), applies and records the
+ *     outcome, answers the leader's INVITE with it, broadcasts DONE with it
+ *     (every node applies it; the joins waiting there are answered with it)
+ *     and raises PMIX_GROUP_CONSTRUCT_COMPLETE to the members (with
+ *     PMIX_GROUP_MEMBERSHIP and PMIX_GROUP_CONTEXT_ID), and
+ *     PMIX_GROUP_INVITE_FAILED to the leader for each invitee not in;
+ *   - else PMIX_GROUP_CONSTRUCT_ABORT: to the invitees as an event, to the
+ *     leader and the waiting joins as their status.
+ * A leader that goes away (dies, finalizes, its node is lost) ends its
+ * invitations with PMIX_GROUP_LEADER_FAILED: an event to the invitees and
+ * the status of their joins. An answer that comes before its invitation is
+ * kept (struct grp_answer) until the invitation comes or the leader goes.
+ *
+ * Messages on SPX_SRV_CH_GROUP (u8 kind first; every field bounded by the codec):
+ *   ANSWER  str id, proc leader, proc joiner, u8 accept, bytes item
+ *   DONE    str id, proc leader, proc target (nspace "": every joiner),
+ *           i32 status, bytes outcome (empty unless PMIX_SUCCESS)
+ */
+#include "config.h"
+#include "server/core.h"
+#include "server/group_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "codec/value.h"
+#include "progress/progress.h"
+#include "proto/group.h"
+#include "proto/msg.h"
+#include "types/types.h"
+#include "util/log.h"
+
+enum { GRP_MSG_ANSWER = 1, GRP_MSG_DONE = 2 };
+enum grp_ans_state { ANS_PENDING, ANS_ACCEPTED, ANS_DECLINED, ANS_FAILED };
+
+struct grp_invite {
+    LIST_ENTRY(grp_invite) link;    /* in spx_srv_grp.invites */
+    struct spx_srv_grp *g;          /* borrowed */
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader;
+    struct spx_srv_peer *peer;      /* the leader's connection (referenced) */
+    uint32_t seq;                   /* of its INVITE */
+    pmix_proc_t *invitees;          /* sorted, unique, leader excluded (owned) */
+    uint8_t *state;                 /* [i]: enum grp_ans_state (owned) */
+    size_t n;
+    spx_buf_t items;                /* MEMBER items: the leader's, the acceptors' */
+    bool optional;
+    spx_timer_t *timer;             /* PMIX_TIMEOUT, or NULL */
+};
+
+struct grp_join {
+    LIST_ENTRY(grp_join) link;      /* in spx_srv_grp.joins */
+    struct spx_srv_peer *peer;      /* referenced */
+    uint32_t seq;
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader, joiner;
+};
+
+struct grp_answer {
+    LIST_ENTRY(grp_answer) link;    /* in spx_srv_grp.answers */
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader, joiner;
+    bool accept;
+    uint8_t *item;                  /* owned */
+    size_t nitem;
+};
+
+static bool proc_eq(const pmix_proc_t *a, const pmix_proc_t *b)
+{
+    return a->rank == b->rank && strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN) == 0;
+}
+
+static int proc_cmp(const void *x, const void *y)
+{
+    const pmix_proc_t *a = x, *b = y;
+    int c = strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Node of proc, UINT32_MAX when unknown; this node in single-node mode. */
+static uint32_t node_of(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
+{
+    if (!ctx->mn)
+        return 0;
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, proc->nspace);
+    return ns ? spx_srv_ns_node_of(ns, proc->rank) : UINT32_MAX;
+}
+
+static void group_recv_local(struct spx_srv_grp *g, spx_buf_t *b);
+
+/* Sends b to node (handled right here when it is this node). 0 or -1. */
+static int send_to(struct spx_srv_grp *g, uint32_t node, spx_buf_t *b)
+{
+    if (node == spx_srv_mn_me(g->ctx)) {
+        spx_buf_t in;
+        spx_buf_init_borrowed(&in, b->data, b->len);
+        group_recv_local(g, &in);
+        spx_buf_fini(&in);
+        return 0;
+    }
+    return spx_srv_mn_send(g->ctx, node, SPX_SRV_CH_GROUP, b);
+}
+
+/* ---- DONE: the outcome of an invitation, to every node ---- */
+
+static void push_done(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
+                      const pmix_proc_t *target, pmix_status_t status, const void *outcome,
+                      size_t n)
+{
+    pmix_proc_t all;
+    memset(&all, 0, sizeof(all));
+    spx_buf_push_u8(b, GRP_MSG_DONE);
+    spx_buf_push_str(b, id);
+    spx_codec_push_proc(b, leader);
+    spx_codec_push_proc(b, target ? target : &all);
+    spx_buf_push_i32(b, status);
+    spx_buf_push_bytes(b, outcome, outcome ? n : 0);
+}
+
+/* Answers the local joins of (id, leader) - only target's when given. */
+static void joins_finish(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                         const pmix_proc_t *target, pmix_status_t status, const void *outcome,
+                         size_t n)
+{
+    struct grp_join *j, *next;
+    for (j = LIST_FIRST(&g->joins); j; j = next) {
+        next = LIST_NEXT(j, link);
+        if (strcmp(j->id, id) != 0 || !proc_eq(&j->leader, leader) ||
+            (target && !proc_eq(&j->joiner, target)))
+            continue;
+        spx_srv_grp_reply(j->peer, j->seq, status, status == PMIX_SUCCESS ? outcome : NULL, n);
+        LIST_REMOVE(j, link);
+        spx_srv_peer_unref(j->peer);
+        free(j);
+    }
+}
+
+/* Tells every node (this one answers its joins; the others also apply the outcome). */
+static void done_everywhere(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                            pmix_status_t status, const void *outcome, size_t n)
+{
+    joins_finish(g, id, leader, NULL, status, outcome, n);
+    if (!g->ctx->mn)
+        return;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    push_done(&b, id, leader, NULL, status, outcome, n);
+    if (spx_buf_failed(&b) || spx_srv_mn_bcast(g->ctx, SPX_SRV_CH_GROUP, &b) != 0)
+        spx_warn("group %s: could not tell the other nodes the outcome (status %d)", id, status);
+    spx_buf_fini(&b);
+}
+
+/* ---- invitations ---- */
+
+static void invite_free(struct grp_invite *inv)
+{
+    LIST_REMOVE(inv, link);
+    if (inv->timer)
+        spx_timer_cancel(inv->timer);
+    spx_srv_peer_unref(inv->peer);
+    free(inv->invitees);
+    free(inv->state);
+    spx_buf_fini(&inv->items);
+    free(inv);
+}
+
+static struct grp_invite *invite_find(struct spx_srv_grp *g, const char *id,
+                                      const pmix_proc_t *leader)
+{
+    struct grp_invite *inv;
+    LIST_FOREACH(inv, &g->invites, link)
+        if (strcmp(inv->id, id) == 0 && proc_eq(&inv->leader, leader))
+            return inv;
+    return NULL;
+}
+
+/* Ends inv with an error: the invitees hear it (event), the waiting joins and
+ * the leader get it as their status. */
+static void invite_fail(struct grp_invite *inv, pmix_status_t status)
+{
+    struct spx_srv_grp *g = inv->g;
+    pmix_info_t aff;
+    PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &inv->leader, PMIX_PROC);
+    spx_warn("group %s: invitation of %s:%u ends: %s", inv->id, inv->leader.nspace,
+             (unsigned)inv->leader.rank, PMIx_Error_string(status));
+    spx_srv_grp_event(g->ctx, status, &inv->leader, inv->invitees, inv->n, inv->id, &aff, 1);
+    PMIX_INFO_DESTRUCT(&aff);
+    done_everywhere(g, inv->id, &inv->leader, status, NULL, 0);
+    spx_srv_grp_reply(inv->peer, inv->seq, status, NULL, 0);
+    invite_free(inv);
+}
+
+/* Every invitee has answered (or failed): complete or abort. */
+static void invite_resolve(struct grp_invite *inv)
+{
+    struct spx_srv_grp *g = inv->g;
+    size_t failed = 0;
+    for (size_t i = 0; i < inv->n; i++) {
+        if (inv->state[i] == ANS_PENDING)
+            return;
+        failed += inv->state[i] != ANS_ACCEPTED;
+    }
+    if (failed && !inv->optional) {
+        invite_fail(inv, PMIX_GROUP_CONSTRUCT_ABORT);
+        return;
+    }
+    /* the leader's node assigns the context id when a member asked for one */
+    spx_grp_outcome_t o;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (spx_grp_outcome_parse(inv->items.data, inv->items.len, &o) != 0) {
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    } else {
+        if (o.want_cid) {
+            uint64_t cid = spx_srv_grp_cid_take(g);
+            if (cid)
+                spx_grp_push_cid(&inv->items, inv->id, cid);
+            else
+                rc = PMIX_ERR_OUT_OF_RESOURCE;
+        }
+        spx_grp_outcome_fini(&o);
+    }
+    struct grp_record *r = NULL;
+    if (rc == PMIX_SUCCESS && spx_buf_failed(&inv->items))
+        rc = PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS)
+        rc = spx_srv_grp_apply_outcome(g, inv->items.data, inv->items.len, true, &r);
+    if (rc != PMIX_SUCCESS || !r) {
+        invite_fail(inv, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM);
+        return;
+    }
+    for (size_t i = 0; i < inv->n; i++) {
+        if (inv->state[i] == ANS_ACCEPTED)
+            continue;
+        pmix_info_t aff;
+        PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &inv->invitees[i], PMIX_PROC);
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITE_FAILED, &inv->invitees[i], &inv->leader, 1,
+                          inv->id, &aff, 1);
+        PMIX_INFO_DESTRUCT(&aff);
+    }
+    pmix_info_t extra[2];
+    size_t nextra = 0;
+    pmix_data_array_t members = {.type = PMIX_PROC, .size = r->nmembers, .array = r->members};
+    PMIX_INFO_LOAD(&extra[nextra++], PMIX_GROUP_MEMBERSHIP, &members, PMIX_DATA_ARRAY);
+    size_t cid = (size_t)r->cid;
+    if (r->have_cid)
+        PMIX_INFO_LOAD(&extra[nextra++], PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+    spx_debug("group %s: invitation of %s:%u complete, %zu members", inv->id,
+              inv->leader.nspace, (unsigned)inv->leader.rank, r->nmembers);
+    spx_srv_grp_reply(inv->peer, inv->seq, PMIX_SUCCESS, r->outcome, r->noutcome);
+    done_everywhere(g, inv->id, &inv->leader, PMIX_SUCCESS, r->outcome, r->noutcome);
+    spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv->leader, r->members,
+                      r->nmembers, inv->id, extra, nextra);
+    for (size_t i = 0; i < nextra; i++)
+        PMIX_INFO_DESTRUCT(&extra[i]);
+    invite_free(inv);
+}
+
+/* An answer of joiner to inv; item: its MEMBER item (borrowed) when it accepted. */
+static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, bool accept,
+                          const uint8_t *item, size_t nitem)
+{
+    struct spx_srv_grp *g = inv->g;
+    pmix_proc_t *hit = bsearch(joiner, inv->invitees, inv->n, sizeof(*joiner), proc_cmp);
+    if (!hit || inv->state[hit - inv->invitees] != ANS_PENDING) {
+        spx_warn("group %s: answer of %s:%u, who is not invited or answered already: ignored",
+                 inv->id, joiner->nspace, (unsigned)joiner->rank);
+        return;
+    }
+    size_t i = (size_t)(hit - inv->invitees);
+    if (accept) {
+        /* the item must be exactly one MEMBER item of the joiner, for this group */
+        spx_grp_outcome_t o;
+        bool ok = spx_grp_outcome_parse(item, nitem, &o) == 0;
+        ok = ok && o.n == 1 && !o.have_cid && proc_eq(&o.m[0].proc, joiner) &&
+             strcmp(o.grp, inv->id) == 0;
+        if (o.n)
+            spx_grp_outcome_fini(&o);
+        if (!ok) {
+            spx_warn("group %s: malformed acceptance of %s:%u: counted as failed", inv->id,
+                     joiner->nspace, (unsigned)joiner->rank);
+            accept = false;
+        } else {
+            spx_buf_push_raw(&inv->items, item, nitem);
+        }
+    }
+    inv->state[i] = accept ? ANS_ACCEPTED : ANS_DECLINED;
+    spx_srv_grp_event(g->ctx, accept ? PMIX_GROUP_INVITE_ACCEPTED : PMIX_GROUP_INVITE_DECLINED,
+                      joiner, &inv->leader, 1, inv->id, NULL, 0);
+    invite_resolve(inv);
+}
+
+static void invite_timeout(void *arg)
+{
+    struct grp_invite *inv = arg;
+    inv->timer = NULL; /* fired */
+    spx_warn("group %s: invitation timed out", inv->id);
+    for (size_t i = 0; i < inv->n; i++)
+        if (inv->state[i] == ANS_PENDING)
+            inv->state[i] = ANS_FAILED;
+    invite_resolve(inv);
+}
+
+/* The invitees as sorted unique procs without the leader (WILDCARD expanded
+ * by the namespace's PMIX_JOB_SIZE). */
+static pmix_status_t expand_invitees(struct spx_srv_ctx *ctx, const pmix_proc_t *leader,
+                                     const pmix_proc_t *procs, size_t nprocs, pmix_proc_t **out,
+                                     size_t *nout)
+{
+    size_t n = 0, cap = 0;
+    pmix_proc_t *res = NULL;
+    for (size_t i = 0; i < nprocs; i++) {
+        size_t first = procs[i].rank, count = 1;
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
+            struct spx_srv_ns *ns = spx_srv_ns_find(ctx, procs[i].nspace);
+            const pmix_value_t *v = ns ? spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
+                                                        PMIX_JOB_SIZE, NULL)
+                                       : NULL;
+            if (!v || v->type != PMIX_UINT32) {
+                free(res);
+                return PMIX_ERR_BAD_PARAM; /* a namespace this server does not know */
+            }
+            first = 0;
+            count = v->data.uint32;
+        } else if (procs[i].rank >= PMIX_RANK_VALID) {
+            free(res);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (count > SPX_GRP_MAX_MEMBERS || n + count > SPX_GRP_MAX_MEMBERS) {
+            free(res);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (n + count > cap) {
+            size_t nc = 2 * (n + count);
+            pmix_proc_t *p = realloc(res, nc * sizeof(*p));
+            if (!p) {
+                free(res);
+                return PMIX_ERR_NOMEM;
+            }
+            res = p;
+            cap = nc;
+        }
+        for (size_t k = 0; k < count; k++)
+            spx_proc_load(&res[n++], procs[i].nspace, (pmix_rank_t)(first + k));
+    }
+    if (n)
+        qsort(res, n, sizeof(*res), proc_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!proc_eq(&res[i], leader) && (m == 0 || !proc_eq(&res[m - 1], &res[i])))
+            res[m++] = res[i];
+    *out = res;
+    *nout = m;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
+                                       const char *id, const pmix_proc_t *procs, size_t nprocs,
+                                       const pmix_info_t *info, size_t ninfo)
+{
+    if (nprocs == 0)
+        return PMIX_ERR_BAD_PARAM;
+    if (invite_find(g, id, &p->proc))
+        return PMIX_ERR_EXISTS;
+    struct grp_invite *inv = calloc(1, sizeof(*inv));
+    if (!inv)
+        return PMIX_ERR_NOMEM;
+    inv->g = g;
+    memcpy(inv->id, id, strlen(id) + 1);
+    inv->leader = p->proc;
+    inv->peer = p;
+    spx_srv_peer_ref(p);
+    inv->seq = seq;
+    inv->optional = spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL);
+    spx_buf_init(&inv->items);
+    LIST_INSERT_HEAD(&g->invites, inv, link);
+    pmix_info_t *ginfo = NULL;
+    size_t nginfo = 0;
+    pmix_status_t rc = expand_invitees(g->ctx, &p->proc, procs, nprocs, &inv->invitees, &inv->n);
+    if (rc == PMIX_SUCCESS && inv->n && !(inv->state = calloc(inv->n, 1)))
+        rc = PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS)
+        rc = spx_srv_grp_take_info(info, ninfo, &ginfo, &nginfo);
+    if (rc == PMIX_SUCCESS) {
+        spx_srv_grp_push_member(g, &inv->items, id, &p->proc,
+                                spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID), ginfo,
+                                nginfo);
+        if (spx_buf_failed(&inv->items))
+            rc = PMIX_ERR_NOMEM;
+    }
+    spx_info_array_free(ginfo, nginfo);
+    long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    if (rc == PMIX_SUCCESS && timeout > 0 &&
+        !(inv->timer = spx_timer_start((double)timeout, invite_timeout, inv)))
+        rc = PMIX_ERR_NOMEM;
+    if (rc != PMIX_SUCCESS) {
+        invite_free(inv);
+        return rc;
+    }
+    spx_debug("group %s: %s:%u invites %zu processes", id, p->proc.nspace,
+              (unsigned)p->proc.rank, inv->n);
+    spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, inv->invitees, inv->n, id, NULL, 0);
+    /* answers that came first */
+    struct grp_answer *a, *next;
+    for (a = LIST_FIRST(&g->answers); a; a = next) {
+        next = LIST_NEXT(a, link);
+        if (strcmp(a->id, id) != 0 || !proc_eq(&a->leader, &p->proc))
+            continue;
+        LIST_REMOVE(a, link);
+        struct grp_invite *still = invite_find(g, id, &p->proc);
+        if (still)
+            invite_answer(still, &a->joiner, a->accept, a->item, a->nitem);
+        free(a->item);
+        free(a);
+    }
+    if (invite_find(g, id, &p->proc) == inv)
+        invite_resolve(inv); /* nobody else invited, or all answered already */
+    return PMIX_SUCCESS;
+}
+
+/* ---- joins ---- */
+
+pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
+                                     const char *id, bool accept, const pmix_proc_t *leader,
+                                     const pmix_info_t *info, size_t ninfo)
+{
+    struct spx_srv_ctx *ctx = g->ctx;
+    uint32_t node = leader ? node_of(ctx, leader) : UINT32_MAX;
+    if (leader && node == UINT32_MAX)
+        return PMIX_ERR_NOT_FOUND; /* a leader no node of this step hosts */
+    if (leader && proc_eq(leader, &p->proc))
+        return PMIX_ERR_BAD_PARAM;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (leader) {
+        spx_buf_push_u8(&b, GRP_MSG_ANSWER);
+        spx_buf_push_str(&b, id);
+        spx_codec_push_proc(&b, leader);
+        spx_codec_push_proc(&b, &p->proc);
+        spx_buf_push_u8(&b, accept);
+        spx_buf_t item;
+        spx_buf_init(&item);
+        if (accept) {
+            pmix_info_t *ginfo = NULL;
+            size_t nginfo = 0;
+            rc = spx_srv_grp_take_info(info, ninfo, &ginfo, &nginfo);
+            spx_srv_grp_push_member(g, &item, id, &p->proc,
+                                    spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID),
+                                    ginfo, nginfo);
+            spx_info_array_free(ginfo, nginfo);
+        }
+        spx_buf_push_bytes(&b, item.data, item.len);
+        spx_buf_fini(&item);
+        if (rc == PMIX_SUCCESS && spx_buf_failed(&b))
+            rc = PMIX_ERR_NOMEM;
+    }
+    if (rc != PMIX_SUCCESS) {
+        spx_buf_fini(&b);
+        return rc;
+    }
+    if (!accept || !leader) {
+        /* nothing to wait for: answered now, with empty results */
+        spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0);
+        if (leader && send_to(g, node, &b) != 0)
+            spx_warn("group %s: could not tell the leader of a decline", id);
+        spx_buf_fini(&b);
+        return PMIX_SUCCESS;
+    }
+    struct grp_join *j = calloc(1, sizeof(*j));
+    if (!j) {
+        spx_buf_fini(&b);
+        return PMIX_ERR_NOMEM;
+    }
+    j->peer = p;
+    spx_srv_peer_ref(p);
+    j->seq = seq;
+    memcpy(j->id, id, strlen(id) + 1);
+    j->leader = *leader;
+    j->joiner = p->proc;
+    LIST_INSERT_HEAD(&g->joins, j, link);
+    if (spx_srv_mn_node_is_lost(ctx, node) || send_to(g, node, &b) != 0)
+        joins_finish(g, id, leader, &p->proc, PMIX_GROUP_LEADER_FAILED, NULL, 0);
+    spx_buf_fini(&b);
+    return PMIX_SUCCESS;
+}
+
+/* ---- leave ---- */
+
+pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id)
+{
+    struct grp_record *r = spx_srv_grp_find(g, id);
+    if (!r || !spx_srv_grp_has(r, &p->proc))
+        return PMIX_ERR_NOT_FOUND;
+    size_t k = 0;
+    for (size_t i = 0; i < r->nmembers; i++)
+        if (!proc_eq(&r->members[i], &p->proc))
+            r->members[k++] = r->members[i];
+    r->nmembers = k;
+    pmix_info_t aff;
+    PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &p->proc, PMIX_PROC);
+    if (k)
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_LEFT, &p->proc, r->members, k, id, &aff, 1);
+    PMIX_INFO_DESTRUCT(&aff);
+    return PMIX_SUCCESS;
+}
+
+/* ---- the group channel ---- */
+
+static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader, joiner;
+    spx_buf_pull_str_into(b, id, sizeof(id));
+    int bad = spx_codec_pull_proc(b, &leader) | spx_codec_pull_proc(b, &joiner);
+    uint8_t accept = spx_buf_pull_u8(b);
+    size_t nitem = 0;
+    uint8_t *item = spx_buf_pull_bytes(b, &nitem);
+    if (bad || spx_buf_failed(b) || spx_buf_finish(b) != 0 || !id[0] || accept > 1 ||
+        (accept && !item)) {
+        spx_warn("group: malformed invitation answer dropped");
+        free(item);
+        return;
+    }
+    struct grp_invite *inv = invite_find(g, id, &leader);
+    if (inv) {
+        invite_answer(inv, &joiner, accept, item, nitem);
+        free(item);
+        return;
+    }
+    struct spx_srv_client *cl = spx_srv_client_find(g->ctx, leader.nspace, leader.rank);
+    if (!cl || !cl->peer || cl->finalized) {
+        /* no such leader here (any more): the joiner must not wait */
+        spx_buf_t d;
+        spx_buf_init(&d);
+        push_done(&d, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
+        uint32_t node = node_of(g->ctx, &joiner);
+        if (!spx_buf_failed(&d) && node != UINT32_MAX)
+            send_to(g, node, &d);
+        spx_buf_fini(&d);
+        free(item);
+        return;
+    }
+    struct grp_answer *a = calloc(1, sizeof(*a));
+    if (!a) {
+        free(item);
+        return;
+    }
+    memcpy(a->id, id, sizeof(a->id));
+    a->leader = leader;
+    a->joiner = joiner;
+    a->accept = accept;
+    a->item = item;
+    a->nitem = nitem;
+    LIST_INSERT_HEAD(&g->answers, a, link);
+}
+
+static void recv_done(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader, target;
+    spx_buf_pull_str_into(b, id, sizeof(id));
+    int bad = spx_codec_pull_proc(b, &leader) | spx_codec_pull_proc(b, &target);
+    pmix_status_t status = spx_buf_pull_i32(b);
+    size_t n = 0;
+    uint8_t *outcome = spx_buf_pull_bytes(b, &n);
+    if (bad || spx_buf_failed(b) || spx_buf_finish(b) != 0 || !id[0] ||
+        (status == PMIX_SUCCESS && !outcome)) {
+        spx_warn("group: malformed invitation outcome dropped");
+        free(outcome);
+        return;
+    }
+    if (status == PMIX_SUCCESS && remote &&
+        (status = spx_srv_grp_apply_outcome(g, outcome, n, false, NULL)) != PMIX_SUCCESS)
+        spx_warn("group %s: the outcome could not be applied here", id);
+    joins_finish(g, id, &leader, target.nspace[0] ? &target : NULL, status, outcome, n);
+    free(outcome);
+}
+
+static void group_recv_any(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
+{
+    uint8_t kind = spx_buf_pull_u8(b);
+    if (kind == GRP_MSG_ANSWER)
+        recv_answer(g, b);
+    else if (kind == GRP_MSG_DONE)
+        recv_done(g, b, remote);
+    else
+        spx_warn("group: message of unknown kind %u dropped", (unsigned)kind);
+}
+
+static void group_recv_local(struct spx_srv_grp *g, spx_buf_t *b)
+{
+    group_recv_any(g, b, false);
+}
+
+void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b)
+{
+    (void)from;
+    group_recv_any(g, b, true);
+}
+
+/* ---- losses ---- */
+
+/* The leader of local join j is gone: the joiner hears it and its join ends (j freed). */
+static void leader_failed(struct spx_srv_grp *g, struct grp_join *j)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader = j->leader, joiner = j->joiner;
+    memcpy(id, j->id, sizeof(id));
+    pmix_info_t aff;
+    PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &leader, PMIX_PROC);
+    spx_srv_grp_event(g->ctx, PMIX_GROUP_LEADER_FAILED, &leader, &joiner, 1, id, &aff, 1);
+    PMIX_INFO_DESTRUCT(&aff);
+    joins_finish(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
+}
+
+void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc)
+{
+    struct grp_invite *inv, *next;
+    for (inv = LIST_FIRST(&g->invites); inv; inv = next) {
+        next = LIST_NEXT(inv, link);
+        if (proc_eq(&inv->leader, proc)) {
+            invite_fail(inv, PMIX_GROUP_LEADER_FAILED);
+            continue;
+        }
+        pmix_proc_t *hit = bsearch(proc, inv->invitees, inv->n, sizeof(*proc), proc_cmp);
+        if (hit && inv->state[hit - inv->invitees] == ANS_PENDING) {
+            inv->state[hit - inv->invitees] = ANS_FAILED;
+            invite_resolve(inv); /* may free inv */
+        }
+    }
+    struct grp_answer *a, *an;
+    for (a = LIST_FIRST(&g->answers); a; a = an) {
+        an = LIST_NEXT(a, link);
+        if (proc_eq(&a->leader, proc) || proc_eq(&a->joiner, proc)) {
+            if (proc_eq(&a->leader, proc) && a->accept) {
+                /* the joiner waits for an invitation that will not come */
+                spx_buf_t d;
+                spx_buf_init(&d);
+                push_done(&d, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
+                uint32_t node = node_of(g->ctx, &a->joiner);
+                if (!spx_buf_failed(&d) && node != UINT32_MAX)
+                    send_to(g, node, &d);
+                spx_buf_fini(&d);
+            }
+            LIST_REMOVE(a, link);
+            free(a->item);
+            free(a);
+        }
+    }
+    struct grp_join *j, *jn;
+    for (j = LIST_FIRST(&g->joins); j; j = jn) {
+        jn = LIST_NEXT(j, link);
+        if (proc_eq(&j->leader, proc)) {
+            leader_failed(g, j);
+            jn = LIST_FIRST(&g->joins); /* the list changed */
+        }
+    }
+}
+
+void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node)
+{
+    struct grp_invite *inv, *next;
+    for (inv = LIST_FIRST(&g->invites); inv; inv = next) {
+        next = LIST_NEXT(inv, link);
+        bool changed = false;
+        for (size_t i = 0; i < inv->n; i++)
+            if (inv->state[i] == ANS_PENDING && node_of(g->ctx, &inv->invitees[i]) == node) {
+                inv->state[i] = ANS_FAILED;
+                changed = true;
+            }
+        if (changed)
+            invite_resolve(inv);
+    }
+    struct grp_join *j, *jn;
+    for (j = LIST_FIRST(&g->joins); j; j = jn) {
+        jn = LIST_NEXT(j, link);
+        if (node_of(g->ctx, &j->leader) == node) {
+            leader_failed(g, j);
+            jn = LIST_FIRST(&g->joins); /* the list changed */
+        }
+    }
+}
+
+void spx_srv_grp_invites_free(struct spx_srv_grp *g)
+{
+    while (!LIST_EMPTY(&g->invites)) {
+        struct grp_invite *inv = LIST_FIRST(&g->invites);
+        spx_srv_grp_reply(inv->peer, inv->seq, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
+        invite_free(inv);
+    }
+    while (!LIST_EMPTY(&g->joins)) {
+        struct grp_join *j = LIST_FIRST(&g->joins);
+        spx_srv_grp_reply(j->peer, j->seq, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
+        LIST_REMOVE(j, link);
+        spx_srv_peer_unref(j->peer);
+        free(j);
+    }
+    while (!LIST_EMPTY(&g->answers)) {
+        struct grp_answer *a = LIST_FIRST(&g->answers);
+        LIST_REMOVE(a, link);
+        free(a->item);
+        free(a);
+    }
+}
