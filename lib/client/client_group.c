@@ -51,6 +51,22 @@ struct cgroup {
 };
 
 static LIST_HEAD(, cgroup) groups = LIST_HEAD_INITIALIZER(groups); /* guarded by spx_client.lock */
+/* Live groups in the list, also read without the lock (atomics): Fence and
+ * Get look for group ids only when there is one, so that they cost nothing
+ * otherwise (a fence on one node takes well under a microsecond). */
+static unsigned long nlive;
+
+static void set_live(struct cgroup *g, bool live)
+{
+    if (g->live != live)
+        __atomic_add_fetch(&nlive, live ? 1 : (unsigned long)-1, __ATOMIC_RELEASE);
+    g->live = live;
+}
+
+static bool any_live(void)
+{
+    return __atomic_load_n(&nlive, __ATOMIC_ACQUIRE) != 0;
+}
 
 static void cgroup_free(struct cgroup *g)
 {
@@ -75,6 +91,7 @@ void spx_client_groups_clear(void)
     while (!LIST_EMPTY(&groups)) {
         struct cgroup *g = LIST_FIRST(&groups);
         LIST_REMOVE(g, link);
+        set_live(g, false);
         cgroup_free(g);
     }
     pthread_mutex_unlock(&spx_client.lock);
@@ -85,6 +102,8 @@ pmix_status_t spx_client_group_expand(const pmix_proc_t *procs, size_t n, pmix_p
 {
     *out = NULL;
     *nout = 0;
+    if (!any_live())
+        return PMIX_SUCCESS;
     pmix_status_t rc = PMIX_SUCCESS;
     pthread_mutex_lock(&spx_client.lock);
     bool any = false;
@@ -127,6 +146,8 @@ pmix_status_t spx_client_group_expand(const pmix_proc_t *procs, size_t n, pmix_p
 
 pmix_status_t spx_client_group_map(pmix_proc_t *p)
 {
+    if (!any_live())
+        return PMIX_SUCCESS;
     pmix_status_t rc = PMIX_SUCCESS;
     pthread_mutex_lock(&spx_client.lock);
     struct cgroup *g = live_group(p->nspace);
@@ -245,13 +266,13 @@ static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
         free(bytes);
         return PMIX_ERR_NOMEM;
     }
-    g->live = true;
     g->o = *o;
     g->bytes = bytes;
     pthread_mutex_lock(&spx_client.lock);
     struct cgroup *old = live_group(o->grp);
     if (old)
-        old->live = false;
+        set_live(old, false);
+    set_live(g, true);
     for (size_t i = 0; i < o->n && spx_client.cache; i++) {
         /* this node's processes: the server answers for them, with their scopes */
         if (PMIX_CHECK_NSPACE(o->m[i].proc.nspace, spx_client.myproc.nspace) &&
@@ -294,7 +315,7 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
             pthread_mutex_lock(&spx_client.lock);
             struct cgroup *g = live_group(r->id);
             if (g)
-                g->live = false; /* its info stays readable by context id */
+                set_live(g, false); /* its info stays readable by context id */
             pthread_mutex_unlock(&spx_client.lock);
         }
         r->op_cb(status, r->cbdata);
