@@ -304,6 +304,14 @@ static void spx_launch_reaped(uint32_t k, int ws)
         spx_launch_kill_ranks(k, SIGKILL);
     if (expected || L.ending)
         return;
+    if (L.o->keep_going) {
+        /* recoverable mode: the other nodes see the node lost and go on */
+        fprintf(stderr, "spmix-run: the daemon of node %u (pid %d) ended before the job; "
+                        "the job goes on without it (--keep-going)\n", k, (int)d->pid);
+        if (L.worst == 0)
+            L.worst = 1;
+        return;
+    }
     if (WIFSIGNALED(ws))
         fprintf(stderr, "spmix-run: the daemon of node %u (pid %d) was killed by signal %d (%s); "
                         "ending the job\n", k, (int)d->pid, WTERMSIG(ws), strsignal(WTERMSIG(ws)));

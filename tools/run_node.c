@@ -157,6 +157,16 @@ static void spx_run_reaped(struct spx_run_proc *p, int wstatus)
     N.running--;
     if (N.ending)
         return;
+    if ((WIFSIGNALED(wstatus) || (code != 0 && !finalized)) && N.o->keep_going) {
+        /* recoverable mode: the others hear of it (events, failed
+         * collectives) and go on; the job's status remembers it */
+        node_msg("rank %u (pid %d) %s before PMIx_Finalize; the job goes on (--keep-going)\n",
+                 p->rank, (int)p->pid, WIFSIGNALED(wstatus) ? "was killed" : "exited");
+        spx_run_notify_aborted(p->rank);
+        if (code > N.worst)
+            N.worst = code ? code : 1;
+        return;
+    }
     if (WIFSIGNALED(wstatus) || (code != 0 && !finalized)) {
         if (WIFSIGNALED(wstatus))
             node_msg("rank %u (pid %d) was killed by signal %d (%s); ending the job\n", p->rank,

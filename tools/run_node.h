@@ -36,6 +36,7 @@ struct spx_run_opts {
     bool stats;            /* --stats */
     bool tag;              /* --tag-output */
     bool no_lib_path;      /* --no-lib-path */
+    bool keep_going;       /* --keep-going: a rank or node that dies does not end the job */
     double timeout;        /* --timeout, 0: none */
     char **xvars;          /* -x arguments */
     size_t nx;

@@ -73,10 +73,13 @@ static void spx_run_put_lib_first(void)
 static void spx_run_usage(FILE *f)
 {
     fprintf(f, "usage: spmix-run -n N [--nodes M [--map block|cyclic] [--width W] [--stats]]\n"
-               "                 [--timeout SEC] [--tag-output] [--no-lib-path] [-x VAR[=VALUE]]... "
-               "[--] program [args...]\n"
+               "                 [--timeout SEC] [--tag-output] [--no-lib-path] [--keep-going]\n"
+               "                 [-x VAR[=VALUE]]... [--] program [args...]\n"
                "Run N ranks of program under embedded PMIx servers, on this host or on M\n"
-               "simulated nodes (node k at 127.0.0.(k+1)).\n");
+               "simulated nodes (node k at 127.0.0.(k+1)).\n"
+               "--keep-going (or --enable-recovery): a rank that dies before PMIx_Finalize, or\n"
+               "a node's daemon that dies, does not end the job: the others get the events\n"
+               "and failed collectives and go on; the exit status is then non-zero.\n");
 }
 
 /* A whole number in lo..hi, or -1 with a message naming the option. */
@@ -104,6 +107,8 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         { "tag-output", no_argument, NULL, 'T' },
         { "export", required_argument, NULL, 'x' },
         { "no-lib-path", no_argument, NULL, 'L' },
+        { "keep-going", no_argument, NULL, 'k' },
+        { "enable-recovery", no_argument, NULL, 'k' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -157,6 +162,9 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
             break;
         case 'L':
             o->no_lib_path = true;
+            break;
+        case 'k':
+            o->keep_going = true;
             break;
         case 'h':
             spx_run_usage(stdout);

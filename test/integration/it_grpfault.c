@@ -1,0 +1,107 @@
+/*
+ * it_grpfault.c: a process that dies during a group operation, under
+ * spmix-run --keep-going (grpfault.sh, 1 and 3 simulated nodes).
+ *   member  the last rank kills itself (SIGKILL) instead of joining a
+ *           construct over every rank: the others' construct fails with an
+ *           error within 5 s (no PMIX_TIMEOUT is given), never hangs.
+ *   leader  rank 0 invites every other rank (non-blocking) and kills itself
+ *           once the first acceptance came; the last rank never answers (so
+ *           the invitation cannot complete first): every join ends with
+ *           PMIX_GROUP_LEADER_FAILED within 5 s, and the last rank gets the
+ *           PMIX_GROUP_LEADER_FAILED event.
+ * Each survivor prints "it_grpfault: MODE: rank R: OK"; the job's exit
+ * status is the dead rank's (137).
+ */
+#include "itest.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+static volatile int invited, accepted, leader_failed;
+static pmix_proc_t leader;
+
+static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                    pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                    pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (status == PMIX_GROUP_INVITED) {
+        leader = *source;
+        __atomic_store_n(&invited, 1, __ATOMIC_RELEASE);
+    } else if (status == PMIX_GROUP_INVITE_ACCEPTED) {
+        __atomic_store_n(&accepted, 1, __ATOMIC_RELEASE);
+    } else if (status == PMIX_GROUP_LEADER_FAILED) {
+        __atomic_store_n(&leader_failed, 1, __ATOMIC_RELEASE);
+    }
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    if (release_fn)
+        release_fn(release_cbdata);
+}
+
+int main(int argc, char **argv)
+{
+    IT_CHECK(argc == 2, "usage: it_grpfault member|leader");
+    const char *mode = argv[1];
+    uint32_t n = it_init();
+    IT_CHECK(n >= 3, "needs at least 3 ranks");
+    pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_INVITE_ACCEPTED,
+                             PMIX_GROUP_LEADER_FAILED};
+    PMIx_Register_event_handler(codes, 3, NULL, 0, handler, NULL, NULL);
+    it_fence();
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
+    double t0 = it_now();
+    if (strcmp(mode, "member") == 0) {
+        if (it_me.rank == n - 1) {
+            it_sleep_ms(200); /* let the others be inside the construct */
+            raise(SIGKILL);
+        }
+        pmix_status_t rc = PMIx_Group_construct("grp-fault", &wild, 1, NULL, 0, NULL, NULL);
+        IT_CHECK(rc != PMIX_SUCCESS, "construct with a dead member succeeded");
+        IT_CHECK(it_now() - t0 < 5, "the construct took %.1f s to fail", it_now() - t0);
+    } else {
+        if (it_me.rank == 0) {
+            pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
+            for (uint32_t r = 1; r < n; r++)
+                PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+            IT_RC(PMIx_Group_invite_nb("grp-fault", inv, n - 1, NULL, 0, ignore_cb, NULL),
+                  PMIX_SUCCESS, "PMIx_Group_invite_nb");
+            IT_WAIT_FOR(accepted, 20, "a first acceptance");
+            raise(SIGKILL);
+        }
+        IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
+        t0 = it_now();
+        if (it_me.rank == n - 1) {
+            /* never answers, so the invitation cannot complete before the
+             * leader dies; hears of the leader's death as an event */
+            IT_WAIT_FOR(leader_failed, 5, "PMIX_GROUP_LEADER_FAILED");
+            printf("it_grpfault: %s: rank %u: OK\n", mode, (unsigned)it_me.rank);
+            fflush(stdout);
+            it_finalize();
+            return 0;
+        }
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        IT_RC(PMIx_Group_join("grp-fault", &leader, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres),
+              PMIX_GROUP_LEADER_FAILED, "join whose leader died");
+        IT_CHECK(it_now() - t0 < 5, "the join took %.1f s to fail", it_now() - t0);
+    }
+    printf("it_grpfault: %s: rank %u: OK\n", mode, (unsigned)it_me.rank);
+    fflush(stdout);
+    it_finalize();
+    return 0;
+}
