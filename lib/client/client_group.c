@@ -1,6 +1,7 @@
 /* client_group.c - PMIx groups on the client side: PMIx_Group_construct,
- * _destruct, _invite, _join and _leave (each blocking and _nb), and what a
- * group lets a member do afterwards.
+ * _destruct, _invite, _join and _leave (each blocking and _nb), what a group
+ * lets a member do afterwards, and PMIx_Connect / PMIx_Disconnect (a
+ * construct / destruct of a group named after the set of processes).
  *
  * Each call is one GROUP request (proto/msg.h); the server runs the
  * collective over the members' nodes, or the invitation on the leader's node
@@ -562,6 +563,131 @@ SPX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t in
     spx_wait_t w;
     spx_wait_init(&w);
     rc = group_send(SPX_GRP_OP_LEAVE, grp, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_wait_block(&w);
+    spx_wait_fini(&w);
+    return rc;
+}
+
+/* ---- PMIx_Connect / PMIx_Disconnect: a group named after its members ---- */
+
+static int proc_order(const void *x, const void *y)
+{
+    const pmix_proc_t *a = x, *b = y;
+    int c = strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The group id every participant derives from the same set of processes
+ * (in any order): "spx.connect." and a 64-bit FNV-1a hash of the sorted,
+ * deduplicated set (group ids expanded to their members first). */
+static pmix_status_t connect_id(const pmix_proc_t procs[], size_t nprocs, char id[64])
+{
+    if (!procs || nprocs == 0)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_proc_t *set = NULL;
+    size_t n = 0;
+    pmix_status_t rc = spx_client_group_expand(procs, nprocs, &set, &n);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (!set) {
+        if (!(set = malloc(nprocs * sizeof(*set))))
+            return PMIX_ERR_NOMEM;
+        memcpy(set, procs, nprocs * sizeof(*set));
+        n = nprocs;
+    }
+    qsort(set, n, sizeof(*set), proc_order);
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++) {
+        if (i && proc_order(&set[i - 1], &set[i]) == 0)
+            continue;
+        char one[PMIX_MAX_NSLEN + 16];
+        int len = snprintf(one, sizeof(one), "%.*s:%u;", PMIX_MAX_NSLEN, set[i].nspace,
+                           (unsigned)set[i].rank);
+        for (int k = 0; k < len; k++) {
+            h ^= (unsigned char)one[k];
+            h *= 1099511628211ull;
+        }
+    }
+    free(set);
+    snprintf(id, 64, "spx.connect.%016llx", (unsigned long long)h);
+    return PMIX_SUCCESS;
+}
+
+struct connect_req {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+static void connect_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    struct connect_req *c = cbdata;
+    if (release_fn)
+        release_fn(release_cbdata);
+    c->cbfunc(status, c->cbdata);
+    free(c);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nprocs,
+                                         const pmix_info_t info[], size_t ninfo,
+                                         pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    char id[64];
+    pmix_status_t rc = connect_id(procs, nprocs, id);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    struct connect_req *c = calloc(1, sizeof(*c));
+    if (!c)
+        return PMIX_ERR_NOMEM;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    rc = group_send(SPX_GRP_OP_CONSTRUCT, id, procs, nprocs, info, ninfo, connect_done, NULL, c);
+    if (rc != PMIX_SUCCESS)
+        free(c);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
+                                      const pmix_info_t info[], size_t ninfo)
+{
+    char id[64];
+    pmix_status_t rc = connect_id(procs, nprocs, id);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    return info_op_block("PMIx_Connect", SPX_GRP_OP_CONSTRUCT, id, procs, nprocs, info, ninfo,
+                         NULL, NULL);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t nprocs,
+                                            const pmix_info_t info[], size_t ninfo,
+                                            pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!cbfunc)
+        return PMIX_ERR_BAD_PARAM;
+    char id[64];
+    pmix_status_t rc = connect_id(procs, nprocs, id);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    return group_send(SPX_GRP_OP_DESTRUCT, id, NULL, 0, info, ninfo, NULL, cbfunc, cbdata);
+}
+
+SPX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs,
+                                         const pmix_info_t info[], size_t ninfo)
+{
+    char id[64];
+    pmix_status_t rc = connect_id(procs, nprocs, id);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_progress_guard("PMIx_Disconnect");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    spx_wait_t w;
+    spx_wait_init(&w);
+    rc = group_send(SPX_GRP_OP_DESTRUCT, id, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
     if (rc == PMIX_SUCCESS)
         rc = spx_wait_block(&w);
     spx_wait_fini(&w);

@@ -11,13 +11,13 @@
 #include "types/types.h"
 
 void spx_grp_push_member(spx_buf_t *b, const char *grp, const pmix_proc_t *member,
-                         bool want_cid, const pmix_info_t *info, size_t ninfo,
+                         unsigned flags, const pmix_info_t *info, size_t ninfo,
                          const void *records, size_t nrecords)
 {
     spx_buf_push_u8(b, SPX_GRP_ITEM_MEMBER);
     spx_buf_push_str(b, grp);
     spx_codec_push_proc(b, member);
-    spx_buf_push_u8(b, want_cid ? SPX_GRP_F_WANT_CID : 0);
+    spx_buf_push_u8(b, (uint8_t)(flags & (SPX_GRP_F_WANT_CID | SPX_GRP_F_NOTIFY_TERM)));
     spx_codec_push_info_array(b, info, ninfo);
     spx_buf_push_bytes(b, records, nrecords);
 }
@@ -82,12 +82,14 @@ static int read_member(spx_buf_t *b, spx_grp_outcome_t *o, size_t *cap)
         return -1;
     o->n++; /* from here on the outcome owns m->info */
     uint32_t n = spx_buf_pull_u32(b);
-    if (spx_buf_failed(b) || n > spx_buf_remaining(b) || (flags & ~SPX_GRP_F_WANT_CID))
+    if (spx_buf_failed(b) || n > spx_buf_remaining(b) ||
+        (flags & ~(SPX_GRP_F_WANT_CID | SPX_GRP_F_NOTIFY_TERM)))
         return -1;
     m->records = b->data + b->pos;
     m->nrecords = n;
     b->pos += n;
     o->want_cid |= (flags & SPX_GRP_F_WANT_CID) != 0;
+    o->notify_term |= (flags & SPX_GRP_F_NOTIFY_TERM) != 0;
     return 0;
 }
 

@@ -10,7 +10,8 @@
  *                info[] group_info, u32 n, n bytes of records (proto/records.h:
  *                the member's endpoint data)
  *              | u8 SPX_GRP_ITEM_CID, str group, u64 context id
- *     flags   := bit 0: the member asked for a context id
+ *     flags   := bit 0: the member asked for a context id; bit 1: it asked
+ *                for PMIX_GROUP_NOTIFY_TERMINATION
  * Every item of one outcome names the same group; a member appears once;
  * at most one context id.
  */
@@ -26,13 +27,14 @@
 
 enum spx_grp_item_kind { SPX_GRP_ITEM_MEMBER = 1, SPX_GRP_ITEM_CID = 2 };
 #define SPX_GRP_F_WANT_CID 0x1u
+#define SPX_GRP_F_NOTIFY_TERM 0x2u
 
 /* Most members one outcome may name (bounds what a peer can make us allocate). */
 #define SPX_GRP_MAX_MEMBERS (1u << 20)
 
-/* Appends a MEMBER item. grp, member, info, records: borrowed. */
+/* Appends a MEMBER item (flags: SPX_GRP_F_*). grp, member, info, records: borrowed. */
 void spx_grp_push_member(spx_buf_t *b, const char *grp, const pmix_proc_t *member,
-                         bool want_cid, const pmix_info_t *info, size_t ninfo,
+                         unsigned flags, const pmix_info_t *info, size_t ninfo,
                          const void *records, size_t nrecords);
 /* Appends a CID item. */
 void spx_grp_push_cid(spx_buf_t *b, const char *grp, uint64_t cid);
@@ -52,6 +54,7 @@ typedef struct spx_grp_outcome {
     spx_grp_member_t *m;        /* owned */
     size_t n;
     bool want_cid;              /* some member asked for a context id */
+    bool notify_term;           /* some member asked for PMIX_GROUP_NOTIFY_TERMINATION */
     bool have_cid;
     uint64_t cid;
 } spx_grp_outcome_t;

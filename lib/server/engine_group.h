@@ -32,6 +32,12 @@ extern const struct spx_srv_engine_ops spx_srv_group_engine;
 /* A GROUP frame of p (0, or -1 for a malformed payload: the caller closes). */
 int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
 
+/* Does range (a PMIX_EVENT_CUSTOM_RANGE entry) name proc as a member of a
+ * group this node knows - (group id, WILDCARD) or (group id, r) for the
+ * r-th member? */
+bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range,
+                         const pmix_proc_t *proc);
+
 /* The network's answer to one of the engine's collectives (nodes.c). */
 struct spx_fence_engine *spx_srv_group_coll_engine(struct spx_srv_ctx *ctx);
 

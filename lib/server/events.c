@@ -11,6 +11,7 @@
 #include "config.h"
 #include "server/core.h"
 #include "server/engine_events.h"
+#include "server/engine_group.h"
 #include "server/fence.h"
 #include "server/server.h"
 
@@ -23,23 +24,37 @@
 #include "types/types.h"
 #include "util/log.h"
 
+/* Is proc named by one of the n range entries: directly, or as a member of
+ * a group whose id an entry uses as namespace (engine_group.h)? */
+static bool named_by(const struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                     const pmix_proc_t *range, size_t n)
+{
+    if (spx_fence_proc_in_set(proc, range, n))
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (spx_srv_group_names(ctx, &range[i], proc))
+            return true;
+    return false;
+}
+
 /* Is proc named by the PMIX_EVENT_CUSTOM_RANGE directive? */
-static bool in_custom_range(const pmix_proc_t *proc, const pmix_info_t *info, size_t ninfo)
+static bool in_custom_range(const struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                           const pmix_info_t *info, size_t ninfo)
 {
     const pmix_info_t *r = spx_info_find(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
     if (!r)
         return false;
     if (r->value.type == PMIX_PROC && r->value.data.proc)
-        return spx_fence_proc_in_set(proc, r->value.data.proc, 1);
+        return named_by(ctx, proc, r->value.data.proc, 1);
     if (r->value.type == PMIX_DATA_ARRAY && r->value.data.darray &&
         r->value.data.darray->type == PMIX_PROC)
-        return spx_fence_proc_in_set(proc, r->value.data.darray->array,
-                                     r->value.data.darray->size);
+        return named_by(ctx, proc, r->value.data.darray->array, r->value.data.darray->size);
     return false;
 }
 
-static bool in_range(const pmix_proc_t *proc, const pmix_proc_t *source, pmix_data_range_t range,
-                     const pmix_info_t *info, size_t ninfo)
+static bool in_range(const struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                     const pmix_proc_t *source, pmix_data_range_t range, const pmix_info_t *info,
+                     size_t ninfo)
 {
     switch (range) {
     case PMIX_RANGE_PROC_LOCAL:
@@ -47,7 +62,7 @@ static bool in_range(const pmix_proc_t *proc, const pmix_proc_t *source, pmix_da
     case PMIX_RANGE_NAMESPACE:
         return spx_nspace_eq(proc->nspace, source->nspace);
     case PMIX_RANGE_CUSTOM:
-        return in_custom_range(proc, info, ninfo);
+        return in_custom_range(ctx, proc, info, ninfo);
     case PMIX_RANGE_INVALID:
         return false;
     default: /* UNDEF, RM, LOCAL, SESSION, GLOBAL: every local client */
@@ -81,7 +96,7 @@ void spx_srv_event_deliver(struct spx_srv_ctx *ctx, pmix_status_t status, const 
     LIST_FOREACH(p, &ctx->peers, link) {
         if (p == except || p->state != SPX_PEER_READY || !p->conn || !p->client)
             continue;
-        if (!in_range(&p->proc, source, range, info, ninfo))
+        if (!in_range(ctx, &p->proc, source, range, info, ninfo))
             continue;
         spx_buf_t copy;
         spx_buf_init(&copy);

@@ -101,8 +101,14 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
     return spx_srv_set_local_members(g->ctx, set, nset, out, gone);
 }
 
+unsigned spx_srv_grp_flags(const pmix_info_t *info, size_t ninfo)
+{
+    return (spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID) ? SPX_GRP_F_WANT_CID : 0) |
+           (spx_info_flag(info, ninfo, PMIX_GROUP_NOTIFY_TERMINATION) ? SPX_GRP_F_NOTIFY_TERM : 0);
+}
+
 void spx_srv_grp_push_member(struct spx_srv_grp *g, spx_buf_t *out, const char *id,
-                             const pmix_proc_t *proc, bool want_cid, const pmix_info_t *ginfo,
+                             const pmix_proc_t *proc, unsigned flags, const pmix_info_t *ginfo,
                              size_t nginfo)
 {
     spx_buf_t rec;
@@ -111,7 +117,7 @@ void spx_srv_grp_push_member(struct spx_srv_grp *g, spx_buf_t *out, const char *
                           SPX_SCOPE_BIT(PMIX_REMOTE) | SPX_SCOPE_BIT(PMIX_GLOBAL), false, NULL);
     if (spx_buf_failed(&rec))
         spx_buf_set_error(out, ENOMEM);
-    spx_grp_push_member(out, id, proc, want_cid, ginfo, nginfo, rec.data, rec.len);
+    spx_grp_push_member(out, id, proc, flags, ginfo, nginfo, rec.data, rec.len);
     spx_buf_fini(&rec);
 }
 
@@ -124,7 +130,7 @@ static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_
         spx_buf_set_error(out, EINVAL);
         return 0;
     }
-    spx_srv_grp_push_member(g, out, a->id, proc, a->want_cid, a->ginfo, a->nginfo);
+    spx_srv_grp_push_member(g, out, a->id, proc, a->flags, a->ginfo, a->nginfo);
     return 0;
 }
 
@@ -263,6 +269,7 @@ pmix_status_t spx_srv_grp_apply_outcome(struct spx_srv_grp *g, const void *data,
         r->noutcome = ndata;
         r->have_cid = o.have_cid;
         r->cid = o.cid;
+        r->notify_term = o.notify_term;
         struct grp_record *old = spx_srv_grp_find(g, r->id);
         if (old) /* a group of that name no member here destructed: replaced */
             group_free(g, old);
@@ -458,6 +465,9 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
     struct grp_record *r = spx_srv_grp_find(g, id);
     const pmix_proc_t *set = procs;
     size_t nset = nprocs;
+    for (size_t i = 0; i < nprocs; i++)
+        if (!spx_srv_ns_find(p->ctx, procs[i].nspace))
+            return PMIX_ERR_NOT_SUPPORTED; /* a process of another job: not (yet) */
     if (op == SPX_GRP_OP_CONSTRUCT) {
         if (nprocs == 0)
             return PMIX_ERR_BAD_PARAM;
@@ -495,7 +505,7 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
     memcpy(a->id, id, strlen(id) + 1);
     snprintf(a->tag, sizeof(a->tag), "%c:%s", op == SPX_GRP_OP_CONSTRUCT ? 'C' : 'D', id);
     a->proc = p->proc;
-    a->want_cid = spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+    a->flags = spx_srv_grp_flags(info, ninfo);
     LIST_INSERT_HEAD(&g->arrivals, a, link);
     pmix_status_t rc = spx_srv_grp_take_info(info, ninfo, &a->ginfo, &a->nginfo);
     if (rc != PMIX_SUCCESS) {
@@ -604,13 +614,54 @@ static void grp_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     spx_srv_grp_invites_node_gone(ctx->grp, node);
 }
 
+bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range,
+                         const pmix_proc_t *proc)
+{
+    if (!ctx->grp)
+        return false;
+    struct grp_record *r;
+    LIST_FOREACH(r, &ctx->grp->groups, link) {
+        if (strncmp(r->id, range->nspace, PMIX_MAX_NSLEN) != 0)
+            continue;
+        if (range->rank == PMIX_RANK_WILDCARD)
+            return spx_srv_grp_has(r, proc);
+        return range->rank < r->nmembers && r->members[range->rank].rank == proc->rank &&
+               strncmp(r->members[range->rank].nspace, proc->nspace, PMIX_MAX_NSLEN) == 0;
+    }
+    return false;
+}
+
+/* A member of groups with PMIX_GROUP_NOTIFY_TERMINATION died: this node's
+ * other members of each hear PMIX_GROUP_MEMBER_FAILED (every node with
+ * members does the same for its own, so nothing goes over the network). */
+static void notify_termination(struct spx_srv_grp *g, const pmix_proc_t *proc)
+{
+    struct grp_record *r;
+    LIST_FOREACH(r, &g->groups, link) {
+        if (!r->notify_term || !spx_srv_grp_has(r, proc))
+            continue;
+        pmix_info_t info[4];
+        pmix_data_array_t range = {.type = PMIX_PROC, .size = r->nmembers, .array = r->members};
+        bool yes = true;
+        PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &range, PMIX_DATA_ARRAY);
+        PMIX_INFO_LOAD(&info[1], PMIX_GROUP_ID, r->id, PMIX_STRING);
+        PMIX_INFO_LOAD(&info[2], PMIX_EVENT_AFFECTED_PROC, proc, PMIX_PROC);
+        PMIX_INFO_LOAD(&info[3], PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
+        spx_srv_event_deliver(g->ctx, PMIX_GROUP_MEMBER_FAILED, proc, PMIX_RANGE_CUSTOM, info, 4,
+                              NULL);
+        for (size_t i = 0; i < 4; i++)
+            PMIX_INFO_DESTRUCT(&info[i]);
+    }
+}
+
 static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
 {
-    (void)finalized;
     if (ctx->grp && ctx->grp->coll)
         spx_fence_proc_lost(ctx->grp->coll, proc);
     if (ctx->grp)
         spx_srv_grp_invites_proc_gone(ctx->grp, proc);
+    if (ctx->grp && !finalized)
+        notify_termination(ctx->grp, proc);
 }
 
 static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)

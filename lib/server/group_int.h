@@ -21,6 +21,7 @@ struct grp_record {
     size_t nmembers;
     bool have_cid;
     uint64_t cid;
+    bool notify_term;               /* PMIX_GROUP_NOTIFY_TERMINATION: members hear of a death */
     uint8_t *outcome;               /* the construct's outcome bytes (owned) */
     size_t noutcome;
 };
@@ -34,7 +35,7 @@ struct grp_arrival {
     char id[PMIX_MAX_NSLEN + 1];
     char tag[PMIX_MAX_NSLEN + 3];   /* "C:<id>" or "D:<id>" */
     pmix_proc_t proc;
-    bool want_cid;
+    unsigned flags;                 /* SPX_GRP_F_* it asked for */
     pmix_info_t *ginfo;             /* its PMIX_GROUP_INFO entries (owned) */
     size_t nginfo;
 };
@@ -67,8 +68,10 @@ pmix_status_t spx_srv_grp_apply_outcome(struct spx_srv_grp *g, const void *data,
                                         bool keep, struct grp_record **out);
 /* Appends proc's MEMBER item (its group info and its REMOTE/GLOBAL data). */
 void spx_srv_grp_push_member(struct spx_srv_grp *g, spx_buf_t *out, const char *id,
-                             const pmix_proc_t *proc, bool want_cid, const pmix_info_t *ginfo,
+                             const pmix_proc_t *proc, unsigned flags, const pmix_info_t *ginfo,
                              size_t nginfo);
+/* The SPX_GRP_F_* flags a request's directives ask for. */
+unsigned spx_srv_grp_flags(const pmix_info_t *info, size_t ninfo);
 /* The PMIX_GROUP_INFO entries of info (each a data array of infos, or one
  * info) copied into *out (malloc'd, spx_info_array_free) and *nout. */
 pmix_status_t spx_srv_grp_take_info(const pmix_info_t *info, size_t n, pmix_info_t **out,

@@ -396,9 +396,8 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     if (rc == PMIX_SUCCESS)
         rc = spx_srv_grp_take_info(info, ninfo, &ginfo, &nginfo);
     if (rc == PMIX_SUCCESS) {
-        spx_srv_grp_push_member(g, &inv->items, id, &p->proc,
-                                spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID), ginfo,
-                                nginfo);
+        spx_srv_grp_push_member(g, &inv->items, id, &p->proc, spx_srv_grp_flags(info, ninfo),
+                                ginfo, nginfo);
         if (spx_buf_failed(&inv->items))
             rc = PMIX_ERR_NOMEM;
     }
@@ -459,8 +458,7 @@ pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer 
             pmix_info_t *ginfo = NULL;
             size_t nginfo = 0;
             rc = spx_srv_grp_take_info(info, ninfo, &ginfo, &nginfo);
-            spx_srv_grp_push_member(g, &item, id, &p->proc,
-                                    spx_info_flag(info, ninfo, PMIX_GROUP_ASSIGN_CONTEXT_ID),
+            spx_srv_grp_push_member(g, &item, id, &p->proc, spx_srv_grp_flags(info, ninfo),
                                     ginfo, nginfo);
             spx_info_array_free(ginfo, nginfo);
         }

@@ -18,6 +18,9 @@
  *   3. destructs them: a second destruct, or one of a group this rank is not
  *      in, is PMIX_ERR_NOT_FOUND; the qualified Get still works afterwards
  *      (Open MPI reads it after destructing);
+ *   PMIx_Connect (each rank listing the job in its own order) and
+ *   PMIx_Disconnect, a second disconnect being PMIX_ERR_NOT_FOUND; an event
+ *   whose PMIX_EVENT_CUSTOM_RANGE is (group id, WILDCARD) reaches the members;
  *   4. bad parameters: NULL or over-long group id, no members, a construct
  *      this rank is not a member of; a construct whose last rank never comes
  *      fails with PMIX_ERR_TIMEOUT under PMIX_TIMEOUT, promptly.
@@ -28,6 +31,25 @@
 #include <inttypes.h>
 
 static uint32_t nprocs;
+#define IT_GRP_EVENT (PMIX_EXTERNAL_ERR_BASE - 31)
+static volatile int grp_events;
+
+static void grp_event_handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                              pmix_info_t info[], size_t ninfo, pmix_info_t *results,
+                              size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                              void *cbdata)
+{
+    (void)id;
+    (void)status;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    __atomic_add_fetch(&grp_events, 1, __ATOMIC_ACQ_REL);
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
 
 static const pmix_info_t *find(const pmix_info_t *info, size_t n, const char *key)
 {
@@ -175,6 +197,20 @@ int main(void)
           "PMIx_Get(group id, rank past the last member)");
     PMIX_LOAD_PROCID(&gp, "grp-all", PMIX_RANK_WILDCARD);
     IT_RC(PMIx_Fence(&gp, 1, NULL, 0), PMIX_SUCCESS, "PMIx_Fence(group id)");
+    /* an event whose custom range names the group reaches its members */
+    pmix_status_t code = IT_GRP_EVENT;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, grp_event_handler, NULL, NULL);
+    it_fence();
+    if (it_me.rank == 0) {
+        pmix_info_t range;
+        PMIX_INFO_LOAD(&range, PMIX_EVENT_CUSTOM_RANGE, &gp, PMIX_PROC);
+        IT_RC(PMIx_Notify_event(IT_GRP_EVENT, &it_me, PMIX_RANGE_CUSTOM, &range, 1, NULL, NULL),
+              PMIX_SUCCESS, "PMIx_Notify_event(range: the group)");
+        PMIX_INFO_DESTRUCT(&range);
+    } else {
+        IT_WAIT_FOR(grp_events, 5, "the event sent to the group");
+    }
+    it_fence();
 
     /* 2. two groups at once, then the three context ids compared */
     uint32_t half = 0;
@@ -210,6 +246,16 @@ int main(void)
           "PMIx_Group_destruct(half)");
     IT_RC(PMIx_Group_destruct("grp-nocid", NULL, 0), PMIX_SUCCESS, "PMIx_Group_destruct(nocid)");
     check_local_cid((it_me.rank + 1) % nprocs, cid_all);
+
+    /* PMIx_Connect / PMIx_Disconnect: each rank lists the job its own way */
+    pmix_proc_t *rot = calloc(nprocs, sizeof(*rot));
+    for (uint32_t i = 0; i < nprocs; i++)
+        PMIX_LOAD_PROCID(&rot[i], it_me.nspace, (it_me.rank + i) % nprocs);
+    IT_RC(PMIx_Connect(rot, nprocs, NULL, 0), PMIX_SUCCESS, "PMIx_Connect");
+    IT_RC(PMIx_Disconnect(all, nprocs, NULL, 0), PMIX_SUCCESS, "PMIx_Disconnect");
+    IT_RC(PMIx_Disconnect(all, nprocs, NULL, 0), PMIX_ERR_NOT_FOUND,
+          "PMIx_Disconnect of processes not connected");
+    free(rot);
 
     /* 4. bad parameters, an absent member */
     char longid[PMIX_MAX_NSLEN + 8];

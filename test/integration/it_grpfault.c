@@ -9,6 +9,9 @@
  *           the invitation cannot complete first): every join ends with
  *           PMIX_GROUP_LEADER_FAILED within 5 s, and the last rank gets the
  *           PMIX_GROUP_LEADER_FAILED event.
+ *   notify  a group constructed with PMIX_GROUP_NOTIFY_TERMINATION; then its
+ *           last rank kills itself: every other member gets
+ *           PMIX_GROUP_MEMBER_FAILED naming it within 5 s.
  * Each survivor prints "it_grpfault: MODE: rank R: OK"; the job's exit
  * status is the dead rank's (137).
  */
@@ -17,7 +20,8 @@
 #include <pthread.h>
 #include <signal.h>
 
-static volatile int invited, accepted, leader_failed;
+static volatile int invited, accepted, leader_failed, member_failed;
+static pmix_rank_t failed_rank = PMIX_RANK_UNDEF;
 static pmix_proc_t leader;
 
 static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
@@ -36,6 +40,11 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
         __atomic_store_n(&accepted, 1, __ATOMIC_RELEASE);
     } else if (status == PMIX_GROUP_LEADER_FAILED) {
         __atomic_store_n(&leader_failed, 1, __ATOMIC_RELEASE);
+    } else if (status == PMIX_GROUP_MEMBER_FAILED) {
+        for (size_t i = 0; i < ninfo; i++)
+            if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC))
+                failed_rank = info[i].value.data.proc->rank;
+        __atomic_store_n(&member_failed, 1, __ATOMIC_RELEASE);
     }
     if (cbfunc)
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
@@ -54,18 +63,29 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpfault member|leader");
+    IT_CHECK(argc == 2, "usage: it_grpfault member|leader|notify");
     const char *mode = argv[1];
     uint32_t n = it_init();
     IT_CHECK(n >= 3, "needs at least 3 ranks");
     pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_INVITE_ACCEPTED,
-                             PMIX_GROUP_LEADER_FAILED};
-    PMIx_Register_event_handler(codes, 3, NULL, 0, handler, NULL, NULL);
+                             PMIX_GROUP_LEADER_FAILED, PMIX_GROUP_MEMBER_FAILED};
+    PMIx_Register_event_handler(codes, 4, NULL, 0, handler, NULL, NULL);
     it_fence();
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
     double t0 = it_now();
-    if (strcmp(mode, "member") == 0) {
+    if (strcmp(mode, "notify") == 0) {
+        pmix_info_t nt;
+        bool yes = true;
+        PMIX_INFO_LOAD(&nt, PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
+        IT_RC(PMIx_Group_construct("grp-notify", &wild, 1, &nt, 1, NULL, NULL), PMIX_SUCCESS,
+              "construct with PMIX_GROUP_NOTIFY_TERMINATION");
+        it_fence();
+        if (it_me.rank == n - 1)
+            raise(SIGKILL);
+        IT_WAIT_FOR(member_failed, 5, "PMIX_GROUP_MEMBER_FAILED");
+        IT_CHECK(failed_rank == n - 1, "MEMBER_FAILED names rank %u", (unsigned)failed_rank);
+    } else if (strcmp(mode, "member") == 0) {
         if (it_me.rank == n - 1) {
             it_sleep_ms(200); /* let the others be inside the construct */
             raise(SIGKILL);
