@@ -190,9 +190,24 @@ static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const ch
     struct spx_srv_ctx *ctx = g->ctx;
     const spx_fence_opts_t *o = spx_fence_token_opts(token);
     char id[PMIX_MAX_NSLEN + 1];
+    bool construct = construct_id(set_key, id);
+    if (!ctx->mn && ctx->host.group) {
+        /* a third-party host that runs groups itself (group_host.c) */
+        char did[PMIX_MAX_NSLEN + 1] = "";
+        const char *bar = strchr(set_key, '|');
+        size_t n = bar ? (size_t)(bar - set_key) : 0;
+        if (!construct && n > 2 && n - 2 <= PMIX_MAX_NSLEN) {
+            memcpy(did, set_key + 2, n - 2);
+            did[n - 2] = '\0';
+        }
+        pmix_status_t hrc = spx_srv_grp_host_start(g, construct, construct ? id : did, set, nset,
+                                                   data, ndata, o->timeout, token);
+        if (hrc != PMIX_OPERATION_SUCCEEDED && hrc != PMIX_ERR_NOT_SUPPORTED)
+            return hrc;
+    }
     spx_buf_t b;
     spx_buf_init(&b);
-    if (construct_id(set_key, id)) {
+    if (construct) {
         spx_buf_push_raw(&b, data, ndata);
         if (lowest_node(ctx, set, nset)) {
             uint64_t cid = spx_srv_grp_cid_take(g);

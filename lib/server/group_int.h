@@ -85,6 +85,16 @@ void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix
                        const pmix_proc_t *targets, size_t ntargets, const char *id,
                        const pmix_info_t *extra, size_t nextra);
 
+/* ---- group_host.c ---- */
+/* Hands a construct (this node's items in data, borrowed) or a destruct to
+ * the host's `group` upcall; its answer completes token through the engine.
+ * PMIX_SUCCESS (answer later), or the host's refusal: PMIX_OPERATION_SUCCEEDED
+ * or PMIX_ERR_NOT_SUPPORTED (the engine then goes on without the host), or
+ * an error that fails the collective. */
+pmix_status_t spx_srv_grp_host_start(struct spx_srv_grp *g, bool construct, const char *id,
+                                     const pmix_proc_t *set, size_t nset, const void *data,
+                                     size_t ndata, double timeout, void *token);
+
 /* ---- group_invite.c ---- */
 /* INVITE, JOIN_ACCEPT, JOIN_DECLINE and LEAVE requests of p: PMIX_SUCCESS
  * (answered later, or already), or a status to reply at once. */

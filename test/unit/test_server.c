@@ -11,7 +11,9 @@
  * handshakes, hostile bytes closing one connection while others keep
  * working, COMMIT/GET (scopes, held GET answered by a later commit,
  * OPTIONAL), a two-process fence, NOTIFY delivered as EVENT, JOBCTL cleanup
- * registration, and finalize removing the directory.
+ * registration, and finalize removing the directory. Groups: hostile or
+ * truncated GROUP frames, and a construct/destruct handed to a host's
+ * `group` upcall (its context id and endpoint data reach every member).
  */
 #include "config.h"
 
@@ -36,6 +38,7 @@
 #include "net/conn.h"
 #include "net/unix_sock.h"
 #include "proto/msg.h"
+#include "proto/group.h"
 #include "proto/records.h"
 #include "server/fence.h"
 #include "server/server.h"
@@ -1106,6 +1109,184 @@ START_TEST(server_fence_through_host)
 }
 END_TEST
 
+/* ---- groups (lib/server/group*.c) ---- */
+
+static int group_calls;
+static pmix_group_operation_t group_last_op;
+static size_t group_last_nprocs;
+static bool group_last_had_endpt, group_last_want_cid;
+
+/* The host's group upcall: answers at once, echoing the endpoint data and
+ * assigning context id 4242. */
+static pmix_status_t host_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                                size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    (void)procs;
+    group_calls++;
+    group_last_op = op;
+    group_last_nprocs = nprocs;
+    const pmix_value_t *e = find_key((pmix_info_t *)directives, ndirs, PMIX_GROUP_ENDPT_DATA);
+    group_last_had_endpt = e && e->type == PMIX_BYTE_OBJECT && e->data.bo.size > 0;
+    group_last_want_cid = find_key((pmix_info_t *)directives, ndirs,
+                                   PMIX_GROUP_ASSIGN_CONTEXT_ID) != NULL;
+    pmix_info_t res[2];
+    memset(res, 0, sizeof(res));
+    size_t n = 0;
+    size_t cid = 4242;
+    if (op == PMIX_GROUP_CONSTRUCT) {
+        PMIx_Info_load(&res[n++], PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+        if (e)
+            PMIx_Info_load(&res[n++], PMIX_GROUP_ENDPT_DATA, &e->data.bo, PMIX_BYTE_OBJECT);
+    }
+    cbfunc(PMIX_SUCCESS, res, n, cbdata, NULL, NULL); /* copied before it returns */
+    for (size_t i = 0; i < n; i++)
+        PMIx_Value_destruct(&res[i].value);
+    return PMIX_SUCCESS;
+}
+
+static void server_setup_host_group(void)
+{
+    module.group = host_group;
+    group_calls = 0;
+    server_setup();
+}
+
+static void server_teardown_host_group(void)
+{
+    module.group = NULL;
+    server_teardown();
+}
+
+static uint32_t group_req(int fd, uint8_t op, const char *id, const pmix_proc_t *procs, size_t n,
+                          const pmix_info_t *info, size_t ninfo)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, op);
+    spx_buf_push_str(&b, id);
+    spx_codec_push_proc_array(&b, procs, n);
+    spx_codec_push_info_array(&b, info, ninfo);
+    return send_req(fd, SPX_MSG_GROUP, &b);
+}
+
+/* The status of a GROUP reply; its outcome bytes into *out (malloc'd) when given. */
+static pmix_status_t group_wait(int fd, uint32_t seq, uint8_t **out, size_t *nout)
+{
+    spx_buf_t r;
+    ck_assert_int_eq(recv_reply(fd, SPX_MSG_GROUP, seq, &r), 0);
+    pmix_status_t st = spx_buf_pull_i32(&r);
+    if (out) {
+        *out = spx_buf_remaining(&r) ? spx_buf_pull_bytes(&r, nout) : NULL;
+    }
+    ck_assert_int_eq(spx_buf_finish(&r), 0);
+    spx_buf_fini(&r);
+    return st;
+}
+
+START_TEST(server_group_through_host)
+{
+    pmix_status_t st;
+    int c0 = hello(0, &st, NULL), c1 = hello(1, &st, NULL);
+    pmix_proc_t both[2] = {P("testns", 1), P("testns", 0)};
+    pmix_info_t want;
+    memset(&want, 0, sizeof(want));
+    bool yes = true;
+    PMIx_Info_load(&want, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    uint32_t s0 = group_req(c0, SPX_GRP_OP_CONSTRUCT, "hg", both, 2, &want, 1);
+    uint32_t s1 = group_req(c1, SPX_GRP_OP_CONSTRUCT, "hg", both, 2, &want, 1);
+    uint8_t *o0 = NULL, *o1 = NULL;
+    size_t n0 = 0, n1 = 0;
+    ck_assert_int_eq(group_wait(c0, s0, &o0, &n0), PMIX_SUCCESS);
+    ck_assert_int_eq(group_wait(c1, s1, &o1, &n1), PMIX_SUCCESS);
+    /* the host was asked once, with both members, their items and the wish for an id */
+    ck_assert_int_eq(group_calls, 1);
+    ck_assert_int_eq(group_last_op, PMIX_GROUP_CONSTRUCT);
+    ck_assert_uint_eq(group_last_nprocs, 2);
+    ck_assert(group_last_had_endpt);
+    ck_assert(group_last_want_cid);
+    /* every member got the outcome: both members, the host's context id */
+    spx_grp_outcome_t o;
+    ck_assert_int_eq(spx_grp_outcome_parse(o0, n0, &o), 0);
+    ck_assert_uint_eq(o.n, 2);
+    ck_assert(o.have_cid && o.cid == 4242);
+    spx_grp_outcome_fini(&o);
+    ck_assert(n0 == n1 && memcmp(o0, o1, n0) == 0);
+    free(o0);
+    free(o1);
+    /* destruct goes to the host too */
+    s0 = group_req(c0, SPX_GRP_OP_DESTRUCT, "hg", NULL, 0, NULL, 0);
+    s1 = group_req(c1, SPX_GRP_OP_DESTRUCT, "hg", NULL, 0, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, s0, NULL, NULL), PMIX_SUCCESS);
+    ck_assert_int_eq(group_wait(c1, s1, NULL, NULL), PMIX_SUCCESS);
+    ck_assert_int_eq(group_calls, 2);
+    ck_assert_int_eq(group_last_op, PMIX_GROUP_DESTRUCT);
+    /* and a group that no longer exists is not found */
+    s0 = group_req(c0, SPX_GRP_OP_DESTRUCT, "hg", NULL, 0, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, s0, NULL, NULL), PMIX_ERR_NOT_FOUND);
+    PMIx_Value_destruct(&want.value);
+    close(c0);
+    close(c1);
+}
+END_TEST
+
+/* Hostile or truncated GROUP frames: a malformed one closes that connection,
+ * bad values are answered with an error, the server keeps serving. */
+START_TEST(server_group_hostile)
+{
+    pmix_status_t st;
+    int c0 = hello(0, &st, NULL);
+    /* an unknown operation and an over-long group id: errors, the connection stays */
+    pmix_proc_t me = P("testns", 0);
+    uint32_t seq = group_req(c0, 99, "g", &me, 1, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, seq, NULL, NULL), PMIX_ERR_NOT_SUPPORTED);
+    char longid[PMIX_MAX_NSLEN + 20];
+    memset(longid, 'x', sizeof(longid) - 1);
+    longid[sizeof(longid) - 1] = '\0';
+    seq = group_req(c0, SPX_GRP_OP_CONSTRUCT, longid, &me, 1, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, seq, NULL, NULL), PMIX_ERR_BAD_PARAM);
+    /* a construct with no members, one naming another job, a join naming two leaders */
+    seq = group_req(c0, SPX_GRP_OP_CONSTRUCT, "g", NULL, 0, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, seq, NULL, NULL), PMIX_ERR_BAD_PARAM);
+    pmix_proc_t other = P("otherjob", 0);
+    seq = group_req(c0, SPX_GRP_OP_CONSTRUCT, "g", &other, 1, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, seq, NULL, NULL), PMIX_ERR_NOT_SUPPORTED);
+    pmix_proc_t two[2] = {P("testns", 1), P("testns", 1)};
+    seq = group_req(c0, SPX_GRP_OP_JOIN_ACCEPT, "g", two, 2, NULL, 0);
+    ck_assert_int_eq(group_wait(c0, seq, NULL, NULL), PMIX_ERR_BAD_PARAM);
+    /* a GROUP info entry that is not an info array */
+    pmix_info_t bad;
+    memset(&bad, 0, sizeof(bad));
+    PMIx_Info_load(&bad, PMIX_GROUP_INFO, "not an array", PMIX_STRING);
+    seq = group_req(c0, SPX_GRP_OP_CONSTRUCT, "g", &me, 1, &bad, 1);
+    ck_assert_int_eq(group_wait(c0, seq, NULL, NULL), PMIX_ERR_BAD_PARAM);
+    PMIx_Value_destruct(&bad.value);
+    /* truncated: the op byte alone closes the connection */
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, SPX_GRP_OP_CONSTRUCT);
+    send_req(c0, SPX_MSG_GROUP, &b);
+    ck_assert(closed_by_server(c0));
+    close(c0);
+    /* the server still works: a one-member group on a new connection */
+    int c1 = hello(1, &st, NULL);
+    ck_assert_int_eq(st, PMIX_SUCCESS);
+    pmix_proc_t p1 = P("testns", 1);
+    seq = group_req(c1, SPX_GRP_OP_CONSTRUCT, "solo", &p1, 1, NULL, 0);
+    uint8_t *out = NULL;
+    size_t nout = 0;
+    ck_assert_int_eq(group_wait(c1, seq, &out, &nout), PMIX_SUCCESS);
+    spx_grp_outcome_t o;
+    ck_assert_int_eq(spx_grp_outcome_parse(out, nout, &o), 0);
+    ck_assert_uint_eq(o.n, 1);
+    ck_assert(!o.want_cid);
+    spx_grp_outcome_fini(&o);
+    free(out);
+    close(c1);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
@@ -1134,6 +1315,13 @@ static Suite *server_suite(void)
     tcase_add_test(tc, server_hostile_bytes);
     tcase_add_test(tc, server_commit_get_fence);
     tcase_add_test(tc, server_notify_and_jobctl);
+    tcase_add_test(tc, server_group_hostile);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("server with a host group upcall");
+    tcase_add_checked_fixture(tc, server_setup_host_group, server_teardown_host_group);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, server_group_through_host);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("server with a host fence");
