@@ -1,0 +1,85 @@
+#!/bin/bash
+# test/slurm/test_groups.sh - PMIx groups under srun --mpi=spmix on a real
+# 3-node Slurm 22.05 cluster (test/slurm/cluster.sh). Run as root, holding
+# /tmp/spmix-vc.lock like the other cluster tests:
+#   flock /tmp/spmix-vc.lock test/slurm/test_groups.sh --build DIR [--keep]
+# DIR is a configured build tree (configure --prefix=P); the script runs
+# `make install` there, brings the cluster up with the installed plugin
+# directory first in PluginDir and checks, on 3 nodes x 2 tasks loading our
+# library:
+#   it_group (construct/destruct, context ids, group ids as names);
+#   it_grpinvite in modes accept, decline, optional and leaderfin;
+#   Debian's python3-pmix (test/python/grp_invite.py): a group_invite by
+#   rank 0 and blocking group_joins from a thread of the script, on our
+#   libpmix.so.2 (checked in /proc/self/maps), also with a leader that
+#   starts a second late (the joins come first and must wait); skipped
+#   when /usr/bin/python3 has no pmix module.
+# Prints PASS:/FAIL:/SKIP: lines; exit 1 if anything failed.
+set -u
+
+. "$(dirname "$0")/testlib.sh"
+spx_vc_args "$@"
+
+NFAIL=0
+T0=$(date +%s.%N)
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
+OUT=$(mktemp -d /tmp/spmix-grptest.XXXXXX)
+chmod 755 "$OUT"
+
+if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
+   ! make -s -C "$BUILD" -j2 test/integration/it_group test/integration/it_grpinvite \
+        >>"$OUT/install.log" 2>&1; then
+    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
+fi
+spx_vc_dirs
+[ -f "$PLUGDIR/mpi_spmix.so" ] || { echo "$0: no $PLUGDIR/mpi_spmix.so after make install" >&2; exit 1; }
+IT=$BUILD/test/integration/.libs
+PYTEST=$HERE/../python/grp_invite.py
+
+cleanup() {
+    rm -rf "$OUT"
+    if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
+}
+trap cleanup EXIT
+"$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
+. "$("$CLUSTER" env)"
+cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
+# written by test_groups.sh
+SpmixTimeout=20
+SpmixTreeWidth=2
+SpmixLibDir=$LIBDIR
+SpmixSetLdLibraryPath=yes
+EOF
+"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with mpi.conf"; }
+S="timeout 60 srun --mpi=spmix"
+
+run_ok() { # name expected-line command...
+    local name=$1 want=$2; shift 2
+    if "$@" >"$OUT/o" 2>"$OUT/e" && grep -q -- "$want" "$OUT/o"; then pass "$name"
+    else fail "$name"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
+}
+
+# ---- the integration programs of group.sh and grpinvite.sh ----
+run_ok "3 nodes x 2: it_group (construct/destruct, context ids, group id in Get and Fence)" \
+    "^it_group: 6 ranks: OK$" $S -N3 -n6 "$IT/it_group"
+for mode in accept decline optional leaderfin; do
+    run_ok "3 nodes x 2: it_grpinvite $mode" "^it_grpinvite: $mode: 6 ranks: OK$" \
+        $S -N3 -n6 "$IT/it_grpinvite" $mode
+done
+
+# ---- Debian's python3-pmix on our library ----
+if "$SPMIX_VC_PYTHON" -W ignore -c 'import pmix' 2>/dev/null; then
+    for late in 0 1; do
+        run_ok "3 nodes x 2: python3-pmix group_invite / blocking group_join from a thread on $LIBDIR/libpmix.so.2 (leader late by ${late} s)" \
+            "^grp_invite.py: 6 ranks: OK$" \
+            $S -N3 -n6 "$SPMIX_VC_PYTHON" "$PYTEST" --expect-lib "$LIBDIR" --leader-late $late
+        n=$(grep -c "^grp_invite.py: rank [0-5]: group pygrp of 6, context id [0-9]*$" "$OUT/o")
+        [ "$n" = 6 ] || fail "python3-pmix: $n/6 ranks reported the group"
+    done
+else
+    echo "SKIP: python3-pmix: $SPMIX_VC_PYTHON has no pmix module (apt-get install python3-pmix)"
+fi
+
+echo "test_groups: $NFAIL failure(s), $(echo "$(date +%s.%N) - $T0" | bc | cut -c1-5) s"
+[ $NFAIL = 0 ]
