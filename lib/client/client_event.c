@@ -12,7 +12,9 @@
  * runs this process's own chain on the progress thread
  * (spx_client_event_notify_local), then calls the notifier back.
  * A handler registered with PMIX_EVENT_RETURN_OBJECT finds the very pointer it
- * registered appended to the info array of each call.
+ * registered appended to the info array of each call. When the chain of a
+ * group event ends, client_group.c tells the server what the handlers decided
+ * (an invitation's leader acknowledges each answer, or aborts).
  */
 #include "config.h"
 
@@ -92,6 +94,7 @@ struct event_run {
     size_t *ids;       /* snapshot of matching handler ids, in chain order */
     size_t nids;
     size_t pos;
+    bool abort;        /* a handler returned PMIX_GROUP_CONSTRUCT_ABORT */
 };
 
 static void event_run_free(struct event_run *ev)
@@ -113,6 +116,14 @@ static struct spx_evhdlr *hdlr_find(size_t id)
 
 static void chain_step(void *arg);
 
+/* The chain of ev ended: group events tell the server what the handlers
+ * decided (client_group.c). */
+static void chain_end(struct event_run *ev)
+{
+    spx_client_group_event_done(ev->status, ev->info, ev->ninfo, ev->abort);
+    event_run_free(ev);
+}
+
 static void chain_continue(pmix_status_t status, pmix_info_t *results, size_t nresults,
                            pmix_op_cbfunc_t cbfunc, void *thiscbdata, void *notification_cbdata)
 {
@@ -121,6 +132,8 @@ static void chain_continue(pmix_status_t status, pmix_info_t *results, size_t nr
     struct event_run *ev = notification_cbdata;
     if (cbfunc)
         cbfunc(PMIX_SUCCESS, thiscbdata);
+    if (status == PMIX_GROUP_CONSTRUCT_ABORT)
+        ev->abort = true;
     if (status == PMIX_EVENT_ACTION_COMPLETE)
         ev->pos = ev->nids; /* ends the chain */
     if (spx_progress_shift(chain_step, ev) != 0)
@@ -145,7 +158,7 @@ static void chain_step(void *arg)
         h->fn(h->id, ev->status, &ev->source, ev->info, n, NULL, 0, chain_continue, ev);
         return;
     }
-    event_run_free(ev);
+    chain_end(ev);
 }
 
 void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
@@ -175,7 +188,7 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
             ev->ids[ev->nids++] = h->id;
     if (ev->nids == 0) {
         spx_debug("event %s had no handler", PMIx_Error_string(status));
-        event_run_free(ev);
+        chain_end(ev);
         return;
     }
     chain_step(ev);

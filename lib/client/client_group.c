@@ -693,3 +693,47 @@ SPX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nproc
     spx_wait_fini(&w);
     return rc;
 }
+
+/* ---- what the handlers of group events decided ---- */
+
+static void ignore_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
+{
+    (void)status;
+    (void)payload;
+    (void)arg;
+}
+
+void spx_client_group_event_done(pmix_status_t status, const pmix_info_t *info, size_t ninfo,
+                                 bool abort)
+{
+    uint8_t op;
+    if (status == PMIX_GROUP_INVITE_ACCEPTED || status == PMIX_GROUP_INVITE_DECLINED)
+        op = abort ? SPX_GRP_OP_ABORT : SPX_GRP_OP_ANSWER_SEEN;
+    else if (status == PMIX_GROUP_LEADER_FAILED && abort)
+        op = SPX_GRP_OP_ABORT;
+    else
+        return;
+    const pmix_info_t *id = spx_info_find(info, ninfo, PMIX_GROUP_ID);
+    if (!id || id->value.type != PMIX_STRING || !id->value.data.string || spx_client.singleton)
+        return;
+    /* after a leader failure, the participants are the event's custom range */
+    const pmix_proc_t *procs = NULL;
+    size_t nprocs = 0;
+    const pmix_info_t *range = spx_info_find(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
+    if (status == PMIX_GROUP_LEADER_FAILED && range && range->value.type == PMIX_DATA_ARRAY &&
+        range->value.data.darray && range->value.data.darray->type == PMIX_PROC) {
+        procs = range->value.data.darray->array;
+        nprocs = range->value.data.darray->size;
+    }
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, op);
+    spx_buf_push_str(&b, id->value.data.string);
+    spx_codec_push_proc_array(&b, procs, nprocs);
+    spx_codec_push_info_array(&b, NULL, 0);
+    if (spx_buf_failed(&b) ||
+        spx_client_request(SPX_MSG_GROUP, &b, ignore_reply, NULL) != PMIX_SUCCESS)
+        spx_warn("group %s: could not tell the server what the handlers decided",
+                 id->value.data.string);
+    spx_buf_fini(&b);
+}

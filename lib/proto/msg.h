@@ -89,6 +89,9 @@ enum spx_grp_op {
     SPX_GRP_OP_JOIN_ACCEPT = 4, /* members: the leader (or none) */
     SPX_GRP_OP_JOIN_DECLINE = 5, /* members: the leader (or none); answered at once */
     SPX_GRP_OP_LEAVE = 6,     /* answered at once; the other members get PMIX_GROUP_LEFT */
+    SPX_GRP_OP_ANSWER_SEEN = 7, /* the leader's handlers saw an INVITE_ACCEPTED/_DECLINED */
+    SPX_GRP_OP_ABORT = 8,     /* the sender's handlers abort: its invitation of that id, or
+                               * (members: the participants) after its leader failed */
 };
 
 enum spx_peer_kind {

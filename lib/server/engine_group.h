@@ -38,6 +38,13 @@ int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
 bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range,
                          const pmix_proc_t *proc);
 
+/* A client raised PMIX_GROUP_CONSTRUCT_ABORT (with PMIX_GROUP_ID in info):
+ * when it leads that invitation, the invitation ends with that status
+ * (event to the invitees, status of their joins and of the invite) and true
+ * is returned; false: deliver it as any event. */
+bool spx_srv_group_notify_abort(struct spx_srv_ctx *ctx, const pmix_proc_t *from,
+                                const pmix_info_t *info, size_t ninfo);
+
 /* The network's answer to one of the engine's collectives (nodes.c). */
 struct spx_fence_engine *spx_srv_group_coll_engine(struct spx_srv_ctx *ctx);
 

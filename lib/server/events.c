@@ -129,6 +129,13 @@ int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     source.nspace[PMIX_MAX_NSLEN] = '\0';
     struct spx_srv_ctx *ctx = p->ctx;
+    if (status == PMIX_GROUP_CONSTRUCT_ABORT &&
+        spx_srv_group_notify_abort(ctx, &p->proc, info, ninfo)) {
+        /* the leader aborted its invitation: the group engine told everyone */
+        spx_info_array_free(info, ninfo);
+        spx_srv_reply_status(p, SPX_MSG_NOTIFY, seq, PMIX_SUCCESS);
+        return 0;
+    }
     spx_srv_event_deliver(ctx, status, &source, range, info, ninfo, p);
     /* multi-node: the server relays it; the host hears only of RM-range events */
     bool relayed = spx_srv_relay_event(ctx, status, &source, range, info, ninfo);

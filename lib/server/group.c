@@ -497,6 +497,13 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
             return PMIX_ERR_BAD_PARAM;
         return spx_srv_grp_join_start(g, p, seq, id, op == SPX_GRP_OP_JOIN_ACCEPT,
                                       nprocs ? procs : NULL, info, ninfo);
+    } else if (op == SPX_GRP_OP_ANSWER_SEEN || op == SPX_GRP_OP_ABORT) {
+        if (op == SPX_GRP_OP_ANSWER_SEEN)
+            spx_srv_grp_answer_seen(g, &p->proc, id);
+        else
+            spx_srv_grp_abort(g, &p->proc, id, procs, nprocs);
+        spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0);
+        return PMIX_SUCCESS;
     } else if (op == SPX_GRP_OP_LEAVE) {
         pmix_status_t lrc = spx_srv_grp_leave(g, p, id);
         if (lrc == PMIX_SUCCESS)
@@ -627,6 +634,15 @@ static void grp_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     else
         spx_fence_fail_gathering_if(ctx->grp->coll, set_on_node, &on, PMIX_ERR_UNREACH);
     spx_srv_grp_invites_node_gone(ctx->grp, node);
+}
+
+bool spx_srv_group_notify_abort(struct spx_srv_ctx *ctx, const pmix_proc_t *from,
+                                const pmix_info_t *info, size_t ninfo)
+{
+    const pmix_info_t *id = spx_info_find(info, ninfo, PMIX_GROUP_ID);
+    if (!ctx->grp || !id || id->value.type != PMIX_STRING || !id->value.data.string)
+        return false;
+    return spx_srv_grp_abort(ctx->grp, from, id->value.data.string, NULL, 0);
 }
 
 bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range,

@@ -105,6 +105,12 @@ pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer 
                                      const char *id, bool accept, const pmix_proc_t *leader,
                                      const pmix_info_t *info, size_t ninfo);
 pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id);
+/* ANSWER_SEEN: the leader's handlers saw one answer of its invitation id. */
+void spx_srv_grp_answer_seen(struct spx_srv_grp *g, const pmix_proc_t *leader, const char *id);
+/* ABORT from proc: its invitation id ends with PMIX_GROUP_CONSTRUCT_ABORT (true),
+ * or, with none, the participants procs hear that status as an event. */
+bool spx_srv_grp_abort(struct spx_srv_grp *g, const pmix_proc_t *proc, const char *id,
+                       const pmix_proc_t *procs, size_t nprocs);
 /* A message on the group channel from node `from`. */
 void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b);
 /* A process (of any node) or a node is gone: invitations and joins that need it end. */

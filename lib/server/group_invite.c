@@ -8,8 +8,11 @@
  * on its own node and sends it to the leader's node in an ANSWER; a decline
  * sends an ANSWER without one and is answered at once, as is an accept that
  * names no leader. The leader gets PMIX_GROUP_INVITE_ACCEPTED /
- * _DECLINED (source: the joiner). Once every invitee has answered, failed
- * (died, its node was lost) or the invitation's PMIX_TIMEOUT ran out:
+ * _DECLINED (source: the joiner); its client reports when its handlers are
+ * through with each (ANSWER_SEEN), or that they abort (ABORT: a handler
+ * returned PMIX_GROUP_CONSTRUCT_ABORT; the leader raising that event does the
+ * same). Once every invitee has answered, failed (died, its node was lost) or
+ * the invitation's PMIX_TIMEOUT ran out, and the leader saw every answer:
  *   - all accepted, or PMIX_GROUP_OPTIONAL: the leader's node adds the
  *     context id (if any member asked for one), applies and records the
  *     outcome, answers the leader's INVITE with it, broadcasts DONE with it
@@ -60,6 +63,8 @@ struct grp_invite {
     size_t n;
     spx_buf_t items;                /* MEMBER items: the leader's, the acceptors' */
     bool optional;
+    unsigned unseen;                /* answers raised to the leader, not yet seen by its
+                                     * handlers (ANSWER_SEEN): they may still abort */
     spx_timer_t *timer;             /* PMIX_TIMEOUT, or NULL */
 };
 
@@ -210,6 +215,8 @@ static void invite_resolve(struct grp_invite *inv)
 {
     struct spx_srv_grp *g = inv->g;
     size_t failed = 0;
+    if (inv->unseen)
+        return; /* the leader's handlers have not seen every answer: they may abort */
     for (size_t i = 0; i < inv->n; i++) {
         if (inv->state[i] == ANS_PENDING)
             return;
@@ -299,6 +306,7 @@ static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, boo
         }
     }
     inv->state[i] = accept ? ANS_ACCEPTED : ANS_DECLINED;
+    inv->unseen++;
     spx_srv_grp_event(g->ctx, accept ? PMIX_GROUP_INVITE_ACCEPTED : PMIX_GROUP_INVITE_DECLINED,
                       joiner, &inv->leader, 1, inv->id, NULL, 0);
     invite_resolve(inv);
@@ -308,6 +316,7 @@ static void invite_timeout(void *arg)
 {
     struct grp_invite *inv = arg;
     inv->timer = NULL; /* fired */
+    inv->unseen = 0;   /* the leader's handlers had their time too */
     spx_warn("group %s: invitation timed out", inv->id);
     for (size_t i = 0; i < inv->n; i++)
         if (inv->state[i] == ANS_PENDING)
@@ -495,6 +504,30 @@ pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer 
         joins_finish(g, id, leader, &p->proc, PMIX_GROUP_LEADER_FAILED, NULL, 0);
     spx_buf_fini(&b);
     return PMIX_SUCCESS;
+}
+
+/* ---- the leader's handlers ---- */
+
+void spx_srv_grp_answer_seen(struct spx_srv_grp *g, const pmix_proc_t *leader, const char *id)
+{
+    struct grp_invite *inv = invite_find(g, id, leader);
+    if (!inv || !inv->unseen)
+        return; /* resolved meanwhile (timeout), or a stray acknowledgement */
+    inv->unseen--;
+    invite_resolve(inv);
+}
+
+bool spx_srv_grp_abort(struct spx_srv_grp *g, const pmix_proc_t *proc, const char *id,
+                       const pmix_proc_t *procs, size_t nprocs)
+{
+    struct grp_invite *inv = invite_find(g, id, proc);
+    if (inv) {
+        invite_fail(inv, PMIX_GROUP_CONSTRUCT_ABORT);
+        return true;
+    }
+    if (nprocs) /* after the leader failed: a participant aborts for everyone */
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_ABORT, proc, procs, nprocs, id, NULL, 0);
+    return false;
 }
 
 /* ---- leave ---- */

@@ -21,6 +21,10 @@
  *             that names no leader is answered at once.
  *   optional  the same with PMIX_GROUP_OPTIONAL: the group forms without
  *             rank 1.
+ *   abort     the same with PMIX_GROUP_OPTIONAL, but the leader's
+ *             PMIX_GROUP_INVITE_DECLINED handler returns
+ *             PMIX_GROUP_CONSTRUCT_ABORT: the invite and every join end with
+ *             PMIX_GROUP_CONSTRUCT_ABORT.
  *   leaderfin the leader invites (non-blocking) and finalizes at once: every
  *             join ends with PMIX_GROUP_LEADER_FAILED, never hangs.
  * Prints "it_grpinvite: MODE: N ranks: OK" from rank 0 (rank 1 in leaderfin).
@@ -106,7 +110,10 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
         __atomic_add_fetch(&left_seen, 1, __ATOMIC_ACQ_REL);
     }
     if (cbfunc)
-        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+        cbfunc(status == PMIX_GROUP_INVITE_DECLINED && strcmp(mode, "abort") == 0
+                   ? PMIX_GROUP_CONSTRUCT_ABORT /* the leader's handler aborts */
+                   : PMIX_EVENT_ACTION_COMPLETE,
+               NULL, 0, NULL, NULL, cbdata);
 }
 
 static void *join_thread(void *arg)
@@ -148,11 +155,12 @@ static void check_member_data(uint32_t r, size_t cid)
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpinvite accept|decline|optional|leaderfin");
+    IT_CHECK(argc == 2, "usage: it_grpinvite accept|decline|optional|abort|leaderfin");
     mode = argv[1];
     nprocs = it_init();
     IT_CHECK(nprocs >= 3, "needs at least 3 ranks");
-    declines = it_me.rank == 1 && (strcmp(mode, "decline") == 0 || strcmp(mode, "optional") == 0);
+    declines = it_me.rank == 1 && (strcmp(mode, "decline") == 0 || strcmp(mode, "optional") == 0 ||
+                                   strcmp(mode, "abort") == 0);
     size_t lcid = 500 + it_me.rank;
     pmix_info_t lc;
     PMIX_INFO_LOAD(&lc, PMIX_GROUP_LOCAL_CID, &lcid, PMIX_SIZE);
@@ -171,8 +179,8 @@ int main(int argc, char **argv)
     PMIx_Register_event_handler(codes, 5, NULL, 0, handler, NULL, NULL);
     it_fence(); /* every handler is in place before anyone invites */
 
-    bool optional = strcmp(mode, "optional") == 0;
-    bool abort_expected = strcmp(mode, "decline") == 0;
+    bool optional = strcmp(mode, "optional") == 0 || strcmp(mode, "abort") == 0;
+    bool abort_expected = strcmp(mode, "decline") == 0 || strcmp(mode, "abort") == 0;
     if (it_me.rank == 0) {
         pmix_proc_t *inv = calloc(nprocs - 1, sizeof(*inv));
         for (uint32_t r = 1; r < nprocs; r++)
