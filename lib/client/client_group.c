@@ -45,30 +45,13 @@
 
 /* A group this process was in at its construct. */
 struct cgroup {
-    LIST_ENTRY(cgroup) link;
+    TAILQ_ENTRY(cgroup) link;       /* in groups: live ones first */
     bool live;                  /* not destructed yet */
     spx_grp_outcome_t o;        /* id, members, their group info, context id */
     uint8_t *bytes;             /* what o's records point into (owned) */
 };
 
-static LIST_HEAD(, cgroup) groups = LIST_HEAD_INITIALIZER(groups); /* guarded by spx_client.lock */
-/* Live groups in the list, also read without the lock (atomics): Fence and
- * Get look for group ids only when there is one, so that they cost nothing
- * otherwise (a fence on one node takes well under a microsecond). */
-static unsigned long nlive;
-
-static void set_live(struct cgroup *g, bool live)
-{
-    if (g->live != live)
-        __atomic_add_fetch(&nlive, live ? 1 : (unsigned long)-1, __ATOMIC_RELEASE);
-    g->live = live;
-}
-
-static bool any_live(void)
-{
-    return __atomic_load_n(&nlive, __ATOMIC_ACQUIRE) != 0;
-}
-
+static TAILQ_HEAD(, cgroup) groups = TAILQ_HEAD_INITIALIZER(groups); /* guarded by spx_client.lock */
 static void cgroup_free(struct cgroup *g)
 {
     spx_grp_outcome_fini(&g->o);
@@ -76,23 +59,62 @@ static void cgroup_free(struct cgroup *g)
     free(g);
 }
 
-/* Called with the lock held. */
+/* Live groups in the list, also read without the lock (atomics): Fence and
+ * Get look for group ids only when there is one, so that they cost nothing
+ * otherwise (a fence on one node takes well under a microsecond). */
+static unsigned long nlive;
+
+/* Called with the lock held, g in the list. A group that stops being live
+ * goes to the back and keeps only what a Get by context id reads (its
+ * members' group info): the endpoint data went into the cache already. */
+static void set_live(struct cgroup *g, bool live)
+{
+    if (g->live != live)
+        __atomic_add_fetch(&nlive, live ? 1 : (unsigned long)-1, __ATOMIC_RELEASE);
+    g->live = live;
+    if (!live) {
+        for (size_t i = 0; i < g->o.n; i++) {
+            g->o.m[i].records = NULL;
+            g->o.m[i].nrecords = 0;
+        }
+        free(g->bytes);
+        g->bytes = NULL;
+        TAILQ_REMOVE(&groups, g, link);
+        if (g->o.have_cid) /* read by context id later */
+            TAILQ_INSERT_TAIL(&groups, g, link);
+        else
+            cgroup_free(g);
+    }
+}
+
+static bool any_live(void)
+{
+    return __atomic_load_n(&nlive, __ATOMIC_ACQUIRE) != 0;
+}
+
+
+/* Called with the lock held. Live groups are kept at the front of the list
+ * (set_live moves them), so the walk stops at the first dead one. */
 static struct cgroup *live_group(const char *id)
 {
     struct cgroup *g;
-    LIST_FOREACH(g, &groups, link)
-        if (g->live && strncmp(g->o.grp, id, PMIX_MAX_NSLEN) == 0)
+    TAILQ_FOREACH(g, &groups, link) {
+        if (!g->live)
+            return NULL;
+        if (strncmp(g->o.grp, id, PMIX_MAX_NSLEN) == 0)
             return g;
+    }
     return NULL;
 }
 
 void spx_client_groups_clear(void)
 {
     pthread_mutex_lock(&spx_client.lock);
-    while (!LIST_EMPTY(&groups)) {
-        struct cgroup *g = LIST_FIRST(&groups);
-        LIST_REMOVE(g, link);
-        set_live(g, false);
+    while (!TAILQ_EMPTY(&groups)) {
+        struct cgroup *g = TAILQ_FIRST(&groups);
+        TAILQ_REMOVE(&groups, g, link);
+        if (g->live)
+            __atomic_sub_fetch(&nlive, 1, __ATOMIC_RELEASE);
         cgroup_free(g);
     }
     pthread_mutex_unlock(&spx_client.lock);
@@ -183,7 +205,7 @@ bool spx_client_group_qualifier(const pmix_info_t *info, size_t ninfo, uint64_t 
 const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, const char *key)
 {
     struct cgroup *g;
-    LIST_FOREACH(g, &groups, link) {
+    TAILQ_FOREACH(g, &groups, link) {
         if (!g->o.have_cid || g->o.cid != cid)
             continue;
         long i = spx_grp_outcome_find(&g->o, p);
@@ -272,8 +294,7 @@ static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
     pthread_mutex_lock(&spx_client.lock);
     struct cgroup *old = live_group(o->grp);
     if (old)
-        set_live(old, false);
-    set_live(g, true);
+        set_live(old, false); /* may free it */
     for (size_t i = 0; i < o->n && spx_client.cache; i++) {
         /* this node's processes: the server answers for them, with their scopes */
         if (PMIX_CHECK_NSPACE(o->m[i].proc.nspace, spx_client.myproc.nspace) &&
@@ -286,7 +307,8 @@ static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
             spx_warn("group %s: malformed endpoint data of a member ignored", o->grp);
         spx_buf_fini(&b);
     }
-    LIST_INSERT_HEAD(&groups, g, link);
+    TAILQ_INSERT_HEAD(&groups, g, link);
+    set_live(g, true);
     pthread_mutex_unlock(&spx_client.lock);
     return PMIX_SUCCESS;
 }

@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 
 #include "util/log.h"
+#include "util/strhash.h"
 
 const char *spx_fence_trk_state_str(spx_fence_trk_state_t s)
 {
@@ -64,8 +65,9 @@ struct host_token {
 };
 
 struct set_counter {        /* how many collectives each set has had */
-    SLIST_ENTRY(set_counter) link; /* in its engine's counters, newest first */
+    SLIST_ENTRY(set_counter) link; /* in its engine's counters, last used first */
     char *key;
+    uint64_t hash;                 /* spx_strhash(key), compared first */
     uint64_t count;
 };
 
@@ -160,11 +162,18 @@ static int canonical_set(const pmix_proc_t *set, size_t nset, const char *tag, p
 static uint64_t next_set_seq(spx_fence_engine_t *e, const char *key)
 {
     struct set_counter *c;
+    uint64_t h = spx_strhash(key);
     SLIST_FOREACH(c, &e->counters, link)
-        if (strcmp(c->key, key) == 0)
+        if (c->hash == h && strcmp(c->key, key) == 0) {
+            if (c != SLIST_FIRST(&e->counters)) { /* the sets in use stay in front */
+                SLIST_REMOVE(&e->counters, c, set_counter, link);
+                SLIST_INSERT_HEAD(&e->counters, c, link);
+            }
             return ++c->count;
+        }
     c = calloc(1, sizeof(*c));
     if (c && (c->key = strdup(key))) {
+        c->hash = h;
         SLIST_INSERT_HEAD(&e->counters, c, link);
         return ++c->count;
     }

@@ -35,6 +35,7 @@
 #include "proto/records.h"
 #include "types/types.h"
 #include "util/log.h"
+#include "util/strhash.h"
 
 /* ---- context ids ---- */
 
@@ -134,12 +135,25 @@ static uint64_t op_contribute(const pmix_proc_t *proc, const char *set_key, spx_
     return 0;
 }
 
+/* The name of a group collective between the nodes: "C:<id>|#<hash of the
+ * set>" (or "D:..."), short whatever the number of members (a set key that
+ * lists hundreds of ranks would not fit a tree frame), the same on every node. */
+static void tree_key(const char *set_key, char out[PMIX_MAX_NSLEN + 24])
+{
+    const char *bar = strchr(set_key, '|');
+    int n = bar ? (int)(bar - set_key) : (int)strnlen(set_key, PMIX_MAX_NSLEN + 2);
+    snprintf(out, PMIX_MAX_NSLEN + 24, "%.*s|#%016llx", n, set_key,
+             (unsigned long long)spx_strhash(set_key));
+}
+
 static void op_local_failed(const pmix_proc_t *set, size_t nset, const char *set_key,
                             bool collect, pmix_status_t status, double timeout, void *arg)
 {
     struct spx_srv_grp *g = arg;
+    char key[PMIX_MAX_NSLEN + 24];
+    tree_key(set_key, key);
     if (g->ctx->mn)
-        spx_srv_mn_fence_failed(g->ctx, set, nset, set_key, collect, status, timeout);
+        spx_srv_mn_fence_failed(g->ctx, set, nset, key, collect, status, timeout);
 }
 
 static struct spx_fence_engine *coll_engine_of(struct spx_srv_ctx *ctx)
@@ -224,7 +238,9 @@ static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const ch
     }
     pmix_status_t rc;
     if (ctx->mn) {
-        rc = spx_srv_mn_coll_for(ctx, coll_engine_of, set_key, set, nset, o->collect,
+        char key[PMIX_MAX_NSLEN + 24];
+        tree_key(set_key, key);
+        rc = spx_srv_mn_coll_for(ctx, coll_engine_of, key, set, nset, o->collect,
                                  o->timeout > 0 ? (double)(int)o->timeout : 0,
                                  (const char *)b.data, b.len, token);
     } else {
@@ -375,7 +391,12 @@ void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix
         PMIx_Info_xfer(&info[3 + i], &extra[i]);
     size_t n = 3 + nextra;
     spx_srv_event_deliver(ctx, status, source, PMIX_RANGE_CUSTOM, info, n, NULL);
-    spx_srv_relay_event(ctx, status, source, PMIX_RANGE_CUSTOM, info, n);
+    bool all_here = true; /* then no other node needs it (an answer to its leader) */
+    for (size_t i = 0; i < ntargets && all_here; i++)
+        all_here = targets[i].rank != PMIX_RANK_WILDCARD &&
+                   spx_srv_proc_is_local(ctx, targets[i].nspace, targets[i].rank);
+    if (!all_here)
+        spx_srv_relay_event(ctx, status, source, PMIX_RANGE_CUSTOM, info, n);
     spx_info_array_free(info, n);
 }
 

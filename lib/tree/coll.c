@@ -21,6 +21,7 @@
 #include "tree/coll.h"
 #include "codec/frame.h"
 #include "util/log.h"
+#include "util/strhash.h"
 
 #include <pmix.h>
 
@@ -83,8 +84,9 @@ struct spx_coll {
 };
 
 typedef struct set_rec {
-    SLIST_ENTRY(set_rec) link; /* in e->sets, newest first */
+    SLIST_ENTRY(set_rec) link; /* in e->sets, last used first */
     char *set_id; /* owned */
+    uint64_t hash; /* spx_strhash(set_id), compared first */
     uint32_t started;
 } set_rec_t;
 
@@ -172,13 +174,25 @@ static void coll_free(spx_coll_t *c)
     free(c);
 }
 
-static set_rec_t *set_find(const spx_coll_engine_t *e, const char *set_id)
+static set_rec_t *set_peek(const spx_coll_engine_t *e, const char *set_id)
 {
     set_rec_t *s;
+    uint64_t h = spx_strhash(set_id);
     SLIST_FOREACH(s, &e->sets, link)
-        if (strcmp(s->set_id, set_id) == 0)
+        if (s->hash == h && strcmp(s->set_id, set_id) == 0)
             return s;
     return NULL;
+}
+
+/* set_peek, and the set found moves to the front (the sets in use stay there). */
+static set_rec_t *set_find(spx_coll_engine_t *e, const char *set_id)
+{
+    set_rec_t *s = set_peek(e, set_id);
+    if (s && s != SLIST_FIRST(&e->sets)) {
+        SLIST_REMOVE(&e->sets, s, set_rec, link);
+        SLIST_INSERT_HEAD(&e->sets, s, link);
+    }
+    return s;
 }
 
 static spx_coll_t *coll_find(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
@@ -582,6 +596,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
             free(s);
             return -1;
         }
+        s->hash = spx_strhash(set_id);
         SLIST_INSERT_HEAD(&e->sets, s, link);
     }
     uint32_t seq = s->started;
@@ -795,7 +810,7 @@ int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
     TAILQ_FOREACH(c, &e->deferred, link)
         if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
             return SPX_COLL_DONE;
-    const set_rec_t *s = set_find(e, set_id);
+    const set_rec_t *s = set_peek(e, set_id);
     if (s && seq < s->started)
         return SPX_COLL_DONE;
     return -1;
