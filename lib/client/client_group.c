@@ -365,12 +365,40 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     free(r);
 }
 
+/* The directives each operation honours (client and server together); a
+ * PMIX_INFO_REQD one outside its list refuses the call (types/directives.c). */
+static const char *const construct_directives[] = {
+    PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_INFO, PMIX_TIMEOUT, PMIX_GROUP_NOTIFY_TERMINATION,
+    NULL};
+static const char *const invite_directives[] = {
+    PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_INFO, PMIX_TIMEOUT, PMIX_GROUP_NOTIFY_TERMINATION,
+    PMIX_GROUP_OPTIONAL, NULL};
+static const char *const destruct_directives[] = {PMIX_TIMEOUT, NULL};
+static const char *const no_directives[] = {NULL};
+
+static const char *const *honoured(uint8_t op, const char **name)
+{
+    switch (op) {
+    case SPX_GRP_OP_CONSTRUCT: *name = "PMIx_Group_construct"; return construct_directives;
+    case SPX_GRP_OP_INVITE: *name = "PMIx_Group_invite"; return invite_directives;
+    case SPX_GRP_OP_JOIN_ACCEPT:
+    case SPX_GRP_OP_JOIN_DECLINE: *name = "PMIx_Group_join"; return construct_directives;
+    case SPX_GRP_OP_DESTRUCT: *name = "PMIx_Group_destruct"; return destruct_directives;
+    default: *name = "PMIx_Group_leave"; return no_directives;
+    }
+}
+
 static pmix_status_t group_send(uint8_t op, const char grp[], const pmix_proc_t procs[],
                                 size_t nprocs, const pmix_info_t info[], size_t ninfo,
                                 pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb, void *cbdata)
 {
     if (!spx_client_initialized())
         return PMIX_ERR_INIT;
+    const char *name;
+    const char *const *known = honoured(op, &name);
+    pmix_status_t drc = info ? spx_directives_check(name, info, ninfo, known) : PMIX_SUCCESS;
+    if (drc != PMIX_SUCCESS)
+        return drc;
     if (!grp || !grp[0] || strnlen(grp, PMIX_MAX_NSLEN + 1) > PMIX_MAX_NSLEN ||
         (ninfo && !info) ||
         ((op == SPX_GRP_OP_CONSTRUCT || op == SPX_GRP_OP_INVITE) && (!procs || nprocs == 0)))

@@ -602,6 +602,7 @@ static int grp_setup(struct spx_srv_ctx *ctx)
     LIST_INIT(&g->invites);
     LIST_INIT(&g->joins);
     LIST_INIT(&g->answers);
+    TAILQ_INIT(&g->late);
     if (!(g->coll = spx_fence_engine_create(&coll_ops, g))) {
         free(g);
         return -1;

@@ -43,6 +43,7 @@ struct grp_arrival {
 struct grp_invite;                  /* group_invite.c */
 struct grp_join;
 struct grp_answer;
+struct grp_late;
 
 struct spx_srv_grp {
     struct spx_srv_ctx *ctx;        /* borrowed */
@@ -52,6 +53,8 @@ struct spx_srv_grp {
     LIST_HEAD(, grp_invite) invites;  /* invitations led from this node (group_invite.c) */
     LIST_HEAD(, grp_join) joins;      /* local joins waiting for their outcome */
     LIST_HEAD(, grp_answer) answers;  /* answers that came before their invitation */
+    TAILQ_HEAD(, grp_late) late;      /* invitees whose invitation ended without them */
+    size_t nlate;
     uint64_t next_slot;             /* context ids: see spx_srv_grp_cid_take */
 };
 

@@ -30,7 +30,8 @@
  * Messages on SPX_SRV_CH_GROUP (u8 kind first; every field bounded by the codec):
  *   ANSWER  str id, proc leader, proc joiner, u8 accept, bytes item
  *   DONE    str id, proc leader, proc target (nspace "": every joiner),
- *           i32 status, bytes outcome (empty unless PMIX_SUCCESS)
+ *           i32 status, bytes outcome (empty unless PMIX_SUCCESS),
+ *           proc[] the invitees that had not answered (struct grp_late)
  */
 #include "config.h"
 #include "server/core.h"
@@ -75,6 +76,19 @@ struct grp_join {
     char id[PMIX_MAX_NSLEN + 1];
     pmix_proc_t leader, joiner;
 };
+
+/* An invitee that had not answered when its invitation ended (on the
+ * leader's node, and on the invitee's own node): its join, when it comes,
+ * ends at once with the invitation's status (PMIX_ERR_TIMEOUT if the group
+ * was built without it) instead of waiting for an outcome already given.
+ * Used up by that join; at most GRP_MAX_LATE kept, the oldest dropped. */
+struct grp_late {
+    TAILQ_ENTRY(grp_late) link;     /* in spx_srv_grp.late, oldest first */
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t leader, invitee;
+    pmix_status_t status;
+};
+#define GRP_MAX_LATE 4096
 
 struct grp_answer {
     LIST_ENTRY(grp_answer) link;    /* in spx_srv_grp.answers */
@@ -125,7 +139,7 @@ static int send_to(struct spx_srv_grp *g, uint32_t node, spx_buf_t *b)
 
 static void push_done(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
                       const pmix_proc_t *target, pmix_status_t status, const void *outcome,
-                      size_t n)
+                      size_t n, const pmix_proc_t *unanswered, size_t nun)
 {
     pmix_proc_t all;
     memset(&all, 0, sizeof(all));
@@ -135,6 +149,63 @@ static void push_done(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
     spx_codec_push_proc(b, target ? target : &all);
     spx_buf_push_i32(b, status);
     spx_buf_push_bytes(b, outcome, outcome ? n : 0);
+    spx_codec_push_proc_array(b, unanswered, nun);
+}
+
+/* ---- invitees too late ---- */
+
+static void late_add(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                     const pmix_proc_t *invitee, pmix_status_t status)
+{
+    struct grp_late *l = calloc(1, sizeof(*l));
+    if (!l)
+        return;
+    snprintf(l->id, sizeof(l->id), "%s", id);
+    l->leader = *leader;
+    l->invitee = *invitee;
+    l->status = status == PMIX_SUCCESS ? PMIX_ERR_TIMEOUT : status;
+    TAILQ_INSERT_TAIL(&g->late, l, link);
+    if (++g->nlate > GRP_MAX_LATE) {
+        struct grp_late *old = TAILQ_FIRST(&g->late);
+        TAILQ_REMOVE(&g->late, old, link);
+        free(old);
+        g->nlate--;
+    }
+}
+
+/* Uses up the record of invitee for (id, leader): its status, or PMIX_SUCCESS when none. */
+static pmix_status_t late_take(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                               const pmix_proc_t *invitee)
+{
+    struct grp_late *l;
+    TAILQ_FOREACH(l, &g->late, link)
+        if (strcmp(l->id, id) == 0 && proc_eq(&l->leader, leader) &&
+            proc_eq(&l->invitee, invitee)) {
+            pmix_status_t st = l->status;
+            TAILQ_REMOVE(&g->late, l, link);
+            free(l);
+            g->nlate--;
+            return st;
+        }
+    return PMIX_SUCCESS;
+}
+
+/* Remembers the unanswered invitees (all on the leader's node, this node's
+ * elsewhere) whose join was not waiting here already (answered just now). */
+static void late_remember(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                          pmix_status_t status, const pmix_proc_t *unanswered, size_t nun,
+                          bool leader_node)
+{
+    for (size_t i = 0; i < nun; i++) {
+        bool waiting = false;
+        struct grp_join *j;
+        LIST_FOREACH(j, &g->joins, link)
+            waiting |= strcmp(j->id, id) == 0 && proc_eq(&j->leader, leader) &&
+                       proc_eq(&j->joiner, &unanswered[i]);
+        if (!waiting && (leader_node || spx_srv_proc_is_local(g->ctx, unanswered[i].nspace,
+                                                              unanswered[i].rank)))
+            late_add(g, id, leader, &unanswered[i], status);
+    }
 }
 
 /* Answers the local joins of (id, leader) - only target's when given. */
@@ -157,14 +228,16 @@ static void joins_finish(struct spx_srv_grp *g, const char *id, const pmix_proc_
 
 /* Tells every node (this one answers its joins; the others also apply the outcome). */
 static void done_everywhere(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
-                            pmix_status_t status, const void *outcome, size_t n)
+                            pmix_status_t status, const void *outcome, size_t n,
+                            const pmix_proc_t *unanswered, size_t nun)
 {
+    late_remember(g, id, leader, status, unanswered, nun, true);
     joins_finish(g, id, leader, NULL, status, outcome, n);
     if (!g->ctx->mn)
         return;
     spx_buf_t b;
     spx_buf_init(&b);
-    push_done(&b, id, leader, NULL, status, outcome, n);
+    push_done(&b, id, leader, NULL, status, outcome, n, unanswered, nun);
     if (spx_buf_failed(&b) || spx_srv_mn_bcast(g->ctx, SPX_SRV_CH_GROUP, &b) != 0)
         spx_warn("group %s: could not tell the other nodes the outcome (status %d)", id, status);
     spx_buf_fini(&b);
@@ -194,6 +267,18 @@ static struct grp_invite *invite_find(struct spx_srv_grp *g, const char *id,
     return NULL;
 }
 
+/* The invitees of inv that have not answered (pending, or failed: timed
+ * out, gone): malloc'd, may be NULL with *n = 0. */
+static pmix_proc_t *unanswered(const struct grp_invite *inv, size_t *n)
+{
+    pmix_proc_t *out = inv->n ? malloc(inv->n * sizeof(*out)) : NULL;
+    *n = 0;
+    for (size_t i = 0; out && i < inv->n; i++)
+        if (inv->state[i] == ANS_PENDING || inv->state[i] == ANS_FAILED)
+            out[(*n)++] = inv->invitees[i];
+    return out;
+}
+
 /* Ends inv with an error: the invitees hear it (event), the waiting joins and
  * the leader get it as their status. */
 static void invite_fail(struct grp_invite *inv, pmix_status_t status)
@@ -205,7 +290,10 @@ static void invite_fail(struct grp_invite *inv, pmix_status_t status)
              (unsigned)inv->leader.rank, PMIx_Error_string(status));
     spx_srv_grp_event(g->ctx, status, &inv->leader, inv->invitees, inv->n, inv->id, &aff, 1);
     PMIX_INFO_DESTRUCT(&aff);
-    done_everywhere(g, inv->id, &inv->leader, status, NULL, 0);
+    size_t nun = 0;
+    pmix_proc_t *un = unanswered(inv, &nun);
+    done_everywhere(g, inv->id, &inv->leader, status, NULL, 0, un, nun);
+    free(un);
     spx_srv_grp_reply(inv->peer, inv->seq, status, NULL, 0);
     invite_free(inv);
 }
@@ -269,7 +357,10 @@ static void invite_resolve(struct grp_invite *inv)
     spx_debug("group %s: invitation of %s:%u complete, %zu members", inv->id,
               inv->leader.nspace, (unsigned)inv->leader.rank, r->nmembers);
     spx_srv_grp_reply(inv->peer, inv->seq, PMIX_SUCCESS, r->outcome, r->noutcome);
-    done_everywhere(g, inv->id, &inv->leader, PMIX_SUCCESS, r->outcome, r->noutcome);
+    size_t nun = 0;
+    pmix_proc_t *un = unanswered(inv, &nun);
+    done_everywhere(g, inv->id, &inv->leader, PMIX_SUCCESS, r->outcome, r->noutcome, un, nun);
+    free(un);
     spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv->leader, r->members,
                       r->nmembers, inv->id, extra, nextra);
     for (size_t i = 0; i < nextra; i++)
@@ -377,6 +468,16 @@ static pmix_status_t expand_invitees(struct spx_srv_ctx *ctx, const pmix_proc_t 
     return PMIX_SUCCESS;
 }
 
+/* Whether an invitee can no longer answer: lost (died, its node lost), or a
+ * local client that connected and went away or finalized. */
+static bool invitee_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
+{
+    if (ctx->mn && spx_srv_mn_set_gone(ctx, proc, 1) != PMIX_SUCCESS)
+        return true;
+    struct spx_srv_client *cl = spx_srv_client_find(ctx, proc->nspace, proc->rank);
+    return cl && cl->connected_once && (!cl->peer || cl->finalized);
+}
+
 pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
                                        const char *id, const pmix_proc_t *procs, size_t nprocs,
                                        const pmix_info_t *info, size_t ninfo)
@@ -422,6 +523,9 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     spx_debug("group %s: %s:%u invites %zu processes", id, p->proc.nspace,
               (unsigned)p->proc.rank, inv->n);
     spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, inv->invitees, inv->n, id, NULL, 0);
+    for (size_t i = 0; i < inv->n; i++) /* invitees that went away before it */
+        if (invitee_gone(g->ctx, &inv->invitees[i]))
+            inv->state[i] = ANS_FAILED;
     /* answers that came first */
     struct grp_answer *a, *next;
     for (a = LIST_FIRST(&g->answers); a; a = next) {
@@ -452,6 +556,9 @@ pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer 
         return PMIX_ERR_NOT_FOUND; /* a leader no node of this step hosts */
     if (leader && proc_eq(leader, &p->proc))
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t late = leader ? late_take(g, id, leader, &p->proc) : PMIX_SUCCESS;
+    if (late != PMIX_SUCCESS) /* the invitation ended without this answer */
+        return accept ? late : (spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0), PMIX_SUCCESS);
     spx_buf_t b;
     spx_buf_init(&b);
     pmix_status_t rc = PMIX_SUCCESS;
@@ -573,12 +680,26 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
         free(item);
         return;
     }
-    struct spx_srv_client *cl = spx_srv_client_find(g->ctx, leader.nspace, leader.rank);
-    if (!cl || !cl->peer || cl->finalized) {
-        /* no such leader here (any more): the joiner must not wait */
+    pmix_status_t late = late_take(g, id, &leader, &joiner);
+    if (late != PMIX_SUCCESS) {
+        /* the invitation ended before this answer came: the joiner learns how */
         spx_buf_t d;
         spx_buf_init(&d);
-        push_done(&d, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
+        push_done(&d, id, &leader, &joiner, late, NULL, 0, NULL, 0);
+        uint32_t node = node_of(g->ctx, &joiner);
+        if (!spx_buf_failed(&d) && node != UINT32_MAX)
+            send_to(g, node, &d);
+        spx_buf_fini(&d);
+        free(item);
+        return;
+    }
+    struct spx_srv_client *cl = spx_srv_client_find(g->ctx, leader.nspace, leader.rank);
+    if (!cl || cl->finalized || (!cl->peer && cl->connected_once)) {
+        /* no such leader here (any more; one that has not connected yet
+         * may still invite): the joiner must not wait */
+        spx_buf_t d;
+        spx_buf_init(&d);
+        push_done(&d, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0, NULL, 0);
         uint32_t node = node_of(g->ctx, &joiner);
         if (!spx_buf_failed(&d) && node != UINT32_MAX)
             send_to(g, node, &d);
@@ -607,19 +728,25 @@ static void recv_done(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
     spx_buf_pull_str_into(b, id, sizeof(id));
     int bad = spx_codec_pull_proc(b, &leader) | spx_codec_pull_proc(b, &target);
     pmix_status_t status = spx_buf_pull_i32(b);
-    size_t n = 0;
+    size_t n = 0, nun = 0;
     uint8_t *outcome = spx_buf_pull_bytes(b, &n);
-    if (bad || spx_buf_failed(b) || spx_buf_finish(b) != 0 || !id[0] ||
-        (status == PMIX_SUCCESS && !outcome)) {
+    pmix_proc_t *un = NULL;
+    if (bad || spx_buf_failed(b) || spx_codec_pull_proc_array(b, &un, &nun) != 0 ||
+        spx_buf_finish(b) != 0 || !id[0] || (status == PMIX_SUCCESS && !outcome)) {
         spx_warn("group: malformed invitation outcome dropped");
         free(outcome);
+        free(un);
         return;
     }
+    pmix_status_t applied = status;
     if (status == PMIX_SUCCESS && remote &&
-        (status = spx_srv_grp_apply_outcome(g, outcome, n, false, NULL)) != PMIX_SUCCESS)
+        (applied = spx_srv_grp_apply_outcome(g, outcome, n, false, NULL)) != PMIX_SUCCESS)
         spx_warn("group %s: the outcome could not be applied here", id);
-    joins_finish(g, id, &leader, target.nspace[0] ? &target : NULL, status, outcome, n);
+    if (remote && !target.nspace[0])
+        late_remember(g, id, &leader, status, un, nun, false);
+    joins_finish(g, id, &leader, target.nspace[0] ? &target : NULL, applied, outcome, n);
     free(outcome);
+    free(un);
 }
 
 static void group_recv_any(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
@@ -682,7 +809,8 @@ void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *pro
                 /* the joiner waits for an invitation that will not come */
                 spx_buf_t d;
                 spx_buf_init(&d);
-                push_done(&d, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
+                push_done(&d, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0,
+                          NULL, 0);
                 uint32_t node = node_of(g->ctx, &a->joiner);
                 if (!spx_buf_failed(&d) && node != UINT32_MAX)
                     send_to(g, node, &d);
@@ -747,4 +875,10 @@ void spx_srv_grp_invites_free(struct spx_srv_grp *g)
         free(a->item);
         free(a);
     }
+    while (!TAILQ_EMPTY(&g->late)) {
+        struct grp_late *l = TAILQ_FIRST(&g->late);
+        TAILQ_REMOVE(&g->late, l, link);
+        free(l);
+    }
+    g->nlate = 0;
 }

@@ -21,7 +21,8 @@
  *   PMIx_Connect (each rank listing the job in its own order) and
  *   PMIx_Disconnect, a second disconnect being PMIX_ERR_NOT_FOUND; an event
  *   whose PMIX_EVENT_CUSTOM_RANGE is (group id, WILDCARD) reaches the members;
- *   4. bad parameters: NULL or over-long group id, no members, a construct
+ *   4. bad parameters: NULL or over-long group id, no members, a required
+ *      directive not built (PMIX_GROUP_OPTIONAL for a construct), a construct
  *      this rank is not a member of; a construct whose last rank never comes
  *      fails with PMIX_ERR_TIMEOUT under PMIX_TIMEOUT, promptly.
  * Prints "it_group: N ranks: OK" from rank 0.
@@ -267,6 +268,13 @@ int main(void)
           "construct(long id)");
     IT_RC(PMIx_Group_construct("grp-x", NULL, 0, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
           "construct(no members)");
+    /* a directive not built yet, flagged required, is refused */
+    pmix_info_t reqd;
+    bool yes2 = true;
+    PMIX_INFO_LOAD(&reqd, PMIX_GROUP_OPTIONAL, &yes2, PMIX_BOOL);
+    PMIX_INFO_REQUIRED(&reqd);
+    IT_RC(PMIx_Group_construct("grp-x", all, nprocs, &reqd, 1, NULL, NULL),
+          PMIX_ERR_NOT_SUPPORTED, "construct(PMIX_GROUP_OPTIONAL required)");
     pmix_proc_t other;
     PMIX_LOAD_PROCID(&other, it_me.nspace, (it_me.rank + 1) % nprocs);
     IT_RC(PMIx_Group_construct("grp-x", &other, 1, NULL, 0, NULL, NULL), PMIX_ERR_NOT_A_MEMBER,

@@ -12,6 +12,10 @@
  *   notify  a group constructed with PMIX_GROUP_NOTIFY_TERMINATION; then its
  *           last rank kills itself: every other member gets
  *           PMIX_GROUP_MEMBER_FAILED naming it within 5 s.
+ *   deadinvitee  the last rank kills itself, then rank 0 invites every other
+ *           rank with no PMIX_TIMEOUT: the invite and the joins end with
+ *           PMIX_GROUP_CONSTRUCT_ABORT within 5 s (the dead invitee counts as
+ *           failed at once), or the leader would wait forever.
  * Each survivor prints "it_grpfault: MODE: rank R: OK"; the job's exit
  * status is the dead rank's (137).
  */
@@ -63,7 +67,7 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpfault member|leader|notify");
+    IT_CHECK(argc == 2, "usage: it_grpfault member|leader|notify|deadinvitee");
     const char *mode = argv[1];
     uint32_t n = it_init();
     IT_CHECK(n >= 3, "needs at least 3 ranks");
@@ -74,7 +78,24 @@ int main(int argc, char **argv)
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
     double t0 = it_now();
-    if (strcmp(mode, "notify") == 0) {
+    if (strcmp(mode, "deadinvitee") == 0) {
+        if (it_me.rank == n - 1)
+            raise(SIGKILL);
+        it_sleep_ms(500); /* the server has seen it go */
+        if (it_me.rank == 0) {
+            pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
+            for (uint32_t r = 1; r < n; r++)
+                PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+            IT_RC(PMIx_Group_invite("grp-dead", inv, n - 1, NULL, 0, NULL, NULL),
+                  PMIX_GROUP_CONSTRUCT_ABORT, "invite of a dead process");
+            free(inv);
+        } else {
+            IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
+            IT_RC(PMIx_Group_join("grp-dead", &leader, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
+                  PMIX_GROUP_CONSTRUCT_ABORT, "join of an invitation to a dead process");
+        }
+        IT_CHECK(it_now() - t0 < 5, "took %.1f s", it_now() - t0);
+    } else if (strcmp(mode, "notify") == 0) {
         pmix_info_t nt;
         bool yes = true;
         PMIX_INFO_LOAD(&nt, PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);

@@ -25,8 +25,10 @@
  *             PMIX_GROUP_INVITE_DECLINED handler returns
  *             PMIX_GROUP_CONSTRUCT_ABORT: the invite and every join end with
  *             PMIX_GROUP_CONSTRUCT_ABORT.
- *   leaderfin the leader invites (non-blocking) and finalizes at once: every
- *             join ends with PMIX_GROUP_LEADER_FAILED, never hangs.
+ *   leaderfin the leader invites (non-blocking) and finalizes at once; the
+ *             last rank never answers (so the invitation cannot complete
+ *             first): every join ends with PMIX_GROUP_LEADER_FAILED, never
+ *             hangs, and the last rank gets that event.
  * Prints "it_grpinvite: MODE: N ranks: OK" from rank 0 (rank 1 in leaderfin).
  */
 #include "itest.h"
@@ -39,6 +41,7 @@ static uint32_t nprocs;
 static const char *mode;
 static bool declines; /* this rank declines (rank 1 in modes decline and optional) */
 static volatile int invited, completed, accepted_seen, declined_seen, left_seen;
+static volatile int leader_failed_seen;
 static volatile int join_done;
 static pmix_status_t join_status;
 static pmix_status_t handler_block_rc = PMIX_SUCCESS;
@@ -108,6 +111,8 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
         __atomic_add_fetch(&declined_seen, 1, __ATOMIC_ACQ_REL);
     } else if (status == PMIX_GROUP_LEFT) {
         __atomic_add_fetch(&left_seen, 1, __ATOMIC_ACQ_REL);
+    } else if (status == PMIX_GROUP_LEADER_FAILED) {
+        __atomic_add_fetch(&leader_failed_seen, 1, __ATOMIC_ACQ_REL);
     }
     if (cbfunc)
         cbfunc(status == PMIX_GROUP_INVITE_DECLINED && strcmp(mode, "abort") == 0
@@ -175,8 +180,8 @@ int main(int argc, char **argv)
     IT_RC(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
     pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_CONSTRUCT_COMPLETE,
                              PMIX_GROUP_INVITE_ACCEPTED, PMIX_GROUP_INVITE_DECLINED,
-                             PMIX_GROUP_LEFT};
-    PMIx_Register_event_handler(codes, 5, NULL, 0, handler, NULL, NULL);
+                             PMIX_GROUP_LEFT, PMIX_GROUP_LEADER_FAILED};
+    PMIx_Register_event_handler(codes, 6, NULL, 0, handler, NULL, NULL);
     it_fence(); /* every handler is in place before anyone invites */
 
     bool optional = strcmp(mode, "optional") == 0 || strcmp(mode, "abort") == 0;
@@ -225,6 +230,13 @@ int main(int argc, char **argv)
     } else {
         IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
         IT_CHECK(leader_seen.rank == 0, "invitation from rank %u", (unsigned)leader_seen.rank);
+        if (strcmp(mode, "leaderfin") == 0 && it_me.rank == nprocs - 1) {
+            /* never answers, so the invitation cannot complete before the
+             * leader finalizes; hears of it as an event */
+            IT_WAIT_FOR(leader_failed_seen, 10, "PMIX_GROUP_LEADER_FAILED");
+            it_finalize();
+            return 0;
+        }
         pthread_t t;
         bool threaded = strcmp(mode, "leaderfin") == 0 || it_me.rank % 2 || declines;
         if (threaded)
