@@ -95,6 +95,7 @@ struct event_run {
     size_t nids;
     size_t pos;
     bool abort;        /* a handler returned PMIX_GROUP_CONSTRUCT_ABORT */
+    bool told;         /* the server already heard how the chain ends */
 };
 
 static void event_run_free(struct event_run *ev)
@@ -120,7 +121,8 @@ static void chain_step(void *arg);
  * decided (client_group.c). */
 static void chain_end(struct event_run *ev)
 {
-    spx_client_group_event_done(ev->status, ev->info, ev->ninfo, ev->abort);
+    if (!ev->told)
+        spx_client_group_event_done(ev->status, ev->info, ev->ninfo, ev->abort);
     event_run_free(ev);
 }
 
@@ -190,6 +192,17 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
         spx_debug("event %s had no handler", PMIx_Error_string(status));
         chain_end(ev);
         return;
+    }
+    /* Only a handler registered for this very code may abort a group from
+     * it: with none, the server hears at once that the chain will not, so
+     * that an invitation never waits on catch-all handlers (a language
+     * binding's may need a lock the leader's blocking call holds). */
+    bool specific = false;
+    TAILQ_FOREACH(h, &spx_client.handlers, link)
+        specific |= h->ncodes > 0 && hdlr_matches(h, status);
+    if (!specific) {
+        spx_client_group_event_done(status, ev->info, ev->ninfo, false);
+        ev->told = true;
     }
     chain_step(ev);
 }

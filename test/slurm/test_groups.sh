@@ -8,7 +8,9 @@
 # directory first in PluginDir and checks, on 3 nodes x 2 tasks loading our
 # library:
 #   it_group (construct/destruct, context ids, group ids as names);
-#   it_grpinvite in modes accept, decline, optional and leaderfin;
+#   it_grpinvite in modes accept, decline, optional, abort and leaderfin;
+#   it_grpfault (member, leader, notify, deadinvitee: a task kills itself;
+#   srun -K0 keeps the step going);
 #   Debian's python3-pmix (test/python/grp_invite.py): a group_invite by
 #   rank 0 and blocking group_joins from a thread of the script, on our
 #   libpmix.so.2 (checked in /proc/self/maps), also with a leader that
@@ -63,9 +65,17 @@ run_ok() { # name expected-line command...
 # ---- the integration programs of group.sh and grpinvite.sh ----
 run_ok "3 nodes x 2: it_group (construct/destruct, context ids, group id in Get and Fence)" \
     "^it_group: 6 ranks: OK$" $S -N3 -n6 "$IT/it_group"
-for mode in accept decline optional leaderfin; do
+for mode in accept decline optional abort leaderfin; do
     run_ok "3 nodes x 2: it_grpinvite $mode" "^it_grpinvite: $mode: 6 ranks: OK$" \
         $S -N3 -n6 "$IT/it_grpinvite" $mode
+done
+# a task that dies: the step goes on (-K0, Slurm's default), the others get
+# the errors and events of grpfault.sh and finish
+for mode in member leader notify deadinvitee; do
+    $S -K0 -N3 -n6 "$IT/it_grpfault" $mode >"$OUT/o" 2>"$OUT/e"
+    n=$(grep -c "^it_grpfault: $mode: rank [0-9]*: OK$" "$OUT/o")
+    if [ "$n" = 5 ]; then pass "3 nodes x 2: it_grpfault $mode (5 survivors finished)"
+    else fail "3 nodes x 2: it_grpfault $mode: $n of 5 survivors OK"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
 done
 
 # ---- Debian's python3-pmix on our library ----
