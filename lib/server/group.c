@@ -707,14 +707,39 @@ static void notify_termination(struct spx_srv_grp *g, const pmix_proc_t *proc)
     }
 }
 
+/* Is a member of r other than gone still a connected process of this node? */
+static bool has_live_local(struct spx_srv_ctx *ctx, const struct grp_record *r,
+                           const pmix_proc_t *gone)
+{
+    for (size_t i = 0; i < r->nmembers; i++) {
+        const pmix_proc_t *m = &r->members[i];
+        if (m->rank == gone->rank && strncmp(m->nspace, gone->nspace, PMIX_MAX_NSLEN) == 0)
+            continue;
+        struct spx_srv_client *cl = spx_srv_client_find(ctx, m->nspace, m->rank);
+        if (cl && cl->peer && !cl->finalized)
+            return true;
+    }
+    return false;
+}
+
 static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
 {
-    if (ctx->grp && ctx->grp->coll)
-        spx_fence_proc_lost(ctx->grp->coll, proc);
-    if (ctx->grp)
-        spx_srv_grp_invites_proc_gone(ctx->grp, proc);
-    if (ctx->grp && !finalized)
-        notify_termination(ctx->grp, proc);
+    struct spx_srv_grp *g = ctx->grp;
+    if (!g)
+        return;
+    if (g->coll)
+        spx_fence_proc_lost(g->coll, proc);
+    spx_srv_grp_invites_proc_gone(g, proc);
+    if (!finalized)
+        notify_termination(g, proc);
+    /* a group none of whose members is here any more is forgotten here (a
+     * record is kept only by nodes with members, so a remote death keeps it) */
+    struct grp_record *r, *next;
+    for (r = LIST_FIRST(&g->groups); r; r = next) {
+        next = LIST_NEXT(r, link);
+        if (spx_srv_grp_has(r, proc) && !has_live_local(ctx, r, proc))
+            group_free(g, r);
+    }
 }
 
 static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)

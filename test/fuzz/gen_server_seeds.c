@@ -5,7 +5,9 @@
  * answered by a later commit and one never answered, publish/lookup/
  * unpublish and a lookup that waits, queries, job control (a cleanup
  * registration included), abort, notify, finalize; each host answer mode;
- * the timeouts of a fence and a GET; and the refusals (request before
+ * the timeouts of a fence and a GET; groups (construct, destruct, invite,
+ * join, decline, answers seen, abort, leave, a construct that times out);
+ * and the refusals (request before
  * HELLO, second HELLO, reply flag, unknown type, unregistered rank, tool,
  * bad version, garbage bytes).
  * Usage: gen_server_seeds <dir>. The output is committed in
@@ -129,6 +131,19 @@ static void commit(uint8_t client, const char *key, char *value)
     spx_buf_push_u8(&p, PMIX_DEL_LOCAL); /* a deletion entry */
     spx_buf_push_str(&p, "gone");
     msg(client, SPX_MSG_COMMIT, &p);
+}
+
+/* GROUP request of client: op, id, members, directives. */
+static void group(uint8_t client, uint8_t op, const char *id, const pmix_proc_t *procs, size_t n,
+                  const pmix_info_t *info, size_t ninfo)
+{
+    spx_buf_t p;
+    spx_buf_init(&p);
+    spx_buf_push_u8(&p, op);
+    spx_buf_push_str(&p, id);
+    spx_codec_push_proc_array(&p, procs, n);
+    spx_codec_push_info_array(&p, info, ninfo);
+    msg(client, SPX_MSG_GROUP, &p);
 }
 
 static void get(uint8_t client, pmix_rank_t target, const char *key, int timeout)
@@ -318,6 +333,52 @@ int main(int argc, char **argv)
     get(2, 3, "never", 0);
     get(3, 0, "never", 2);
     emit("get_wait");
+
+    /* groups: a construct of all four with a context id and group info, its
+     * destruct; an invitation accepted, declined, its answers seen, an abort,
+     * a leave; a construct short of a member that times out */
+    begin(MODE_NOW);
+    {
+        pmix_proc_t all[4] = {proc(3), proc(2), proc(1), proc(0)};
+        pmix_info_t d[3], gi;
+        size_t lcid = 7;
+        memset(&gi, 0, sizeof(gi));
+        snprintf(gi.key, sizeof(gi.key), "%s", PMIX_GROUP_LOCAL_CID);
+        gi.value.type = PMIX_SIZE;
+        gi.value.data.size = lcid;
+        pmix_data_array_t da = {.type = PMIX_INFO, .size = 1, .array = &gi};
+        info_bool(&d[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, true);
+        memset(&d[1], 0, sizeof(d[1]));
+        snprintf(d[1].key, sizeof(d[1].key), "%s", PMIX_GROUP_INFO);
+        d[1].value.type = PMIX_DATA_ARRAY;
+        d[1].value.data.darray = &da;
+        info_bool(&d[2], PMIX_GROUP_NOTIFY_TERMINATION, true);
+        commit(0, "ep", "zero");
+        for (uint8_t c = 0; c < 4; c++)
+            group(c, SPX_GRP_OP_CONSTRUCT, "g", all, 4, d, 3);
+        for (uint8_t c = 0; c < 4; c++)
+            group(c, SPX_GRP_OP_DESTRUCT, "g", NULL, 0, NULL, 0);
+        pmix_proc_t inv[2] = {proc(1), proc(2)}, leader = proc(0);
+        group(0, SPX_GRP_OP_INVITE, "gi", inv, 2, d, 1);
+        group(1, SPX_GRP_OP_JOIN_ACCEPT, "gi", &leader, 1, NULL, 0);
+        group(2, SPX_GRP_OP_JOIN_DECLINE, "gi", &leader, 1, NULL, 0);
+        group(0, SPX_GRP_OP_ANSWER_SEEN, "gi", NULL, 0, NULL, 0);
+        group(0, SPX_GRP_OP_ABORT, "gi", NULL, 0, NULL, 0);
+        group(3, SPX_GRP_OP_JOIN_ACCEPT, "gx", &leader, 1, NULL, 0);
+        group(1, SPX_GRP_OP_LEAVE, "g", NULL, 0, NULL, 0);
+    }
+    emit("groups");
+
+    begin(MODE_NOW);
+    {
+        pmix_proc_t two[2] = {proc(0), proc(1)};
+        pmix_info_t t;
+        info_int(&t, PMIX_TIMEOUT, 2);
+        group(0, SPX_GRP_OP_CONSTRUCT, "gt", two, 2, &t, 1);
+        spx_buf_push_u8(&in, OP_TIMERS);
+        group(1, SPX_GRP_OP_CONSTRUCT, "gt", two, 2, &t, 1);
+    }
+    emit("group_timeout");
 
     /* a GET whose timeout expires */
     begin(MODE_NOW);
