@@ -499,19 +499,26 @@ SPX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_
                          directives, ndirs, results, nresults);
 }
 
-SPX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
-                                             size_t ninfo)
+/* The blocking form of an operation without results. */
+static pmix_status_t op_block(const char *name, uint8_t op, const char grp[],
+                              const pmix_info_t info[], size_t ninfo)
 {
-    pmix_status_t rc = spx_progress_guard("PMIx_Group_destruct");
+    pmix_status_t rc = spx_progress_guard(name);
     if (rc != PMIX_SUCCESS)
         return rc;
     spx_wait_t w;
     spx_wait_init(&w);
-    rc = group_send(SPX_GRP_OP_DESTRUCT, grp, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
+    rc = group_send(op, grp, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
     if (rc == PMIX_SUCCESS)
         rc = spx_wait_block(&w);
     spx_wait_fini(&w);
     return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
+                                             size_t ninfo)
+{
+    return op_block("PMIx_Group_destruct", SPX_GRP_OP_DESTRUCT, grp, info, ninfo);
 }
 
 /* ---- invite / join / leave ---- */
@@ -607,16 +614,7 @@ SPX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *le
 SPX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
                                           size_t ninfo)
 {
-    pmix_status_t rc = spx_progress_guard("PMIx_Group_leave");
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    spx_wait_t w;
-    spx_wait_init(&w);
-    rc = group_send(SPX_GRP_OP_LEAVE, grp, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
-    if (rc == PMIX_SUCCESS)
-        rc = spx_wait_block(&w);
-    spx_wait_fini(&w);
-    return rc;
+    return op_block("PMIx_Group_leave", SPX_GRP_OP_LEAVE, grp, info, ninfo);
 }
 
 /* ---- PMIx_Connect / PMIx_Disconnect: a group named after its members ---- */
@@ -731,17 +729,9 @@ SPX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nproc
 {
     char id[64];
     pmix_status_t rc = connect_id(procs, nprocs, id);
-    if (rc == PMIX_SUCCESS)
-        rc = spx_progress_guard("PMIx_Disconnect");
     if (rc != PMIX_SUCCESS)
         return rc;
-    spx_wait_t w;
-    spx_wait_init(&w);
-    rc = group_send(SPX_GRP_OP_DESTRUCT, id, NULL, 0, info, ninfo, NULL, op_wait_cb, &w);
-    if (rc == PMIX_SUCCESS)
-        rc = spx_wait_block(&w);
-    spx_wait_fini(&w);
-    return rc;
+    return op_block("PMIx_Disconnect", SPX_GRP_OP_DESTRUCT, id, info, ninfo);
 }
 
 /* ---- what the handlers of group events decided ---- */

@@ -238,40 +238,20 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
     free(r);
 }
 
-struct fence_timer {
-    struct spx_srv_ctx *ctx;            /* borrowed */
-    spx_timer_t *timer;
-    uint64_t id;
-};
-
-static void timer_fired(void *arg)
+static struct spx_fence_engine *fence_of(struct spx_srv_ctx *ctx)
 {
-    struct fence_timer *t = arg;
-    if (t->ctx->fence)
-        spx_fence_timeout(t->ctx->fence, t->id);
-    free(t);
+    return ctx->fence;
 }
 
 static void *op_timer_arm(double seconds, uint64_t id, void *arg)
 {
-    struct fence_timer *t = calloc(1, sizeof(*t));
-    if (!t)
-        return NULL;
-    t->ctx = ((struct spx_srv_fence_glue *)arg)->ctx;
-    t->id = id;
-    if (!(t->timer = spx_timer_start(seconds, timer_fired, t))) {
-        free(t);
-        return NULL;
-    }
-    return t;
+    return spx_srv_fence_timer_arm(((struct spx_srv_fence_glue *)arg)->ctx, fence_of, seconds, id);
 }
 
 static void op_timer_cancel(void *handle, void *arg)
 {
     (void)arg;
-    struct fence_timer *t = handle;
-    spx_timer_cancel(t->timer);
-    free(t);
+    spx_srv_fence_timer_cancel(handle);
 }
 
 static const spx_fence_ops_t fence_ops = {

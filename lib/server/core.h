@@ -244,6 +244,16 @@ long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long d
  * spx_argv_free, types/types.h.) */
 int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
 
+/* A timer for tracker id of a fence engine (fence.h timer_arm): when it
+ * fires, spx_fence_timeout(engine_of(ctx), id), nothing if that is NULL by
+ * then. The handle (NULL on failure) goes to spx_srv_fence_timer_cancel
+ * unless the timer fired. */
+struct spx_fence_engine;
+void *spx_srv_fence_timer_arm(struct spx_srv_ctx *ctx,
+                              struct spx_fence_engine *(*engine_of)(struct spx_srv_ctx *),
+                              double seconds, uint64_t id);
+void spx_srv_fence_timer_cancel(void *handle);
+
 /* ---- nspace.c ---- */
 struct spx_srv_ns *spx_srv_ns_find(const struct spx_srv_ctx *ctx, const char *name);
 struct spx_srv_client *spx_srv_client_find(const struct spx_srv_ctx *ctx, const char *nspace,

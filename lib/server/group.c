@@ -400,41 +400,15 @@ void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix
     spx_info_array_free(info, n);
 }
 
-struct grp_timer {
-    struct spx_srv_ctx *ctx;        /* borrowed */
-    spx_timer_t *timer;
-    uint64_t id;
-};
-
-static void timer_fired(void *arg)
-{
-    struct grp_timer *t = arg;
-    struct spx_fence_engine *e = coll_engine_of(t->ctx);
-    if (e)
-        spx_fence_timeout(e, t->id);
-    free(t);
-}
-
 static void *op_timer_arm(double seconds, uint64_t id, void *arg)
 {
-    struct grp_timer *t = calloc(1, sizeof(*t));
-    if (!t)
-        return NULL;
-    t->ctx = ((struct spx_srv_grp *)arg)->ctx;
-    t->id = id;
-    if (!(t->timer = spx_timer_start(seconds, timer_fired, t))) {
-        free(t);
-        return NULL;
-    }
-    return t;
+    return spx_srv_fence_timer_arm(((struct spx_srv_grp *)arg)->ctx, coll_engine_of, seconds, id);
 }
 
 static void op_timer_cancel(void *handle, void *arg)
 {
     (void)arg;
-    struct grp_timer *t = handle;
-    spx_timer_cancel(t->timer);
-    free(t);
+    spx_srv_fence_timer_cancel(handle);
 }
 
 static const spx_fence_ops_t coll_ops = {

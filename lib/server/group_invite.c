@@ -152,6 +152,19 @@ static void push_done(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
     spx_codec_push_proc_array(b, unanswered, nun);
 }
 
+/* Ends joiner's join of (id, leader) on its node with status. */
+static void tell_joiner(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                        const pmix_proc_t *joiner, pmix_status_t status)
+{
+    spx_buf_t d;
+    spx_buf_init(&d);
+    push_done(&d, id, leader, joiner, status, NULL, 0, NULL, 0);
+    uint32_t node = node_of(g->ctx, joiner);
+    if (!spx_buf_failed(&d) && node != UINT32_MAX)
+        send_to(g, node, &d);
+    spx_buf_fini(&d);
+}
+
 /* ---- invitees too late ---- */
 
 static void late_add(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
@@ -683,13 +696,7 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
     pmix_status_t late = late_take(g, id, &leader, &joiner);
     if (late != PMIX_SUCCESS) {
         /* the invitation ended before this answer came: the joiner learns how */
-        spx_buf_t d;
-        spx_buf_init(&d);
-        push_done(&d, id, &leader, &joiner, late, NULL, 0, NULL, 0);
-        uint32_t node = node_of(g->ctx, &joiner);
-        if (!spx_buf_failed(&d) && node != UINT32_MAX)
-            send_to(g, node, &d);
-        spx_buf_fini(&d);
+        tell_joiner(g, id, &leader, &joiner, late);
         free(item);
         return;
     }
@@ -697,13 +704,7 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
     if (!cl || cl->finalized || (!cl->peer && cl->connected_once)) {
         /* no such leader here (any more; one that has not connected yet
          * may still invite): the joiner must not wait */
-        spx_buf_t d;
-        spx_buf_init(&d);
-        push_done(&d, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0, NULL, 0);
-        uint32_t node = node_of(g->ctx, &joiner);
-        if (!spx_buf_failed(&d) && node != UINT32_MAX)
-            send_to(g, node, &d);
-        spx_buf_fini(&d);
+        tell_joiner(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED);
         free(item);
         return;
     }
@@ -805,17 +806,8 @@ void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *pro
     for (a = LIST_FIRST(&g->answers); a; a = an) {
         an = LIST_NEXT(a, link);
         if (proc_eq(&a->leader, proc) || proc_eq(&a->joiner, proc)) {
-            if (proc_eq(&a->leader, proc) && a->accept) {
-                /* the joiner waits for an invitation that will not come */
-                spx_buf_t d;
-                spx_buf_init(&d);
-                push_done(&d, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0,
-                          NULL, 0);
-                uint32_t node = node_of(g->ctx, &a->joiner);
-                if (!spx_buf_failed(&d) && node != UINT32_MAX)
-                    send_to(g, node, &d);
-                spx_buf_fini(&d);
-            }
+            if (proc_eq(&a->leader, proc) && a->accept) /* waits for an invitation */
+                tell_joiner(g, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED);
             LIST_REMOVE(a, link);
             free(a->item);
             free(a);
