@@ -31,6 +31,7 @@ chmod 755 "$OUT"
 
 if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
    ! make -s -C "$BUILD" -j2 test/integration/it_group test/integration/it_grpinvite \
+        test/integration/it_grpfault \
         >>"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
 fi
