@@ -462,6 +462,18 @@ pmix_status_t spx_srv_grp_take_info(const pmix_info_t *info, size_t n, pmix_info
     return PMIX_SUCCESS;
 }
 
+/* Does every process of namespace name live on this node? */
+static bool all_local(struct spx_srv_ctx *ctx, const char *name)
+{
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, name);
+    if (!ns)
+        return false;
+    for (size_t r = 0; r < ns->nrank_node; r++)
+        if (ns->rank_node[r] != spx_srv_mn_me(ctx))
+            return false;
+    return true;
+}
+
 /* Starts a CONSTRUCT or DESTRUCT of p; status to reply at once, or PMIX_SUCCESS. */
 static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t op,
                                  const char *id, const pmix_proc_t *procs, size_t nprocs,
@@ -481,6 +493,14 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
     if (op == SPX_GRP_OP_CONSTRUCT) {
         if (nprocs == 0)
             return PMIX_ERR_BAD_PARAM;
+        /* PMIX_GROUP_LOCAL_ONLY: every member on this node (the collective
+         * then never leaves it); a member elsewhere is a bad parameter */
+        if (spx_info_flag(info, ninfo, PMIX_GROUP_LOCAL_ONLY))
+            for (size_t i = 0; i < nprocs; i++)
+                if (procs[i].rank == PMIX_RANK_WILDCARD
+                        ? (p->ctx->mn && !all_local(p->ctx, procs[i].nspace))
+                        : !spx_srv_proc_is_local(p->ctx, procs[i].nspace, procs[i].rank))
+                    return PMIX_ERR_BAD_PARAM;
         if (r && spx_srv_grp_has(r, &p->proc))
             return PMIX_ERR_EXISTS; /* this process is in a live group of that name */
     } else if (op == SPX_GRP_OP_INVITE) {

@@ -21,7 +21,8 @@
  *   PMIx_Connect (each rank listing the job in its own order) and
  *   PMIx_Disconnect, a second disconnect being PMIX_ERR_NOT_FOUND; an event
  *   whose PMIX_EVENT_CUSTOM_RANGE is (group id, WILDCARD) reaches the members;
- *   4. bad parameters: NULL or over-long group id, no members, a required
+ *   4. PMIX_GROUP_LOCAL_ONLY (alone: a group; with another node's rank:
+ *      PMIX_ERR_BAD_PARAM); bad parameters: NULL or over-long group id, no members, a required
  *      directive not built (PMIX_GROUP_OPTIONAL for a construct), a construct
  *      this rank is not a member of; a construct whose last rank never comes
  *      fails with PMIX_ERR_TIMEOUT under PMIX_TIMEOUT, promptly.
@@ -268,6 +269,29 @@ int main(void)
           "construct(long id)");
     IT_RC(PMIx_Group_construct("grp-x", NULL, 0, NULL, 0, NULL, NULL), PMIX_ERR_BAD_PARAM,
           "construct(no members)");
+    /* PMIX_GROUP_LOCAL_ONLY: with a member of another node a bad parameter,
+     * with this rank alone a group */
+    pmix_info_t lo;
+    bool yes3 = true;
+    PMIX_INFO_LOAD(&lo, PMIX_GROUP_LOCAL_ONLY, &yes3, PMIX_BOOL);
+    PMIX_INFO_REQUIRED(&lo);
+    char lid[64];
+    snprintf(lid, sizeof(lid), "grp-local-%u", (unsigned)it_me.rank);
+    IT_RC(PMIx_Group_construct(lid, &it_me, 1, &lo, 1, NULL, NULL), PMIX_SUCCESS,
+          "construct(PMIX_GROUP_LOCAL_ONLY, this rank alone)");
+    IT_RC(PMIx_Group_destruct(lid, NULL, 0), PMIX_SUCCESS, "destruct(local group)");
+    if (it_num_nodes() > 1) {
+        pmix_proc_t far;
+        PMIX_LOAD_PROCID(&far, it_me.nspace, 0);
+        for (uint32_t r = 0; r < nprocs; r++)
+            if (it_nodeid(r) != it_nodeid(it_me.rank))
+                PMIX_LOAD_PROCID(&far, it_me.nspace, r);
+        pmix_proc_t pair[2] = {it_me, far};
+        IT_RC(PMIx_Group_construct("grp-far", pair, 2, &lo, 1, NULL, NULL), PMIX_ERR_BAD_PARAM,
+              "construct(PMIX_GROUP_LOCAL_ONLY, a member on another node)");
+    }
+    PMIX_INFO_DESTRUCT(&lo);
+
     /* a directive not built yet, flagged required, is refused */
     pmix_info_t reqd;
     bool yes2 = true;
