@@ -503,10 +503,23 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
                     return PMIX_ERR_BAD_PARAM;
         if (r && spx_srv_grp_has(r, &p->proc))
             return PMIX_ERR_EXISTS; /* this process is in a live group of that name */
+        if (spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL) ||
+            spx_info_flag(info, ninfo, PMIX_GROUP_FT_COLLECTIVE)) {
+            /* fault-tolerant: led by the lowest member, the dead left out */
+            if (!spx_fence_proc_in_set(&p->proc, procs, nprocs))
+                return PMIX_ERR_NOT_A_MEMBER;
+            pmix_proc_t low;
+            pmix_status_t lrc = spx_srv_grp_lowest(p->ctx, procs, nprocs, &low);
+            if (lrc != PMIX_SUCCESS)
+                return lrc;
+            if (low.rank == p->proc.rank && strncmp(low.nspace, p->proc.nspace, PMIX_MAX_NSLEN) == 0)
+                return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo, true);
+            return spx_srv_grp_join_start(g, p, seq, id, true, &low, info, ninfo);
+        }
     } else if (op == SPX_GRP_OP_INVITE) {
         if (r && spx_srv_grp_has(r, &p->proc))
             return PMIX_ERR_EXISTS;
-        return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo);
+        return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo, false);
     } else if (op == SPX_GRP_OP_JOIN_ACCEPT || op == SPX_GRP_OP_JOIN_DECLINE) {
         if (nprocs > 1)
             return PMIX_ERR_BAD_PARAM;

@@ -22,6 +22,10 @@
  *     PMIX_GROUP_INVITE_FAILED to the leader for each invitee not in;
  *   - else PMIX_GROUP_CONSTRUCT_ABORT: to the invitees as an event, to the
  *     leader and the waiting joins as their status.
+ * A construct with PMIX_GROUP_OPTIONAL or PMIX_GROUP_FT_COLLECTIVE runs the
+ * same way without events ("silent"): its lowest member leads, the others'
+ * CONSTRUCTs are accepts, and members that die, are lost or never come
+ * (PMIX_TIMEOUT) are left out of the outcome.
  * A leader that goes away (dies, finalizes, its node is lost) ends its
  * invitations with PMIX_GROUP_LEADER_FAILED: an event to the invitees and
  * the status of their joins. An answer that comes before its invitation is
@@ -64,6 +68,7 @@ struct grp_invite {
     size_t n;
     spx_buf_t items;                /* MEMBER items: the leader's, the acceptors' */
     bool optional;
+    bool silent;                    /* a fault-tolerant construct run this way: no events */
     unsigned unseen;                /* answers raised to the leader, not yet seen by its
                                      * handlers (ANSWER_SEEN): they may still abort */
     spx_timer_t *timer;             /* PMIX_TIMEOUT, or NULL */
@@ -301,7 +306,8 @@ static void invite_fail(struct grp_invite *inv, pmix_status_t status)
     PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &inv->leader, PMIX_PROC);
     spx_warn("group %s: invitation of %s:%u ends: %s", inv->id, inv->leader.nspace,
              (unsigned)inv->leader.rank, PMIx_Error_string(status));
-    spx_srv_grp_event(g->ctx, status, &inv->leader, inv->invitees, inv->n, inv->id, &aff, 1);
+    if (!inv->silent)
+        spx_srv_grp_event(g->ctx, status, &inv->leader, inv->invitees, inv->n, inv->id, &aff, 1);
     PMIX_INFO_DESTRUCT(&aff);
     size_t nun = 0;
     pmix_proc_t *un = unanswered(inv, &nun);
@@ -351,7 +357,7 @@ static void invite_resolve(struct grp_invite *inv)
         invite_fail(inv, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM);
         return;
     }
-    for (size_t i = 0; i < inv->n; i++) {
+    for (size_t i = 0; i < inv->n && !inv->silent; i++) {
         if (inv->state[i] == ANS_ACCEPTED)
             continue;
         pmix_info_t aff;
@@ -374,8 +380,9 @@ static void invite_resolve(struct grp_invite *inv)
     pmix_proc_t *un = unanswered(inv, &nun);
     done_everywhere(g, inv->id, &inv->leader, PMIX_SUCCESS, r->outcome, r->noutcome, un, nun);
     free(un);
-    spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv->leader, r->members,
-                      r->nmembers, inv->id, extra, nextra);
+    if (!inv->silent)
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv->leader, r->members,
+                          r->nmembers, inv->id, extra, nextra);
     for (size_t i = 0; i < nextra; i++)
         PMIX_INFO_DESTRUCT(&extra[i]);
     invite_free(inv);
@@ -410,9 +417,12 @@ static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, boo
         }
     }
     inv->state[i] = accept ? ANS_ACCEPTED : ANS_DECLINED;
-    inv->unseen++;
-    spx_srv_grp_event(g->ctx, accept ? PMIX_GROUP_INVITE_ACCEPTED : PMIX_GROUP_INVITE_DECLINED,
-                      joiner, &inv->leader, 1, inv->id, NULL, 0);
+    if (!inv->silent) {
+        inv->unseen++;
+        spx_srv_grp_event(g->ctx,
+                          accept ? PMIX_GROUP_INVITE_ACCEPTED : PMIX_GROUP_INVITE_DECLINED,
+                          joiner, &inv->leader, 1, inv->id, NULL, 0);
+    }
     invite_resolve(inv);
 }
 
@@ -481,6 +491,21 @@ static pmix_status_t expand_invitees(struct spx_srv_ctx *ctx, const pmix_proc_t 
     return PMIX_SUCCESS;
 }
 
+pmix_status_t spx_srv_grp_lowest(struct spx_srv_ctx *ctx, const pmix_proc_t *procs, size_t n,
+                                 pmix_proc_t *low)
+{
+    pmix_proc_t none, *all = NULL;
+    size_t nall = 0;
+    memset(&none, 0, sizeof(none));
+    pmix_status_t rc = expand_invitees(ctx, &none, procs, n, &all, &nall);
+    if (rc == PMIX_SUCCESS && nall == 0)
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc == PMIX_SUCCESS)
+        *low = all[0]; /* sorted */
+    free(all);
+    return rc;
+}
+
 /* Whether an invitee can no longer answer: lost (died, its node lost), or a
  * local client that connected and went away or finalized. */
 static bool invitee_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
@@ -493,7 +518,7 @@ static bool invitee_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 
 pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
                                        const char *id, const pmix_proc_t *procs, size_t nprocs,
-                                       const pmix_info_t *info, size_t ninfo)
+                                       const pmix_info_t *info, size_t ninfo, bool silent)
 {
     if (nprocs == 0)
         return PMIX_ERR_BAD_PARAM;
@@ -508,7 +533,8 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     inv->peer = p;
     spx_srv_peer_ref(p);
     inv->seq = seq;
-    inv->optional = spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL);
+    inv->optional = silent || spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL);
+    inv->silent = silent;
     spx_buf_init(&inv->items);
     LIST_INSERT_HEAD(&g->invites, inv, link);
     pmix_info_t *ginfo = NULL;
@@ -535,7 +561,9 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     }
     spx_debug("group %s: %s:%u invites %zu processes", id, p->proc.nspace,
               (unsigned)p->proc.rank, inv->n);
-    spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, inv->invitees, inv->n, id, NULL, 0);
+    if (!silent)
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, inv->invitees, inv->n, id, NULL,
+                          0);
     for (size_t i = 0; i < inv->n; i++) /* invitees that went away before it */
         if (invitee_gone(g->ctx, &inv->invitees[i]))
             inv->state[i] = ANS_FAILED;

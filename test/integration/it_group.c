@@ -23,7 +23,9 @@
  *   whose PMIX_EVENT_CUSTOM_RANGE is (group id, WILDCARD) reaches the members;
  *   4. PMIX_GROUP_LOCAL_ONLY (alone: a group; with another node's rank:
  *      PMIX_ERR_BAD_PARAM); bad parameters: NULL or over-long group id, no members, a required
- *      directive not built (PMIX_GROUP_OPTIONAL for a construct), a construct
+ *      directive not built (PMIX_GROUP_ADD_MEMBERS); PMIX_GROUP_OPTIONAL with a
+ *      1 s PMIX_TIMEOUT while the last rank stays away: the others' group
+ *      forms without it (and works in a fence); a construct
  *      this rank is not a member of; a construct whose last rank never comes
  *      fails with PMIX_ERR_TIMEOUT under PMIX_TIMEOUT, promptly.
  * Prints "it_group: N ranks: OK" from rank 0.
@@ -295,10 +297,35 @@ int main(void)
     /* a directive not built yet, flagged required, is refused */
     pmix_info_t reqd;
     bool yes2 = true;
-    PMIX_INFO_LOAD(&reqd, PMIX_GROUP_OPTIONAL, &yes2, PMIX_BOOL);
+    PMIX_INFO_LOAD(&reqd, PMIX_GROUP_ADD_MEMBERS, &yes2, PMIX_BOOL);
     PMIX_INFO_REQUIRED(&reqd);
     IT_RC(PMIx_Group_construct("grp-x", all, nprocs, &reqd, 1, NULL, NULL),
-          PMIX_ERR_NOT_SUPPORTED, "construct(PMIX_GROUP_OPTIONAL required)");
+          PMIX_ERR_NOT_SUPPORTED, "construct(PMIX_GROUP_ADD_MEMBERS required)");
+    PMIX_INFO_DESTRUCT(&reqd);
+    /* PMIX_GROUP_OPTIONAL with PMIX_TIMEOUT: the last rank never comes and
+     * the others' group forms without it */
+    if (it_me.rank != nprocs - 1) {
+        pmix_info_t opt[2];
+        int one = 1;
+        PMIX_INFO_LOAD(&opt[0], PMIX_GROUP_OPTIONAL, &yes2, PMIX_BOOL);
+        PMIX_INFO_LOAD(&opt[1], PMIX_TIMEOUT, &one, PMIX_INT);
+        pmix_info_t *ores = NULL;
+        size_t nores = 0;
+        double t1 = it_now();
+        IT_RC(PMIx_Group_construct("grp-opt", all, nprocs, opt, 2, &ores, &nores), PMIX_SUCCESS,
+              "construct(PMIX_GROUP_OPTIONAL) without the last rank");
+        IT_CHECK(it_now() - t1 < 5, "the optional construct took %.1f s", it_now() - t1);
+        const pmix_info_t *mb = find(ores, nores, PMIX_GROUP_MEMBERSHIP);
+        IT_CHECK(mb && mb->value.data.darray->size == nprocs - 1,
+                 "optional construct: %zu members, expected %u",
+                 mb ? mb->value.data.darray->size : 0, nprocs - 1);
+        PMIX_INFO_FREE(ores, nores);
+        PMIX_INFO_DESTRUCT(&opt[0]);
+        PMIX_INFO_DESTRUCT(&opt[1]);
+        pmix_proc_t gw;
+        PMIX_LOAD_PROCID(&gw, "grp-opt", PMIX_RANK_WILDCARD);
+        IT_RC(PMIx_Fence(&gw, 1, NULL, 0), PMIX_SUCCESS, "PMIx_Fence over the optional group");
+    }
     pmix_proc_t other;
     PMIX_LOAD_PROCID(&other, it_me.nspace, (it_me.rank + 1) % nprocs);
     IT_RC(PMIx_Group_construct("grp-x", &other, 1, NULL, 0, NULL, NULL), PMIX_ERR_NOT_A_MEMBER,

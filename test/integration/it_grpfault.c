@@ -4,6 +4,8 @@
  *   member  the last rank kills itself (SIGKILL) instead of joining a
  *           construct over every rank: the others' construct fails with an
  *           error within 5 s (no PMIX_TIMEOUT is given), never hangs.
+ *   optional  the same with PMIX_GROUP_OPTIONAL: the others' group forms
+ *           without the dead rank within 5 s.
  *   leader  rank 0 invites every other rank (non-blocking) and kills itself
  *           once the first acceptance came; the last rank never answers (so
  *           the invitation cannot complete first): every join ends with
@@ -67,7 +69,7 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpfault member|leader|notify|deadinvitee");
+    IT_CHECK(argc == 2, "usage: it_grpfault member|optional|leader|notify|deadinvitee");
     const char *mode = argv[1];
     uint32_t n = it_init();
     IT_CHECK(n >= 3, "needs at least 3 ranks");
@@ -106,6 +108,26 @@ int main(int argc, char **argv)
             raise(SIGKILL);
         IT_WAIT_FOR(member_failed, 5, "PMIX_GROUP_MEMBER_FAILED");
         IT_CHECK(failed_rank == n - 1, "MEMBER_FAILED names rank %u", (unsigned)failed_rank);
+    } else if (strcmp(mode, "optional") == 0) {
+        if (it_me.rank == n - 1) {
+            it_sleep_ms(200);
+            raise(SIGKILL);
+        }
+        pmix_info_t opt;
+        bool yes = true;
+        PMIX_INFO_LOAD(&opt, PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        IT_RC(PMIx_Group_construct("grp-ft", &wild, 1, &opt, 1, &res, &nres), PMIX_SUCCESS,
+              "optional construct with a dead member");
+        size_t members = 0;
+        for (size_t i = 0; i < nres; i++)
+            if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP))
+                members = res[i].value.data.darray->size;
+        IT_CHECK(members == n - 1, "optional construct: %zu members, expected %u", members,
+                 n - 1);
+        PMIX_INFO_FREE(res, nres);
+        IT_CHECK(it_now() - t0 < 5, "the construct took %.1f s", it_now() - t0);
     } else if (strcmp(mode, "member") == 0) {
         if (it_me.rank == n - 1) {
             it_sleep_ms(200); /* let the others be inside the construct */
