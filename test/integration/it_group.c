@@ -129,9 +129,18 @@ static void check_endpoint(const pmix_proc_t *p, bool immediate)
 static void check_local_cid(pmix_rank_t r, size_t cid)
 {
     pmix_proc_t p;
-    pmix_info_t q;
+    pmix_info_t q, tq[2];
     pmix_value_t *v = NULL;
     PMIX_LOAD_PROCID(&p, it_me.nspace, r);
+    /* as Open MPI 5 asks: a uint32 PMIX_TIMEOUT, then the qualifier */
+    uint32_t to = 10;
+    PMIX_INFO_LOAD(&tq[0], PMIX_TIMEOUT, &to, PMIX_UINT32);
+    PMIX_INFO_LOAD(&tq[1], PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+    PMIX_INFO_SET_QUALIFIER(&tq[1]);
+    IT_RC(PMIx_Get(&p, "pmix.grp.lclid", tq, 2, &v), PMIX_SUCCESS,
+          "PMIx_Get(pmix.grp.lclid) as Open MPI asks");
+    IT_CHECK(v->type == PMIX_SIZE && v->data.size == 1000 + r, "lclid of %u", (unsigned)r);
+    PMIX_VALUE_RELEASE(v);
     PMIX_INFO_LOAD(&q, PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
     PMIX_INFO_SET_QUALIFIER(&q);
     IT_RC(PMIx_Get(&p, PMIX_GROUP_LOCAL_CID, &q, 1, &v), PMIX_SUCCESS, "PMIx_Get(local cid)");
