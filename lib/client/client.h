@@ -128,12 +128,14 @@ bool spx_client_group_qualifier(const pmix_info_t *info, size_t ninfo, uint64_t 
  * Called with spx_client.lock held; borrowed until it is released. */
 const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, const char *key);
 /* The handler chain of an event ended (progress thread); abort: a handler
- * returned PMIX_GROUP_CONSTRUCT_ABORT. For PMIX_GROUP_INVITE_ACCEPTED /
- * _DECLINED (this process leads the invitation) the server learns that the
- * answer was seen, or that the leader aborts; for PMIX_GROUP_LEADER_FAILED
- * with abort, the participants hear PMIX_GROUP_CONSTRUCT_ABORT. */
-void spx_client_group_event_done(pmix_status_t status, const pmix_info_t *info, size_t ninfo,
-                                 bool abort);
+ * returned PMIX_GROUP_CONSTRUCT_ABORT; lead: one put PMIX_GROUP_LEADER in its
+ * results. For PMIX_GROUP_INVITE_ACCEPTED / _DECLINED (this process leads the
+ * invitation) the server learns that the answer was seen, or that the leader
+ * aborts; for PMIX_GROUP_LEADER_FAILED (source: the failed leader) with
+ * abort, the participants hear PMIX_GROUP_CONSTRUCT_ABORT; otherwise the
+ * server learns whether this process steps up as the new leader. */
+void spx_client_group_event_done(pmix_status_t status, const pmix_proc_t *source,
+                                 const pmix_info_t *info, size_t ninfo, bool abort, bool lead);
 /* Forgets every group (finalize). */
 void spx_client_groups_clear(void);
 

@@ -95,6 +95,7 @@ struct event_run {
     size_t nids;
     size_t pos;
     bool abort;        /* a handler returned PMIX_GROUP_CONSTRUCT_ABORT */
+    bool lead;         /* a handler returned PMIX_GROUP_LEADER (true) in its results */
     bool told;         /* the server already heard how the chain ends */
 };
 
@@ -122,16 +123,19 @@ static void chain_step(void *arg);
 static void chain_end(struct event_run *ev)
 {
     if (!ev->told)
-        spx_client_group_event_done(ev->status, ev->info, ev->ninfo, ev->abort);
+        spx_client_group_event_done(ev->status, &ev->source, ev->info, ev->ninfo, ev->abort,
+                                    ev->lead);
     event_run_free(ev);
 }
 
 static void chain_continue(pmix_status_t status, pmix_info_t *results, size_t nresults,
                            pmix_op_cbfunc_t cbfunc, void *thiscbdata, void *notification_cbdata)
 {
-    (void)results;
-    (void)nresults;
     struct event_run *ev = notification_cbdata;
+    /* a participant steps up as the new leader of a group whose leader failed */
+    const pmix_info_t *lead = spx_info_find(results, results ? nresults : 0, PMIX_GROUP_LEADER);
+    if (lead && spx_info_true(lead))
+        ev->lead = true;
     if (cbfunc)
         cbfunc(PMIX_SUCCESS, thiscbdata);
     if (status == PMIX_GROUP_CONSTRUCT_ABORT)
@@ -201,7 +205,7 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
     TAILQ_FOREACH(h, &spx_client.handlers, link)
         specific |= h->ncodes > 0 && hdlr_matches(h, status);
     if (!specific) {
-        spx_client_group_event_done(status, ev->info, ev->ninfo, false);
+        spx_client_group_event_done(status, &ev->source, ev->info, ev->ninfo, false, false);
         ev->told = true;
     }
     chain_step(ev);

@@ -743,20 +743,21 @@ static void ignore_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     (void)arg;
 }
 
-void spx_client_group_event_done(pmix_status_t status, const pmix_info_t *info, size_t ninfo,
-                                 bool abort)
+void spx_client_group_event_done(pmix_status_t status, const pmix_proc_t *source,
+                                 const pmix_info_t *info, size_t ninfo, bool abort, bool lead)
 {
     uint8_t op;
     if (status == PMIX_GROUP_INVITE_ACCEPTED || status == PMIX_GROUP_INVITE_DECLINED)
         op = abort ? SPX_GRP_OP_ABORT : SPX_GRP_OP_ANSWER_SEEN;
-    else if (status == PMIX_GROUP_LEADER_FAILED && abort)
-        op = SPX_GRP_OP_ABORT;
+    else if (status == PMIX_GROUP_LEADER_FAILED)
+        op = abort ? SPX_GRP_OP_ABORT : lead ? SPX_GRP_OP_LEAD : SPX_GRP_OP_NO_LEAD;
     else
         return;
     const pmix_info_t *id = spx_info_find(info, ninfo, PMIX_GROUP_ID);
     if (!id || id->value.type != PMIX_STRING || !id->value.data.string || spx_client.singleton)
         return;
-    /* after a leader failure, the participants are the event's custom range */
+    /* after a leader failure, the participants are the event's custom range;
+     * a selection message names the failed leader (the source) first */
     const pmix_proc_t *procs = NULL;
     size_t nprocs = 0;
     const pmix_info_t *range = spx_info_find(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
@@ -765,11 +766,22 @@ void spx_client_group_event_done(pmix_status_t status, const pmix_info_t *info, 
         procs = range->value.data.darray->array;
         nprocs = range->value.data.darray->size;
     }
+    pmix_proc_t *sel = NULL;
+    if (op == SPX_GRP_OP_LEAD || op == SPX_GRP_OP_NO_LEAD) {
+        if (!source || !(sel = malloc((nprocs + 1) * sizeof(*sel))))
+            return;
+        sel[0] = *source;
+        if (nprocs)
+            memcpy(sel + 1, procs, nprocs * sizeof(*sel));
+        procs = sel;
+        nprocs++;
+    }
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_push_u8(&b, op);
     spx_buf_push_str(&b, id->value.data.string);
     spx_codec_push_proc_array(&b, procs, nprocs);
+    free(sel);
     spx_codec_push_info_array(&b, NULL, 0);
     if (spx_buf_failed(&b) ||
         spx_client_request(SPX_MSG_GROUP, &b, ignore_reply, NULL) != PMIX_SUCCESS)

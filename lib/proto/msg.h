@@ -92,6 +92,9 @@ enum spx_grp_op {
     SPX_GRP_OP_ANSWER_SEEN = 7, /* the leader's handlers saw an INVITE_ACCEPTED/_DECLINED */
     SPX_GRP_OP_ABORT = 8,     /* the sender's handlers abort: its invitation of that id, or
                                * (members: the participants) after its leader failed */
+    SPX_GRP_OP_LEAD = 9,      /* after PMIX_GROUP_LEADER_FAILED the sender steps up as leader
+                               * (members: the failed leader, then the participants) */
+    SPX_GRP_OP_NO_LEAD = 10,  /* ... or does not (same members) */
 };
 
 enum spx_peer_kind {

@@ -525,6 +525,10 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
             return PMIX_ERR_BAD_PARAM;
         return spx_srv_grp_join_start(g, p, seq, id, op == SPX_GRP_OP_JOIN_ACCEPT,
                                       nprocs ? procs : NULL, info, ninfo);
+    } else if (op == SPX_GRP_OP_LEAD || op == SPX_GRP_OP_NO_LEAD) {
+        spx_srv_grp_vote(g, &p->proc, id, op == SPX_GRP_OP_LEAD, procs, nprocs);
+        spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0);
+        return PMIX_SUCCESS;
     } else if (op == SPX_GRP_OP_ANSWER_SEEN || op == SPX_GRP_OP_ABORT) {
         if (op == SPX_GRP_OP_ANSWER_SEEN)
             spx_srv_grp_answer_seen(g, &p->proc, id);
@@ -610,6 +614,7 @@ static int grp_setup(struct spx_srv_ctx *ctx)
     LIST_INIT(&g->joins);
     LIST_INIT(&g->answers);
     TAILQ_INIT(&g->late);
+    TAILQ_INIT(&g->selects);
     if (!(g->coll = spx_fence_engine_create(&coll_ops, g))) {
         free(g);
         return -1;

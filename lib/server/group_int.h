@@ -44,6 +44,7 @@ struct grp_invite;                  /* group_invite.c */
 struct grp_join;
 struct grp_answer;
 struct grp_late;
+struct grp_select;
 
 struct spx_srv_grp {
     struct spx_srv_ctx *ctx;        /* borrowed */
@@ -55,6 +56,8 @@ struct spx_srv_grp {
     LIST_HEAD(, grp_answer) answers;  /* answers that came before their invitation */
     TAILQ_HEAD(, grp_late) late;      /* invitees whose invitation ended without them */
     size_t nlate;
+    TAILQ_HEAD(, grp_select) selects; /* node 0: leader selections after a failure */
+    size_t nselects;
     uint64_t next_slot;             /* context ids: see spx_srv_grp_cid_take */
 };
 
@@ -119,6 +122,10 @@ void spx_srv_grp_answer_seen(struct spx_srv_grp *g, const pmix_proc_t *leader, c
  * or, with none, the participants procs hear that status as an event. */
 bool spx_srv_grp_abort(struct spx_srv_grp *g, const pmix_proc_t *proc, const char *id,
                        const pmix_proc_t *procs, size_t nprocs);
+/* LEAD / NO_LEAD of voter (procs: the failed leader, then the participants):
+ * sent to node 0, which decides. */
+void spx_srv_grp_vote(struct spx_srv_grp *g, const pmix_proc_t *voter, const char *id, bool lead,
+                      const pmix_proc_t *procs, size_t nprocs);
 /* A message on the group channel from node `from`. */
 void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b);
 /* A process (of any node) or a node is gone: invitations and joins that need it end. */

@@ -33,6 +33,10 @@
  *
  * Messages on SPX_SRV_CH_GROUP (u8 kind first; every field bounded by the codec):
  *   ANSWER  str id, proc leader, proc joiner, u8 accept, bytes item
+ *   VOTE    (to node 0) str id, proc failed leader, proc voter, u8 steps up,
+ *           proc[] participants: node 0 raises PMIX_GROUP_LEADER_SELECTED from
+ *           the first that steps up, or with PMIX_ERR_NOT_FOUND when all
+ *           participants declined
  *   DONE    str id, proc leader, proc target (nspace "": every joiner),
  *           i32 status, bytes outcome (empty unless PMIX_SUCCESS),
  *           proc[] the invitees that had not answered (struct grp_late)
@@ -53,7 +57,7 @@
 #include "types/types.h"
 #include "util/log.h"
 
-enum { GRP_MSG_ANSWER = 1, GRP_MSG_DONE = 2 };
+enum { GRP_MSG_ANSWER = 1, GRP_MSG_DONE = 2, GRP_MSG_VOTE = 3 };
 enum grp_ans_state { ANS_PENDING, ANS_ACCEPTED, ANS_DECLINED, ANS_FAILED };
 
 struct grp_invite {
@@ -94,6 +98,20 @@ struct grp_late {
     pmix_status_t status;
 };
 #define GRP_MAX_LATE 4096
+
+/* Node 0's record of a leader selection after a leader failed: the first
+ * participant that steps up (PMIX_GROUP_LEADER in its handler's results) is
+ * the new leader; when every participant declined, nobody is. */
+struct grp_select {
+    TAILQ_ENTRY(grp_select) link;   /* in spx_srv_grp.selects, oldest first */
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t old;                /* the failed leader */
+    pmix_proc_t *parts;             /* participants (owned) */
+    uint8_t *voted;                 /* [i]: participant i answered */
+    size_t n;
+    bool decided;
+};
+#define GRP_MAX_SELECTS 256
 
 struct grp_answer {
     LIST_ENTRY(grp_answer) link;    /* in spx_srv_grp.answers */
@@ -678,6 +696,109 @@ bool spx_srv_grp_abort(struct spx_srv_grp *g, const pmix_proc_t *proc, const cha
     return false;
 }
 
+/* ---- choosing a new leader (node 0 decides) ---- */
+
+static void select_free(struct spx_srv_grp *g, struct grp_select *x)
+{
+    TAILQ_REMOVE(&g->selects, x, link);
+    g->nselects--;
+    free(x->parts);
+    free(x->voted);
+    free(x);
+}
+
+static struct grp_select *select_get(struct spx_srv_grp *g, const char *id,
+                                     const pmix_proc_t *old, const pmix_proc_t *parts, size_t n)
+{
+    struct grp_select *x;
+    TAILQ_FOREACH(x, &g->selects, link)
+        if (strcmp(x->id, id) == 0 && proc_eq(&x->old, old))
+            return x;
+    if (!(x = calloc(1, sizeof(*x))) || (n && (!(x->parts = malloc(n * sizeof(*parts))) ||
+                                              !(x->voted = calloc(n, 1))))) {
+        if (x) {
+            free(x->parts);
+            free(x);
+        }
+        return NULL;
+    }
+    snprintf(x->id, sizeof(x->id), "%s", id);
+    x->old = *old;
+    if (n)
+        memcpy(x->parts, parts, n * sizeof(*parts));
+    x->n = n;
+    TAILQ_INSERT_TAIL(&g->selects, x, link);
+    if (++g->nselects > GRP_MAX_SELECTS)
+        select_free(g, TAILQ_FIRST(&g->selects));
+    return x;
+}
+
+static void vote_apply(struct spx_srv_grp *g, const char *id, const pmix_proc_t *old,
+                       const pmix_proc_t *voter, bool lead, const pmix_proc_t *parts, size_t n)
+{
+    struct grp_select *x = select_get(g, id, old, parts, n);
+    if (!x || x->decided)
+        return; /* decided already: only one may lead */
+    pmix_info_t aff;
+    if (lead) {
+        x->decided = true;
+        spx_debug("group %s: %s:%u is the new leader", id, voter->nspace, (unsigned)voter->rank);
+        PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, voter, PMIX_PROC);
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_LEADER_SELECTED, voter, x->parts, x->n, id, &aff, 1);
+        PMIX_INFO_DESTRUCT(&aff);
+        return;
+    }
+    bool all = true;
+    for (size_t i = 0; i < x->n; i++) {
+        if (proc_eq(&x->parts[i], voter))
+            x->voted[i] = 1;
+        all &= x->voted[i] != 0;
+    }
+    if (all) { /* nobody stepped up */
+        x->decided = true;
+        PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, old, PMIX_PROC);
+        spx_srv_grp_event(g->ctx, PMIX_ERR_NOT_FOUND, old, x->parts, x->n, id, &aff, 1);
+        PMIX_INFO_DESTRUCT(&aff);
+    }
+}
+
+void spx_srv_grp_vote(struct spx_srv_grp *g, const pmix_proc_t *voter, const char *id, bool lead,
+                      const pmix_proc_t *procs, size_t nprocs)
+{
+    if (nprocs < 1)
+        return;
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, GRP_MSG_VOTE);
+    spx_buf_push_str(&b, id);
+    spx_codec_push_proc(&b, &procs[0]);
+    spx_codec_push_proc(&b, voter);
+    spx_buf_push_u8(&b, lead);
+    spx_codec_push_proc_array(&b, procs + 1, nprocs - 1);
+    if (spx_buf_failed(&b) || send_to(g, 0, &b) != 0)
+        spx_warn("group %s: could not send a leader selection to node 0", id);
+    spx_buf_fini(&b);
+}
+
+static void recv_vote(struct spx_srv_grp *g, spx_buf_t *b)
+{
+    char id[PMIX_MAX_NSLEN + 1];
+    pmix_proc_t old, voter;
+    spx_buf_pull_str_into(b, id, sizeof(id));
+    int bad = spx_codec_pull_proc(b, &old) | spx_codec_pull_proc(b, &voter);
+    uint8_t lead = spx_buf_pull_u8(b);
+    pmix_proc_t *parts = NULL;
+    size_t n = 0;
+    if (bad || spx_buf_failed(b) || spx_codec_pull_proc_array(b, &parts, &n) != 0 ||
+        spx_buf_finish(b) != 0 || !id[0] || lead > 1 || spx_srv_mn_me(g->ctx) != 0) {
+        spx_warn("group: malformed leader selection dropped");
+        free(parts);
+        return;
+    }
+    vote_apply(g, id, &old, &voter, lead, parts, n);
+    free(parts);
+}
+
 /* ---- leave ---- */
 
 pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id)
@@ -785,6 +906,8 @@ static void group_recv_any(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
         recv_answer(g, b);
     else if (kind == GRP_MSG_DONE)
         recv_done(g, b, remote);
+    else if (kind == GRP_MSG_VOTE)
+        recv_vote(g, b);
     else
         spx_warn("group: message of unknown kind %u dropped", (unsigned)kind);
 }
@@ -895,6 +1018,8 @@ void spx_srv_grp_invites_free(struct spx_srv_grp *g)
         free(a->item);
         free(a);
     }
+    while (!TAILQ_EMPTY(&g->selects))
+        select_free(g, TAILQ_FIRST(&g->selects));
     while (!TAILQ_EMPTY(&g->late)) {
         struct grp_late *l = TAILQ_FIRST(&g->late);
         TAILQ_REMOVE(&g->late, l, link);

@@ -11,6 +11,10 @@
  *           the invitation cannot complete first): every join ends with
  *           PMIX_GROUP_LEADER_FAILED within 5 s, and the last rank gets the
  *           PMIX_GROUP_LEADER_FAILED event.
+ *   reselect  rank 0 invites, rank 1 accepts, rank 0 dies: rank 1's
+ *           PMIX_GROUP_LEADER_FAILED handler returns PMIX_GROUP_LEADER, every
+ *           survivor gets PMIX_GROUP_LEADER_SELECTED naming rank 1, which then
+ *           invites the others into a new group.
  *   notify  a group constructed with PMIX_GROUP_NOTIFY_TERMINATION; then its
  *           last rank kills itself: every other member gets
  *           PMIX_GROUP_MEMBER_FAILED naming it within 5 s.
@@ -26,7 +30,10 @@
 #include <pthread.h>
 #include <signal.h>
 
-static volatile int invited, accepted, leader_failed, member_failed;
+static volatile int invited, accepted, leader_failed, member_failed, selected;
+static pmix_proc_t selected_leader;
+static pmix_status_t selected_status;
+static const char *mode;
 static pmix_rank_t failed_rank = PMIX_RANK_UNDEF;
 static pmix_proc_t leader;
 
@@ -46,6 +53,19 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
         __atomic_store_n(&accepted, 1, __ATOMIC_RELEASE);
     } else if (status == PMIX_GROUP_LEADER_FAILED) {
         __atomic_store_n(&leader_failed, 1, __ATOMIC_RELEASE);
+        if (strcmp(mode, "reselect") == 0 && it_me.rank == 1) {
+            /* rank 1 steps up as the new leader */
+            static pmix_info_t lead;
+            bool yes = true;
+            PMIX_INFO_LOAD(&lead, PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
+            if (cbfunc)
+                cbfunc(PMIX_EVENT_ACTION_COMPLETE, &lead, 1, NULL, NULL, cbdata);
+            return;
+        }
+    } else if (status == PMIX_GROUP_LEADER_SELECTED || status == PMIX_ERR_NOT_FOUND) {
+        selected_leader = *source;
+        selected_status = status;
+        __atomic_store_n(&selected, 1, __ATOMIC_RELEASE);
     } else if (status == PMIX_GROUP_MEMBER_FAILED) {
         for (size_t i = 0; i < ninfo; i++)
             if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC))
@@ -69,13 +89,14 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpfault member|optional|leader|notify|deadinvitee");
-    const char *mode = argv[1];
+    IT_CHECK(argc == 2, "usage: it_grpfault member|optional|leader|reselect|notify|deadinvitee");
+    mode = argv[1];
     uint32_t n = it_init();
     IT_CHECK(n >= 3, "needs at least 3 ranks");
     pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_INVITE_ACCEPTED,
-                             PMIX_GROUP_LEADER_FAILED, PMIX_GROUP_MEMBER_FAILED};
-    PMIx_Register_event_handler(codes, 4, NULL, 0, handler, NULL, NULL);
+                             PMIX_GROUP_LEADER_FAILED, PMIX_GROUP_MEMBER_FAILED,
+                             PMIX_GROUP_LEADER_SELECTED};
+    PMIx_Register_event_handler(codes, 5, NULL, 0, handler, NULL, NULL);
     it_fence();
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
@@ -136,6 +157,39 @@ int main(int argc, char **argv)
         pmix_status_t rc = PMIx_Group_construct("grp-fault", &wild, 1, NULL, 0, NULL, NULL);
         IT_CHECK(rc != PMIX_SUCCESS, "construct with a dead member succeeded");
         IT_CHECK(it_now() - t0 < 5, "the construct took %.1f s to fail", it_now() - t0);
+    } else if (strcmp(mode, "reselect") == 0) {
+        if (it_me.rank == 0) {
+            pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
+            for (uint32_t r = 1; r < n; r++)
+                PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+            IT_RC(PMIx_Group_invite_nb("grp-fault", inv, n - 1, NULL, 0, ignore_cb, NULL),
+                  PMIX_SUCCESS, "PMIx_Group_invite_nb");
+            IT_WAIT_FOR(accepted, 20, "a first acceptance");
+            raise(SIGKILL);
+        }
+        IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
+        if (it_me.rank == 1) { /* accepts, so that the leader dies */
+            pmix_status_t jrc = PMIx_Group_join("grp-fault", &leader, PMIX_GROUP_ACCEPT, NULL, 0,
+                                                NULL, NULL);
+            IT_RC(jrc, PMIX_GROUP_LEADER_FAILED, "join whose leader died");
+        }
+        /* every participant hears who leads now: rank 1 */
+        IT_WAIT_FOR(selected, 10, "PMIX_GROUP_LEADER_SELECTED");
+        IT_RC(selected_status, PMIX_GROUP_LEADER_SELECTED, "leader selection");
+        IT_CHECK(selected_leader.rank == 1, "new leader %u", (unsigned)selected_leader.rank);
+        /* the new leader builds the group again with the others */
+        if (it_me.rank == 1) {
+            pmix_proc_t *inv = calloc(n - 2, sizeof(*inv));
+            for (uint32_t r = 2; r < n; r++)
+                PMIX_LOAD_PROCID(&inv[r - 2], it_me.nspace, r);
+            IT_RC(PMIx_Group_invite("grp-fault2", inv, n - 2, NULL, 0, NULL, NULL), PMIX_SUCCESS,
+                  "invite by the new leader");
+            free(inv);
+        } else {
+            IT_RC(PMIx_Group_join("grp-fault2", &selected_leader, PMIX_GROUP_ACCEPT, NULL, 0,
+                                  NULL, NULL),
+                  PMIX_SUCCESS, "join of the new leader's group");
+        }
     } else {
         if (it_me.rank == 0) {
             pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
