@@ -369,7 +369,8 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
  * PMIX_INFO_REQD one outside its list refuses the call (types/directives.c). */
 static const char *const construct_directives[] = {
     PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_INFO, PMIX_TIMEOUT, PMIX_GROUP_NOTIFY_TERMINATION,
-    PMIX_GROUP_LOCAL_ONLY, PMIX_GROUP_OPTIONAL, PMIX_GROUP_FT_COLLECTIVE, NULL};
+    PMIX_GROUP_LOCAL_ONLY, PMIX_GROUP_OPTIONAL, PMIX_GROUP_FT_COLLECTIVE, PMIX_GROUP_ADD_MEMBERS,
+    NULL};
 static const char *const invite_directives[] = {
     PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_INFO, PMIX_TIMEOUT, PMIX_GROUP_NOTIFY_TERMINATION,
     PMIX_GROUP_OPTIONAL, NULL};

@@ -503,23 +503,49 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
                     return PMIX_ERR_BAD_PARAM;
         if (r && spx_srv_grp_has(r, &p->proc))
             return PMIX_ERR_EXISTS; /* this process is in a live group of that name */
-        if (spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL) ||
+        const pmix_info_t *add = spx_info_find(info, ninfo, PMIX_GROUP_ADD_MEMBERS);
+        const pmix_proc_t *added = NULL;
+        size_t nadded = 0;
+        if (add && add->value.type == PMIX_DATA_ARRAY && add->value.data.darray &&
+            add->value.data.darray->type == PMIX_PROC) {
+            added = add->value.data.darray->array;
+            nadded = add->value.data.darray->size;
+        } else if (add && add->value.type == PMIX_PROC && add->value.data.proc) {
+            added = add->value.data.proc;
+            nadded = 1;
+        } else if (add) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        for (size_t i = 0; i < nadded; i++)
+            if (!spx_srv_ns_find(p->ctx, added[i].nspace))
+                return PMIX_ERR_NOT_SUPPORTED;
+        if (nadded || spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL) ||
             spx_info_flag(info, ninfo, PMIX_GROUP_FT_COLLECTIVE)) {
-            /* fault-tolerant: led by the lowest member, the dead left out */
+            /* led by the lowest member: the dead left out, added members invited */
             if (!spx_fence_proc_in_set(&p->proc, procs, nprocs))
                 return PMIX_ERR_NOT_A_MEMBER;
             pmix_proc_t low;
             pmix_status_t lrc = spx_srv_grp_lowest(p->ctx, procs, nprocs, &low);
             if (lrc != PMIX_SUCCESS)
                 return lrc;
-            if (low.rank == p->proc.rank && strncmp(low.nspace, p->proc.nspace, PMIX_MAX_NSLEN) == 0)
-                return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo, true);
-            return spx_srv_grp_join_start(g, p, seq, id, true, &low, info, ninfo);
+            if (low.rank != p->proc.rank || strncmp(low.nspace, p->proc.nspace, PMIX_MAX_NSLEN))
+                return spx_srv_grp_join_start(g, p, seq, id, true, &low, info, ninfo);
+            pmix_proc_t *everyone = malloc((nprocs + nadded) * sizeof(*everyone));
+            if (!everyone)
+                return PMIX_ERR_NOMEM;
+            memcpy(everyone, procs, nprocs * sizeof(*everyone));
+            if (nadded)
+                memcpy(everyone + nprocs, added, nadded * sizeof(*everyone));
+            lrc = spx_srv_grp_invite_start(g, p, seq, id, everyone, nprocs + nadded, info, ninfo,
+                                           true, added, nadded);
+            free(everyone);
+            return lrc;
         }
     } else if (op == SPX_GRP_OP_INVITE) {
         if (r && spx_srv_grp_has(r, &p->proc))
             return PMIX_ERR_EXISTS;
-        return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo, false);
+        return spx_srv_grp_invite_start(g, p, seq, id, procs, nprocs, info, ninfo, false, NULL,
+                                        0);
     } else if (op == SPX_GRP_OP_JOIN_ACCEPT || op == SPX_GRP_OP_JOIN_DECLINE) {
         if (nprocs > 1)
             return PMIX_ERR_BAD_PARAM;

@@ -104,10 +104,12 @@ pmix_status_t spx_srv_grp_host_start(struct spx_srv_grp *g, bool construct, cons
 /* ---- group_invite.c ---- */
 /* INVITE, JOIN_ACCEPT, JOIN_DECLINE and LEAVE requests of p: PMIX_SUCCESS
  * (answered later, or already), or a status to reply at once. */
-/* silent: a fault-tolerant construct led by its lowest member (no events). */
+/* silent: a construct led by its lowest member (no events but PMIX_GROUP_INVITED
+ * to the announce list, a construct's added members). */
 pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
                                        const char *id, const pmix_proc_t *procs, size_t nprocs,
-                                       const pmix_info_t *info, size_t ninfo, bool silent);
+                                       const pmix_info_t *info, size_t ninfo, bool silent,
+                                       const pmix_proc_t *announce, size_t nannounce);
 /* The lowest process of procs (WILDCARD entries expanded by the namespace's
  * size) into *low; PMIX_ERR_BAD_PARAM when a namespace is unknown. */
 pmix_status_t spx_srv_grp_lowest(struct spx_srv_ctx *ctx, const pmix_proc_t *procs, size_t n,

@@ -22,10 +22,12 @@
  *     PMIX_GROUP_INVITE_FAILED to the leader for each invitee not in;
  *   - else PMIX_GROUP_CONSTRUCT_ABORT: to the invitees as an event, to the
  *     leader and the waiting joins as their status.
- * A construct with PMIX_GROUP_OPTIONAL or PMIX_GROUP_FT_COLLECTIVE runs the
- * same way without events ("silent"): its lowest member leads, the others'
- * CONSTRUCTs are accepts, and members that die, are lost or never come
- * (PMIX_TIMEOUT) are left out of the outcome.
+ * A construct with PMIX_GROUP_OPTIONAL, PMIX_GROUP_FT_COLLECTIVE or
+ * PMIX_GROUP_ADD_MEMBERS runs the same way without events ("silent"): its
+ * lowest member leads, the others' CONSTRUCTs are accepts, the added members
+ * (the leader's list) get PMIX_GROUP_INVITED and join, and with OPTIONAL or
+ * FT_COLLECTIVE members that die, are lost or never come (PMIX_TIMEOUT) are
+ * left out of the outcome.
  * A leader that goes away (dies, finalizes, its node is lost) ends its
  * invitations with PMIX_GROUP_LEADER_FAILED: an event to the invitees and
  * the status of their joins. An answer that comes before its invitation is
@@ -536,7 +538,8 @@ static bool invitee_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 
 pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
                                        const char *id, const pmix_proc_t *procs, size_t nprocs,
-                                       const pmix_info_t *info, size_t ninfo, bool silent)
+                                       const pmix_info_t *info, size_t ninfo, bool silent,
+                                       const pmix_proc_t *announce, size_t nannounce)
 {
     if (nprocs == 0)
         return PMIX_ERR_BAD_PARAM;
@@ -551,7 +554,8 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     inv->peer = p;
     spx_srv_peer_ref(p);
     inv->seq = seq;
-    inv->optional = silent || spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL);
+    inv->optional = spx_info_flag(info, ninfo, PMIX_GROUP_OPTIONAL) ||
+                    (silent && spx_info_flag(info, ninfo, PMIX_GROUP_FT_COLLECTIVE));
     inv->silent = silent;
     spx_buf_init(&inv->items);
     LIST_INSERT_HEAD(&g->invites, inv, link);
@@ -582,6 +586,8 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     if (!silent)
         spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, inv->invitees, inv->n, id, NULL,
                           0);
+    else if (nannounce) /* a construct's PMIX_GROUP_ADD_MEMBERS: they are invited */
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, announce, nannounce, id, NULL, 0);
     for (size_t i = 0; i < inv->n; i++) /* invitees that went away before it */
         if (invitee_gone(g->ctx, &inv->invitees[i]))
             inv->state[i] = ANS_FAILED;

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/common.sh"
 for SPX_NODES in 1 3; do
     n=$(spx_nodes_ranks $SPX_NODES)
-    for mode in accept decline optional abort leaderfin; do
+    for mode in accept decline optional abort leaderfin add; do
         spx_run "$n" it_grpinvite $mode
         spx_expect_rc 0
         spx_expect_out "^it_grpinvite: $mode: $n ranks: OK$"

@@ -23,7 +23,7 @@
  *   whose PMIX_EVENT_CUSTOM_RANGE is (group id, WILDCARD) reaches the members;
  *   4. PMIX_GROUP_LOCAL_ONLY (alone: a group; with another node's rank:
  *      PMIX_ERR_BAD_PARAM); bad parameters: NULL or over-long group id, no members, a required
- *      directive not built (PMIX_GROUP_ADD_MEMBERS); PMIX_GROUP_OPTIONAL with a
+ *      directive unknown; PMIX_GROUP_OPTIONAL with a
  *      1 s PMIX_TIMEOUT while the last rank stays away: the others' group
  *      forms without it (and works in a fence); a construct
  *      this rank is not a member of; a construct whose last rank never comes
@@ -306,10 +306,10 @@ int main(void)
     /* a directive not built yet, flagged required, is refused */
     pmix_info_t reqd;
     bool yes2 = true;
-    PMIX_INFO_LOAD(&reqd, PMIX_GROUP_ADD_MEMBERS, &yes2, PMIX_BOOL);
+    PMIX_INFO_LOAD(&reqd, "spmix.test.unknown", &yes2, PMIX_BOOL);
     PMIX_INFO_REQUIRED(&reqd);
     IT_RC(PMIx_Group_construct("grp-x", all, nprocs, &reqd, 1, NULL, NULL),
-          PMIX_ERR_NOT_SUPPORTED, "construct(PMIX_GROUP_ADD_MEMBERS required)");
+          PMIX_ERR_NOT_SUPPORTED, "construct(an unknown directive required)");
     PMIX_INFO_DESTRUCT(&reqd);
     /* PMIX_GROUP_OPTIONAL with PMIX_TIMEOUT: the last rank never comes and
      * the others' group forms without it */

@@ -29,6 +29,9 @@
  *             last rank never answers (so the invitation cannot complete
  *             first): every join ends with PMIX_GROUP_LEADER_FAILED, never
  *             hangs, and the last rank gets that event.
+ *   add       a construct by all but the last rank with PMIX_GROUP_ADD_MEMBERS
+ *             naming it: it is invited, joins, and all end in one group
+ *             with one context id.
  * Prints "it_grpinvite: MODE: N ranks: OK" from rank 0 (rank 1 in leaderfin).
  */
 #include "itest.h"
@@ -160,7 +163,7 @@ static void check_member_data(uint32_t r, size_t cid)
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpinvite accept|decline|optional|abort|leaderfin");
+    IT_CHECK(argc == 2, "usage: it_grpinvite accept|decline|optional|abort|leaderfin|add");
     mode = argv[1];
     nprocs = it_init();
     IT_CHECK(nprocs >= 3, "needs at least 3 ranks");
@@ -184,6 +187,44 @@ int main(int argc, char **argv)
     PMIx_Register_event_handler(codes, 6, NULL, 0, handler, NULL, NULL);
     it_fence(); /* every handler is in place before anyone invites */
 
+    if (strcmp(mode, "add") == 0) {
+        /* a construct by all but the last rank, which PMIX_GROUP_ADD_MEMBERS adds:
+         * it is invited and joins, and everybody ends in one group of all */
+        pmix_info_t *res = NULL;
+        size_t nres = 0, nm = 0, cid = 0;
+        if (it_me.rank != nprocs - 1) {
+            pmix_proc_t *callers = calloc(nprocs - 1, sizeof(*callers));
+            for (uint32_t r = 0; r + 1 < nprocs; r++)
+                PMIX_LOAD_PROCID(&callers[r], it_me.nspace, r);
+            pmix_proc_t last;
+            PMIX_LOAD_PROCID(&last, it_me.nspace, nprocs - 1);
+            pmix_info_t d[2];
+            bool yes = true;
+            PMIX_INFO_LOAD(&d[0], PMIX_GROUP_ADD_MEMBERS, &last, PMIX_PROC);
+            PMIX_INFO_LOAD(&d[1], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+            IT_RC(PMIx_Group_construct(GRP, callers, nprocs - 1, d, 2, &res, &nres), PMIX_SUCCESS,
+                  "construct with PMIX_GROUP_ADD_MEMBERS");
+            PMIX_INFO_DESTRUCT(&d[0]);
+            PMIX_INFO_DESTRUCT(&d[1]);
+            free(callers);
+            check_results(res, nres, &nm, &cid);
+        } else {
+            IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED of an added member");
+            IT_RC(PMIx_Group_join(GRP, &leader_seen, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres),
+                  PMIX_SUCCESS, "join of an added member");
+            check_results(res, nres, &nm, &cid);
+        }
+        IT_CHECK(nm == nprocs, "add: %zu members, expected %u", nm, nprocs);
+        IT_CHECK(cid != 0, "add: no context id");
+        PMIX_INFO_FREE(res, nres);
+        IT_RC(PMIx_Group_destruct(GRP, NULL, 0), PMIX_SUCCESS, "destruct (add)");
+        it_fence();
+        if (it_me.rank == 0)
+            printf("it_grpinvite: %s: %u ranks: OK\n", mode, nprocs);
+        PMIX_INFO_DESTRUCT(&join_info[0]);
+        it_finalize();
+        return 0;
+    }
     bool optional = strcmp(mode, "optional") == 0 || strcmp(mode, "abort") == 0;
     bool abort_expected = strcmp(mode, "decline") == 0 || strcmp(mode, "abort") == 0;
     if (it_me.rank == 0) {

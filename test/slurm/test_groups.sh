@@ -66,7 +66,7 @@ run_ok() { # name expected-line command...
 # ---- the integration programs of group.sh and grpinvite.sh ----
 run_ok "3 nodes x 2: it_group (construct/destruct, context ids, group id in Get and Fence)" \
     "^it_group: 6 ranks: OK$" $S -N3 -n6 "$IT/it_group"
-for mode in accept decline optional abort leaderfin; do
+for mode in accept decline optional abort leaderfin add; do
     run_ok "3 nodes x 2: it_grpinvite $mode" "^it_grpinvite: $mode: 6 ranks: OK$" \
         $S -N3 -n6 "$IT/it_grpinvite" $mode
 done
