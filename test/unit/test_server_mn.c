@@ -11,7 +11,9 @@
  * a client lost before PMIx_Finalize, a lost node (a fence still gathering
  * here fails, a GET waiting for that node's answer fails at once), a node
  * ending in order, the publish/lookup directory held here (node 0) and, with
- * the server as node 1, requests forwarded to node 0 and failed when it is lost.
+ * the server as node 1, requests forwarded to node 0 and failed when it is lost;
+ * the group channel: hostile messages dropped, a join answered by the
+ * outcome the leader's node sends.
  */
 #include "config.h"
 
@@ -859,6 +861,74 @@ START_TEST(mn_events_and_lost_node)
 }
 END_TEST
 
+/* Hostile bytes on the group channel are dropped; a join whose leader is on
+ * the other node sends its answer there, and the outcome that comes back
+ * (here: the invitation aborted) ends the join. */
+START_TEST(mn_group_channel)
+{
+    int c0 = client(0);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, SPX_GRP_OP_JOIN_ACCEPT);
+    spx_buf_push_str(&b, "gj");
+    pmix_proc_t leader = P(3);
+    spx_codec_push_proc_array(&b, &leader, 1);
+    spx_codec_push_info_array(&b, NULL, 0);
+    uint32_t js = send_req(c0, SPX_MSG_GROUP, &b);
+    /* the answer goes to node 1 on the group channel */
+    bool sent = false;
+    for (int i = 0; i < 500 && !sent; i++) {
+        pthread_mutex_lock(&T.lock);
+        for (int k = 0; k < T.nmsgs; k++)
+            sent |= T.msgs[k].channel == 8 && T.msgs[k].dst == OTHER_NODE;
+        pthread_mutex_unlock(&T.lock);
+        if (!sent)
+            usleep(10000);
+    }
+    ck_assert_msg(sent, "no answer went to the leader's node");
+    /* hostile: empty, unknown kind, a cut answer, a successful outcome
+     * without its bytes, a bad vote */
+    spx_buf_t h;
+    spx_buf_init(&h);
+    inject(8, &h);
+    spx_buf_push_u8(&h, 9);
+    inject(8, &h);
+    spx_buf_fini(&h);
+    spx_buf_push_u8(&h, 1);
+    spx_buf_push_str(&h, "gj");
+    inject(8, &h);
+    spx_buf_fini(&h);
+    pmix_proc_t none;
+    memset(&none, 0, sizeof(none));
+    spx_buf_push_u8(&h, 2);
+    spx_buf_push_str(&h, "gj");
+    spx_codec_push_proc(&h, &leader);
+    spx_codec_push_proc(&h, &none);
+    spx_buf_push_i32(&h, PMIX_SUCCESS);
+    inject(8, &h);
+    spx_buf_fini(&h);
+    spx_buf_push_u8(&h, 3);
+    spx_buf_push_str(&h, "gj");
+    spx_codec_push_proc(&h, &leader);
+    spx_codec_push_proc(&h, &leader);
+    spx_buf_push_u8(&h, 5);
+    inject(8, &h);
+    spx_buf_fini(&h);
+    /* the invitation's outcome: aborted; the join ends with it */
+    spx_buf_push_u8(&h, 2);
+    spx_buf_push_str(&h, "gj");
+    spx_codec_push_proc(&h, &leader);
+    spx_codec_push_proc(&h, &none);
+    spx_buf_push_i32(&h, PMIX_GROUP_CONSTRUCT_ABORT);
+    spx_buf_push_bytes(&h, NULL, 0);
+    spx_codec_push_proc_array(&h, NULL, 0);
+    inject(8, &h);
+    spx_buf_fini(&h);
+    ck_assert_int_eq(status_reply(c0, SPX_MSG_GROUP, js), PMIX_GROUP_CONSTRUCT_ABORT);
+    close(c0);
+}
+END_TEST
+
 /* Reads frames until the reply to seq; fails on any EVENT push before it. */
 static pmix_status_t reply_without_event(int fd, uint8_t type, uint32_t seq)
 {
@@ -1153,6 +1223,7 @@ static Suite *mn_suite(void)
     tcase_add_test(tc, mn_pubsub_directory);
     tcase_add_test(tc, mn_lost_node_fails_gathering_fence);
     tcase_add_test(tc, mn_dmodex_node_lost);
+    tcase_add_test(tc, mn_group_channel);
     suite_add_tcase(s, tc);
     TCase *t1 = tcase_create("node1");
     tcase_add_checked_fixture(t1, setup_node1, teardown);
