@@ -288,38 +288,9 @@ static void fence_teardown(struct spx_srv_ctx *ctx)
     ctx->fglue = NULL;
 }
 
-struct node_of {
-    struct spx_srv_ctx *ctx;
-    uint32_t node;
-};
-
-/* Does set name a process on the node (the nodes' map of the namespaces)?
- * arg: a struct node_of. */
-static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
-{
-    const struct node_of *on = arg;
-    uint32_t *nodes;
-    size_t n;
-    if (spx_srv_mn_set_nodes(on->ctx, set, nset, &nodes, &n) != 0)
-        return false;
-    bool hit = false;
-    for (size_t i = 0; i < n && !hit; i++)
-        hit = nodes[i] == on->node;
-    free(nodes);
-    return hit;
-}
-
-/* A node is gone: the trackers that need it fail (PMIX_ERR_UNREACH). A node
- * that ended in order finished every collective it was in: one already with
- * the network may be complete there, and the network fails it if it still
- * needed that node; so only the trackers still gathering here fail then. */
 static void fence_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
-    struct node_of on = {.ctx = ctx, .node = node};
-    if (ctx->fence && lost)
-        spx_fence_fail_if(ctx->fence, set_on_node, &on, PMIX_ERR_UNREACH);
-    else if (ctx->fence)
-        spx_fence_fail_gathering_if(ctx->fence, set_on_node, &on, PMIX_ERR_UNREACH);
+    spx_srv_mn_fail_node_colls(ctx, ctx->fence, node, lost);
 }
 
 const struct spx_srv_engine_ops spx_srv_fence_engine = {

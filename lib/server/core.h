@@ -357,6 +357,13 @@ pmix_status_t spx_srv_mn_coll_for(struct spx_srv_ctx *ctx,
 void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
                              const char *set_key, bool collect, pmix_status_t status,
                              double timeout);
+/* Node is gone: the trackers of fence engine e (may be NULL) over a set with
+ * a process there fail (PMIX_ERR_UNREACH). A node that ended in order
+ * finished every collective it was in: one already with the network may be
+ * complete there, and the network fails it if it still needed that node; so
+ * then only the trackers still gathering here fail. */
+void spx_srv_mn_fail_node_colls(struct spx_srv_ctx *ctx, struct spx_fence_engine *e,
+                                uint32_t node, bool lost);
 /* Answers the SPMIX_QUERY_* key into *out (uint64); false for other keys. */
 bool spx_srv_mn_query(const struct spx_srv_ctx *ctx, const char *key, pmix_info_t *out);
 bool spx_srv_mn_is_query_key(const char *key);

@@ -664,35 +664,11 @@ static void grp_teardown(struct spx_srv_ctx *ctx)
     free(g);
 }
 
-struct node_of {
-    struct spx_srv_ctx *ctx;
-    uint32_t node;
-};
-
-/* Does set name a process on the node? arg: a struct node_of. */
-static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
-{
-    const struct node_of *on = arg;
-    uint32_t *nodes;
-    size_t n;
-    if (spx_srv_mn_set_nodes(on->ctx, set, nset, &nodes, &n) != 0)
-        return false;
-    bool hit = false;
-    for (size_t i = 0; i < n && !hit; i++)
-        hit = nodes[i] == on->node;
-    free(nodes);
-    return hit;
-}
-
 static void grp_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
-    struct node_of on = {.ctx = ctx, .node = node};
-    if (!ctx->grp || !ctx->grp->coll)
+    if (!ctx->grp)
         return;
-    if (lost)
-        spx_fence_fail_if(ctx->grp->coll, set_on_node, &on, PMIX_ERR_UNREACH);
-    else
-        spx_fence_fail_gathering_if(ctx->grp->coll, set_on_node, &on, PMIX_ERR_UNREACH);
+    spx_srv_mn_fail_node_colls(ctx, ctx->grp->coll, node, lost);
     spx_srv_grp_invites_node_gone(ctx->grp, node);
 }
 

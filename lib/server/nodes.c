@@ -592,3 +592,38 @@ bool spx_srv_mn_query(const struct spx_srv_ctx *ctx, const char *key, pmix_info_
     out->value.data.uint64 = v;
     return true;
 }
+
+/* ---- collectives that need a node that is gone ---- */
+
+struct node_of {
+    struct spx_srv_ctx *ctx;
+    uint32_t node;
+};
+
+/* Does set name a process on the node (the nodes' map of the namespaces)?
+ * arg: a struct node_of. */
+static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    const struct node_of *on = arg;
+    uint32_t *nodes;
+    size_t n;
+    if (spx_srv_mn_set_nodes(on->ctx, set, nset, &nodes, &n) != 0)
+        return false;
+    bool hit = false;
+    for (size_t i = 0; i < n && !hit; i++)
+        hit = nodes[i] == on->node;
+    free(nodes);
+    return hit;
+}
+
+void spx_srv_mn_fail_node_colls(struct spx_srv_ctx *ctx, struct spx_fence_engine *e,
+                                uint32_t node, bool lost)
+{
+    struct node_of on = {.ctx = ctx, .node = node};
+    if (!e)
+        return;
+    if (lost)
+        spx_fence_fail_if(e, set_on_node, &on, PMIX_ERR_UNREACH);
+    else
+        spx_fence_fail_gathering_if(e, set_on_node, &on, PMIX_ERR_UNREACH);
+}
