@@ -9,7 +9,7 @@
 SPX_RUN_OPTS=--keep-going
 for SPX_NODES in 1 3; do
     n=$(spx_nodes_ranks $SPX_NODES)
-    for mode in member optional leader reselect notify deadinvitee; do
+    for mode in member optional leader reselect noleader notify deadinvitee; do
         spx_run "$n" it_grpfault $mode
         spx_expect_rc 137
         ok=$(grep -c "^it_grpfault: $mode: rank [0-9]*: OK$" "$SPX_OUT")

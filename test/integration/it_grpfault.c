@@ -15,6 +15,8 @@
  *           PMIX_GROUP_LEADER_FAILED handler returns PMIX_GROUP_LEADER, every
  *           survivor gets PMIX_GROUP_LEADER_SELECTED naming rank 1, which then
  *           invites the others into a new group.
+ *   noleader  the same, nobody steps up: every survivor gets the selection's
+ *           error (PMIX_ERR_NOT_FOUND, source: the failed leader).
  *   notify  a group constructed with PMIX_GROUP_NOTIFY_TERMINATION; then its
  *           last rank kills itself: every other member gets
  *           PMIX_GROUP_MEMBER_FAILED naming it within 5 s.
@@ -89,14 +91,15 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpfault member|optional|leader|reselect|notify|deadinvitee");
+    IT_CHECK(argc == 2,
+             "usage: it_grpfault member|optional|leader|reselect|noleader|notify|deadinvitee");
     mode = argv[1];
     uint32_t n = it_init();
     IT_CHECK(n >= 3, "needs at least 3 ranks");
     pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_INVITE_ACCEPTED,
                              PMIX_GROUP_LEADER_FAILED, PMIX_GROUP_MEMBER_FAILED,
-                             PMIX_GROUP_LEADER_SELECTED};
-    PMIx_Register_event_handler(codes, 5, NULL, 0, handler, NULL, NULL);
+                             PMIX_GROUP_LEADER_SELECTED, PMIX_ERR_NOT_FOUND};
+    PMIx_Register_event_handler(codes, 6, NULL, 0, handler, NULL, NULL);
     it_fence();
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
@@ -157,7 +160,7 @@ int main(int argc, char **argv)
         pmix_status_t rc = PMIx_Group_construct("grp-fault", &wild, 1, NULL, 0, NULL, NULL);
         IT_CHECK(rc != PMIX_SUCCESS, "construct with a dead member succeeded");
         IT_CHECK(it_now() - t0 < 5, "the construct took %.1f s to fail", it_now() - t0);
-    } else if (strcmp(mode, "reselect") == 0) {
+    } else if (strcmp(mode, "reselect") == 0 || strcmp(mode, "noleader") == 0) {
         if (it_me.rank == 0) {
             pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
             for (uint32_t r = 1; r < n; r++)
@@ -173,8 +176,13 @@ int main(int argc, char **argv)
                                                 NULL, NULL);
             IT_RC(jrc, PMIX_GROUP_LEADER_FAILED, "join whose leader died");
         }
-        /* every participant hears who leads now: rank 1 */
         IT_WAIT_FOR(selected, 10, "PMIX_GROUP_LEADER_SELECTED");
+        if (strcmp(mode, "noleader") == 0) { /* nobody stepped up: an error */
+            IT_RC(selected_status, PMIX_ERR_NOT_FOUND, "leader selection without a candidate");
+            IT_CHECK(selected_leader.rank == 0, "selection names %u", (unsigned)selected_leader.rank);
+            goto done;
+        }
+        /* every participant hears who leads now: rank 1 */
         IT_RC(selected_status, PMIX_GROUP_LEADER_SELECTED, "leader selection");
         IT_CHECK(selected_leader.rank == 1, "new leader %u", (unsigned)selected_leader.rank);
         /* the new leader builds the group again with the others */
@@ -217,6 +225,7 @@ int main(int argc, char **argv)
               PMIX_GROUP_LEADER_FAILED, "join whose leader died");
         IT_CHECK(it_now() - t0 < 5, "the join took %.1f s to fail", it_now() - t0);
     }
+done:
     printf("it_grpfault: %s: rank %u: OK\n", mode, (unsigned)it_me.rank);
     fflush(stdout);
     it_finalize();

@@ -72,7 +72,7 @@ for mode in accept decline optional abort leaderfin add; do
 done
 # a task that dies: the step goes on (-K0, Slurm's default), the others get
 # the errors and events of grpfault.sh and finish
-for mode in member optional leader reselect notify deadinvitee; do
+for mode in member optional leader reselect noleader notify deadinvitee; do
     $S -K0 -N3 -n6 "$IT/it_grpfault" $mode >"$OUT/o" 2>"$OUT/e"
     n=$(grep -c "^it_grpfault: $mode: rank [0-9]*: OK$" "$OUT/o")
     if [ "$n" = 5 ]; then pass "3 nodes x 2: it_grpfault $mode (5 survivors finished)"
