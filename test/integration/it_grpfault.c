@@ -105,8 +105,10 @@ int main(int argc, char **argv)
     PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
     double t0 = it_now();
     if (strcmp(mode, "deadinvitee") == 0) {
-        if (it_me.rank == n - 1)
+        if (it_me.rank == n - 1) {
+            it_sleep_ms(300); /* the fence above has ended everywhere */
             raise(SIGKILL);
+        }
         it_sleep_ms(500); /* the server has seen it go */
         if (it_me.rank == 0) {
             pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
@@ -128,8 +130,10 @@ int main(int argc, char **argv)
         IT_RC(PMIx_Group_construct("grp-notify", &wild, 1, &nt, 1, NULL, NULL), PMIX_SUCCESS,
               "construct with PMIX_GROUP_NOTIFY_TERMINATION");
         it_fence();
-        if (it_me.rank == n - 1)
+        if (it_me.rank == n - 1) {
+            it_sleep_ms(300); /* the fence has ended everywhere */
             raise(SIGKILL);
+        }
         IT_WAIT_FOR(member_failed, 5, "PMIX_GROUP_MEMBER_FAILED");
         IT_CHECK(failed_rank == n - 1, "MEMBER_FAILED names rank %u", (unsigned)failed_rank);
     } else if (strcmp(mode, "optional") == 0) {
