@@ -262,7 +262,10 @@ static struct tracker *tracker_create(spx_fence_engine_t *e, const pmix_proc_t *
     *gone = PMIX_SUCCESS;
     t->nlocal = e->ops->local_members(t->set, t->nset, &t->local, gone, e->arg);
     t->id = e->next_id++;
-    t->seq = next_set_seq(e, t->key);
+    /* the number of a set's collective is for log lines; a tagged one (a
+     * group's, usually of a set used once) is not counted, so that a job
+     * building many groups does not grow the counters */
+    t->seq = tag ? 0 : next_set_seq(e, t->key);
     t->state = SPX_FENCE_TRK_GATHER;
     /* append: older trackers of a set are matched first */
     TAILQ_INSERT_TAIL(&e->trackers, t, link);
