@@ -33,8 +33,14 @@ client = pmix.PMIxClient()
 me = {"nspace": "", "rank": -1}
 
 
+def say(line):
+    """One line in one write(2): the ranks share the job's stdout, and print()
+    may write the text and its newline apart, so lines of two ranks mix."""
+    os.write(1, (line + "\n").encode())
+
+
 def fail(msg):
-    print("grp_invite.py: rank %s: FAIL: %s" % (me["rank"], msg), flush=True)
+    say("grp_invite.py: rank %s: FAIL: %s" % (me["rank"], msg))
     sys.stdout.flush()
     os._exit(1)
 
@@ -116,7 +122,7 @@ def main():
     check(len(libs) == 1, "libpmix mapped: %r" % libs)
     if expect_lib is not None:
         check(libs[0] == expect_lib, "libpmix is %s, expected %s" % (libs[0], expect_lib))
-    print("grp_invite.py: rank %d: lib %s" % (rank, libs[0]), flush=True)
+    say("grp_invite.py: rank %d: lib %s" % (rank, libs[0]))
 
     rc, v = client.get({"nspace": ns, "rank": pmix.PMIX_RANK_WILDCARD}, pmix.PMIX_JOB_SIZE, [])
     check(rc == 0, "get of the job size returned %d" % rc)
@@ -142,8 +148,7 @@ def main():
         check(isinstance(out["ret"], tuple), "group_join returned %r" % (out["ret"],))
         rc, results = out["ret"]
         cid = check_results(rc, results, nprocs, "group_join")
-    print("grp_invite.py: rank %d: group %s of %d, context id %d" % (rank, GROUP, nprocs, cid),
-          flush=True)
+    say("grp_invite.py: rank %d: group %s of %d, context id %d" % (rank, GROUP, nprocs, cid))
 
     # every rank's context id, through the job's key-value store
     rc = client.put(pmix.PMIX_GLOBAL, "spx.py.cid", {"value": cid, "val_type": pmix.PMIX_SIZE})
@@ -162,7 +167,7 @@ def main():
     rc = client.fence([{"nspace": ns, "rank": pmix.PMIX_RANK_WILDCARD}], [])
     check(rc == 0, "last fence returned %d" % rc)
     if rank == 0:
-        print("grp_invite.py: %d ranks: OK" % nprocs, flush=True)
+        say("grp_invite.py: %d ranks: OK" % nprocs)
     client.finalize([])
     return 0
 
