@@ -5,12 +5,14 @@
 #   - the same program built against OpenPMIx's headers, run unchanged on our
 #     libpmix.so.2;
 #   - an unchanged Open MPI program (mpicc.openmpi) under spmix-run;
+#   - a PMIx group on 3 simulated nodes (test/demo/demo_group.c);
 #   - a job whose rank 1 calls PMIx_Abort, showing how the job ends;
 #   - then Slurm: brings up a 3-node virtual Slurm cluster on this machine
 #     (test/slurm/cluster.sh: munge, slurmctld, one slurmd per network
 #     namespace, our plugin first in PluginDir) and runs real jobs through
 #     srun --mpi=spmix: the same exchange on 3 nodes x 2 tasks, an unchanged
-#     Open MPI program (mpicc.openmpi), an sbatch script, and a PMIx_Abort
+#     Open MPI program (mpicc.openmpi), the group across the nodes, an
+#     sbatch script, and a PMIx_Abort
 #     seen by srun; then tears the cluster down.
 # Every part runs on the first run: scripts/install-deps.sh installs what
 # they need (OpenPMIx's headers, Open MPI, Slurm's headers; cluster.sh adds
@@ -44,6 +46,9 @@ echo "   (spmix-run puts its own library directory first in the ranks' LD_LIBRAR
 mpicc.openmpi -o "$out/demo_mpi" "$top/test/demo/demo_mpi.c"
 echo "== an unchanged Open MPI 4.1 program (mpicc.openmpi) under spmix-run -n 4"
 OMPI_MCA_mpi_yield_when_idle=1 "$inst/bin/spmix-run" -n 4 "$out/demo_mpi" | sort
+cc -o "$out/demo_group" "$top/test/demo/demo_group.c" $(PKG_CONFIG_PATH=$inst/lib/pkgconfig pkg-config --cflags --libs spmix)
+echo "== a PMIx group on 3 simulated nodes: construct with a context id, a peer's data and group info read at once"
+"$inst/bin/spmix-run" -n 6 --nodes 3 "$out/demo_group" | sort
 echo "== rank 1 calls PMIx_Abort(3, ...): the job ends with status 3"
 set +e
 "$inst/bin/spmix-run" -n 3 "$out/demo_exchange" --abort
@@ -83,6 +88,8 @@ timeout 60 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 "$out/demo_exchange" | s
 echo "== the same Open MPI program: srun --mpi=spmix -N3 -n6"
 OMPI_MCA_mpi_yield_when_idle=1 timeout 90 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 \
     "$out/demo_mpi" | sort
+echo "== a PMIx group across the Slurm nodes: srun --mpi=spmix -N3 -n6 (Slurm's own mpi/pmix has none)"
+timeout 60 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 "$out/demo_group" | sort
 echo "== an sbatch script that calls srun --mpi=spmix"
 printf '#!/bin/sh\nsrun --mpi=spmix -N3 -n3 %s\n' "$out/demo_exchange" >"$out/job.sh"
 chmod 755 "$out/job.sh"
