@@ -42,6 +42,7 @@
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/strhash.h"
 
 /* A group this process was in at its construct. */
 struct cgroup {
@@ -646,17 +647,14 @@ static pmix_status_t connect_id(const pmix_proc_t procs[], size_t nprocs, char i
         n = nprocs;
     }
     qsort(set, n, sizeof(*set), proc_order);
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = SPX_STRHASH_INIT;
     for (size_t i = 0; i < n; i++) {
         if (i && proc_order(&set[i - 1], &set[i]) == 0)
             continue;
         char one[PMIX_MAX_NSLEN + 16];
         int len = snprintf(one, sizeof(one), "%.*s:%u;", PMIX_MAX_NSLEN, set[i].nspace,
                            (unsigned)set[i].rank);
-        for (int k = 0; k < len; k++) {
-            h ^= (unsigned char)one[k];
-            h *= 1099511628211ull;
-        }
+        h = spx_strhash_add(h, one, (size_t)len);
     }
     free(set);
     snprintf(id, 64, "spx.connect.%016llx", (unsigned long long)h);

@@ -238,14 +238,15 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
     free(r);
 }
 
-static struct spx_fence_engine *fence_of(struct spx_srv_ctx *ctx)
+struct spx_fence_engine *spx_srv_fence_engine_of(struct spx_srv_ctx *ctx)
 {
     return ctx->fence;
 }
 
 static void *op_timer_arm(double seconds, uint64_t id, void *arg)
 {
-    return spx_srv_fence_timer_arm(((struct spx_srv_fence_glue *)arg)->ctx, fence_of, seconds, id);
+    return spx_srv_fence_timer_arm(((struct spx_srv_fence_glue *)arg)->ctx,
+                                   spx_srv_fence_engine_of, seconds, id);
 }
 
 static void op_timer_cancel(void *handle, void *arg)

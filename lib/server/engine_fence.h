@@ -18,6 +18,9 @@
  * teardown answers every pending arrival (PMIX_ERR_NOT_AVAILABLE) and frees
  * both; node_gone fails the trackers that need the node. */
 extern const struct spx_srv_engine_ops spx_srv_fence_engine;
+/* The fence engine of ctx (NULL once it is torn down), for callbacks that
+ * come later (timers, the network's answer). */
+struct spx_fence_engine *spx_srv_fence_engine_of(struct spx_srv_ctx *ctx);
 /* COMMIT and FENCE frames of p (0, or -1 for a malformed payload: the caller closes). */
 int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b);
 int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);

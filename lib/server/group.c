@@ -71,9 +71,8 @@ bool spx_srv_grp_has(const struct grp_record *r, const pmix_proc_t *p)
     return false;
 }
 
-static void group_free(struct spx_srv_grp *g, struct grp_record *r)
+static void group_free(struct grp_record *r)
 {
-    (void)g;
     LIST_REMOVE(r, link);
     free(r->members);
     free(r->outcome);
@@ -180,18 +179,19 @@ static bool lowest_node(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t 
     return low;
 }
 
-/* The group id of a set key "C:<id>|..." into id; false when it is not a construct's. */
-static bool construct_id(const char *set_key, char id[PMIX_MAX_NSLEN + 1])
+/* The group id of a set key "C:<id>|..." or "D:<id>|..." into id; returns
+ * 'C' (a construct), 'D' (a destruct), or 0 when the key is neither. */
+static char collective_id(const char *set_key, char id[PMIX_MAX_NSLEN + 1])
 {
-    if (strncmp(set_key, "C:", 2) != 0)
-        return false;
+    if ((set_key[0] != 'C' && set_key[0] != 'D') || set_key[1] != ':')
+        return 0;
     const char *bar = strchr(set_key + 2, '|');
     size_t n = bar ? (size_t)(bar - set_key - 2) : 0;
     if (!bar || n == 0 || n > PMIX_MAX_NSLEN)
-        return false;
+        return 0;
     memcpy(id, set_key + 2, n);
     id[n] = '\0';
-    return true;
+    return set_key[0];
 }
 
 static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const char *set_key,
@@ -203,19 +203,12 @@ static pmix_status_t op_host_fence(const pmix_proc_t *set, size_t nset, const ch
     struct spx_srv_grp *g = arg;
     struct spx_srv_ctx *ctx = g->ctx;
     const spx_fence_opts_t *o = spx_fence_token_opts(token);
-    char id[PMIX_MAX_NSLEN + 1];
-    bool construct = construct_id(set_key, id);
+    char id[PMIX_MAX_NSLEN + 1] = "";
+    bool construct = collective_id(set_key, id) == 'C';
     if (!ctx->mn && ctx->host.group) {
         /* a third-party host that runs groups itself (group_host.c) */
-        char did[PMIX_MAX_NSLEN + 1] = "";
-        const char *bar = strchr(set_key, '|');
-        size_t n = bar ? (size_t)(bar - set_key) : 0;
-        if (!construct && n > 2 && n - 2 <= PMIX_MAX_NSLEN) {
-            memcpy(did, set_key + 2, n - 2);
-            did[n - 2] = '\0';
-        }
-        pmix_status_t hrc = spx_srv_grp_host_start(g, construct, construct ? id : did, set, nset,
-                                                   data, ndata, o->timeout, token);
+        pmix_status_t hrc = spx_srv_grp_host_start(g, construct, id, set, nset, data, ndata,
+                                                   o->timeout, token);
         if (hrc != PMIX_OPERATION_SUCCEEDED && hrc != PMIX_ERR_NOT_SUPPORTED)
             return hrc;
     }
@@ -303,7 +296,7 @@ pmix_status_t spx_srv_grp_apply_outcome(struct spx_srv_grp *g, const void *data,
         r->notify_term = o.notify_term;
         struct grp_record *old = spx_srv_grp_find(g, r->id);
         if (old) /* a group of that name no member here destructed: replaced */
-            group_free(g, old);
+            group_free(old);
         LIST_INSERT_HEAD(&g->groups, r, link);
         spx_debug("group %s: constructed, %zu members, context id %s%llu", r->id, r->nmembers,
                   r->have_cid ? "" : "none ", (unsigned long long)r->cid);
@@ -344,7 +337,7 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
     } else {
         if (status == PMIX_SUCCESS && r) {
             spx_debug("group %s: destructed", r->id);
-            group_free(g, r);
+            group_free(r);
         }
         spx_buf_push_i32(&b, status);
     }
@@ -660,7 +653,7 @@ static void grp_teardown(struct spx_srv_ctx *ctx)
     spx_fence_engine_destroy(e); /* answers every arrival (op_reply needs g) */
     ctx->grp = NULL;
     while (!LIST_EMPTY(&g->groups))
-        group_free(g, LIST_FIRST(&g->groups));
+        group_free(LIST_FIRST(&g->groups));
     free(g);
 }
 
@@ -752,7 +745,7 @@ static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool
     for (r = LIST_FIRST(&g->groups); r; r = next) {
         next = LIST_NEXT(r, link);
         if (spx_srv_grp_has(r, proc) && !has_live_local(ctx, r, proc))
-            group_free(g, r);
+            group_free(r);
     }
 }
 

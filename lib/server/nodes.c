@@ -511,17 +511,12 @@ static int mn_coll(struct spx_srv_ctx *ctx, struct spx_fence_engine *(*engine_of
     return rc;
 }
 
-static struct spx_fence_engine *fence_engine_of(struct spx_srv_ctx *ctx)
-{
-    return ctx->fence;
-}
-
 pmix_status_t spx_srv_mn_fence(struct spx_srv_ctx *ctx, const char *set_key,
                                const pmix_proc_t *set, size_t nset, bool collect, double timeout,
                                const char *data, size_t ndata, void *token)
 {
-    if (mn_coll(ctx, fence_engine_of, set_key, set, nset, collect, PMIX_SUCCESS, timeout,
-                data, ndata, token) != 0)
+    if (mn_coll(ctx, spx_srv_fence_engine_of, set_key, set, nset, collect, PMIX_SUCCESS,
+                timeout, data, ndata, token) != 0)
         return PMIX_ERR_UNREACH;
     return PMIX_SUCCESS;
 }
@@ -542,8 +537,8 @@ void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, si
                              const char *set_key, bool collect, pmix_status_t status,
                              double timeout)
 {
-    if (mn_coll(ctx, fence_engine_of, set_key, set, nset, collect, status, timeout, NULL,
-                0, NULL) != 0)
+    if (mn_coll(ctx, spx_srv_fence_engine_of, set_key, set, nset, collect, status, timeout,
+                NULL, 0, NULL) != 0)
         spx_warn("fence %s: could not tell the other nodes it failed (status %d)", set_key,
                  status);
 }
