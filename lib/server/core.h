@@ -178,9 +178,15 @@ struct spx_srv_engine_ops {
  *              PMIx_Finalize), or one of another node that failed (finalized
  *              false). proc: borrowed. */
     void (*proc_gone)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
+    /* nspace_gone  the host deregistered namespace nspace (borrowed), after
+     *              proc_gone for each of its local clients: drop what was
+     *              kept for its processes. */
+    void (*nspace_gone)(struct spx_srv_ctx *ctx, const char *nspace);
 };
 /* Tells every engine with a proc_gone hook (server.c). */
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
+/* Tells every engine with a nspace_gone hook (server.c). */
+void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
 /* The engines of the server in order (fence, get/dmodex, pubsub, events),
  * NULL-terminated (server.c). */
 extern const struct spx_srv_engine_ops *const spx_srv_engines[];

@@ -26,7 +26,8 @@
 
 /* The engine's ops (core.h): setup creates ctx->grp; stop fails what is
  * pending; teardown frees it; node_gone fails the collectives that need the
- * node; proc_gone fails the collectives still waiting for that process. */
+ * node; proc_gone fails the collectives still waiting for that process;
+ * nspace_gone forgets the late invitees kept for the namespace's invitations. */
 extern const struct spx_srv_engine_ops spx_srv_group_engine;
 
 /* A GROUP frame of p (0, or -1 for a malformed payload: the caller closes). */

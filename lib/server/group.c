@@ -749,6 +749,12 @@ static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool
     }
 }
 
+static void grp_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
+{
+    if (ctx->grp)
+        spx_srv_grp_invites_nspace_gone(ctx->grp, nspace);
+}
+
 static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
     (void)channel;
@@ -764,4 +770,5 @@ const struct spx_srv_engine_ops spx_srv_group_engine = {
     .teardown = grp_teardown,
     .node_gone = grp_node_gone,
     .proc_gone = grp_proc_gone,
+    .nspace_gone = grp_nspace_gone,
 };

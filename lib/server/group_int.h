@@ -132,6 +132,9 @@ void spx_srv_grp_vote(struct spx_srv_grp *g, const pmix_proc_t *voter, const cha
 void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b);
 /* A process (of any node) or a node is gone: invitations and joins that need it end. */
 void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc);
+/* Forgets the late invitees kept for invitations of nspace (led by, or
+ * inviting, one of its processes): the host deregistered it. */
+void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node);
 /* Answers and frees everything of group_invite.c (server stop). */
 void spx_srv_grp_invites_free(struct spx_srv_grp *g);

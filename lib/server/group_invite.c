@@ -944,6 +944,20 @@ static void leader_failed(struct spx_srv_grp *g, struct grp_join *j)
     joins_finish(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
 }
 
+void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace)
+{
+    struct grp_late *l, *next;
+    for (l = TAILQ_FIRST(&g->late); l; l = next) {
+        next = TAILQ_NEXT(l, link);
+        if (strncmp(l->leader.nspace, nspace, PMIX_MAX_NSLEN) == 0 ||
+            strncmp(l->invitee.nspace, nspace, PMIX_MAX_NSLEN) == 0) {
+            TAILQ_REMOVE(&g->late, l, link);
+            free(l);
+            g->nlate--;
+        }
+    }
+}
+
 void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc)
 {
     struct grp_invite *inv, *next;

@@ -602,6 +602,7 @@ static void do_deregister_nspace(void *arg)
             if (cl->connected_once && !cl->finalized)
                 ctx->local_failure = true;
         }
+        spx_srv_engines_nspace_gone(ctx, ns->name);
         spx_srv_shmf_break(ns, PMIX_ERR_NOT_AVAILABLE, false);
         spx_srv_cleanup_run(ns);
         spx_store_remove_nspace(ctx->store, ns->name);

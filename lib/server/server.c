@@ -54,6 +54,13 @@ void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
         if (spx_srv_engines[i]->proc_gone)
             spx_srv_engines[i]->proc_gone(ctx, proc, finalized);
 }
+
+void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
+{
+    for (size_t i = 0; spx_srv_engines[i]; i++)
+        if (spx_srv_engines[i]->nspace_gone)
+            spx_srv_engines[i]->nspace_gone(ctx, nspace);
+}
 /* Why a lock here, where the progress thread owns the state: init and
  * finalize run on the host's threads (any of them; they refuse to run on the
  * progress thread), and they are what creates and ends the progress thread's
