@@ -20,6 +20,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/uio.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "client/client.h"
@@ -501,6 +502,29 @@ static void free_stores(void)
     spx_client.own = spx_client.jobinfo = spx_client.internal = spx_client.cache = NULL;
 }
 
+/* A blocking call waits for this process's progress thread, which needs a
+ * core to read the server's reply: the caller spins before sleeping only
+ * when every local process can have two cores (caller and progress thread)
+ * and this process may run on two (its affinity).
+ * On a node with fewer, every spinning caller takes the core a progress
+ * thread or the server needs (a group construct of 6 ranks on 2 cores took
+ * 1.3x longer with the spin, doc/groups-benchmark.md). SPMIX_WAIT_SPIN_NS
+ * overrides it, for measurements. */
+static void wait_spin_tune(void)
+{
+    const pmix_value_t *v = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
+                                           PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, NULL);
+    long nlocal = (v && v->type == PMIX_UINT32) ? (long)v->data.uint32 : 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t mine;
+    long allowed = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? CPU_COUNT(&mine) : cpus;
+    const char *env = getenv("SPMIX_WAIT_SPIN_NS");
+    if (env && *env)
+        spx_wait_set_spin(strtol(env, NULL, 10));
+    else
+        spx_wait_set_spin(cpus >= 2 * nlocal && allowed >= 2 ? -1 : 0);
+}
+
 static pmix_status_t first_init(void)
 {
     spx_log_set_role("client");
@@ -574,6 +598,7 @@ static pmix_status_t first_init(void)
     spx_client.job_size = (v && v->type == PMIX_UINT32) ? v->data.uint32 : 0;
     if (!spx_client.singleton)
         spx_client_shmb_attach();
+    wait_spin_tune();
     return PMIX_SUCCESS;
 }
 

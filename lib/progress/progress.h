@@ -69,8 +69,14 @@ void spx_wait_init(spx_wait_t *w);
 void spx_wait_fini(spx_wait_t *w);
 /* Sets the status and wakes the waiter. Call once. */
 void spx_wait_signal(spx_wait_t *w, pmix_status_t status);
-/* Blocks until signalled; returns the status. */
+/* Blocks until signalled; returns the status. Spins for the process's spin
+ * time first (see spx_wait_set_spin), then sleeps on the condition. */
 pmix_status_t spx_wait_block(spx_wait_t *w);
+/* Sets how long spx_wait_block spins before sleeping, in nanoseconds, for the
+ * whole process: 0 never spins, a negative value restores the default
+ * (30 us). A spin pays only when the thread that signals has a core of its
+ * own meanwhile. */
+void spx_wait_set_spin(long ns);
 
 /* ---- timers (progress thread only) ---- */
 typedef struct spx_timer spx_timer_t;

@@ -18,6 +18,14 @@
 #define SPX_WAIT_SPIN_NS 30000
 #endif
 
+/* The spin of this process (spx_wait_set_spin); read by every waiter. */
+static long wait_spin_ns = SPX_WAIT_SPIN_NS;
+
+void spx_wait_set_spin(long ns)
+{
+    __atomic_store_n(&wait_spin_ns, ns < 0 ? SPX_WAIT_SPIN_NS : ns, __ATOMIC_RELAXED);
+}
+
 void spx_wait_init(spx_wait_t *w)
 {
     pthread_mutex_init(&w->lock, NULL);
@@ -59,15 +67,15 @@ pmix_status_t spx_wait_block(spx_wait_t *w)
      * Spin a short, bounded while first, then block. Either way we take the
      * lock before returning so the signaller has left the mutex/cond before
      * the caller may spx_wait_fini() them. */
-    if (SPX_WAIT_SPIN_NS > 0 && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+    long spin_ns = __atomic_load_n(&wait_spin_ns, __ATOMIC_RELAXED);
+    if (spin_ns > 0 && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
         struct timespec t0, t;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (unsigned i = 1; !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE); i++) {
             cpu_relax();
             if (i % 32 == 0) {
                 clock_gettime(CLOCK_MONOTONIC, &t);
-                if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >
-                    SPX_WAIT_SPIN_NS)
+                if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > spin_ns)
                     break;
             }
         }

@@ -83,12 +83,14 @@ struct spx_coll {
     size_t final_nsegs;
 };
 
+#define SET_BUCKETS 256 /* power of two */
 typedef struct set_rec {
-    SLIST_ENTRY(set_rec) link; /* in e->sets, last used first */
+    SLIST_ENTRY(set_rec) link; /* in its bucket of e->sets, last used first */
     char *set_id; /* owned */
     uint64_t hash; /* spx_strhash(set_id), compared first */
     uint32_t started;
 } set_rec_t;
+SLIST_HEAD(set_bucket, set_rec);
 
 struct spx_coll_engine {
     uint32_t self, nnodes, width;
@@ -96,7 +98,10 @@ struct spx_coll_engine {
     void *arg;
     TAILQ_HEAD(, spx_coll) active;   /* pending and running collectives, newest first */
     TAILQ_HEAD(, spx_coll) deferred; /* completed inside start, done not yet called (FIFO) */
-    SLIST_HEAD(, set_rec) sets;
+    /* every set this node took part in, by hash: groups make a new set per
+     * construct (unique ids), and a first collective of a set looks up a
+     * set that is not there yet; one list made that a walk of them all */
+    struct set_bucket sets[SET_BUCKETS];
     uint8_t *lost;
     size_t nstored;
     bool in_start;
@@ -138,7 +143,8 @@ spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32
     }
     TAILQ_INIT(&e->active);
     TAILQ_INIT(&e->deferred);
-    SLIST_INIT(&e->sets);
+    for (size_t i = 0; i < SET_BUCKETS; i++)
+        SLIST_INIT(&e->sets[i]);
     e->self = self;
     e->nnodes = nnodes;
     e->width = width ? width : SPX_TREE_DEFAULT_WIDTH;
@@ -178,7 +184,7 @@ static set_rec_t *set_peek(const spx_coll_engine_t *e, const char *set_id)
 {
     set_rec_t *s;
     uint64_t h = spx_strhash(set_id);
-    SLIST_FOREACH(s, &e->sets, link)
+    SLIST_FOREACH(s, &e->sets[h & (SET_BUCKETS - 1)], link)
         if (s->hash == h && strcmp(s->set_id, set_id) == 0)
             return s;
     return NULL;
@@ -188,9 +194,12 @@ static set_rec_t *set_peek(const spx_coll_engine_t *e, const char *set_id)
 static set_rec_t *set_find(spx_coll_engine_t *e, const char *set_id)
 {
     set_rec_t *s = set_peek(e, set_id);
-    if (s && s != SLIST_FIRST(&e->sets)) {
-        SLIST_REMOVE(&e->sets, s, set_rec, link);
-        SLIST_INSERT_HEAD(&e->sets, s, link);
+    if (s) {
+        struct set_bucket *b = &e->sets[s->hash & (SET_BUCKETS - 1)];
+        if (s != SLIST_FIRST(b)) {
+            SLIST_REMOVE(b, s, set_rec, link);
+            SLIST_INSERT_HEAD(b, s, link);
+        }
     }
     return s;
 }
@@ -597,7 +606,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
             return -1;
         }
         s->hash = spx_strhash(set_id);
-        SLIST_INSERT_HEAD(&e->sets, s, link);
+        SLIST_INSERT_HEAD(&e->sets[s->hash & (SET_BUCKETS - 1)], s, link);
     }
     uint32_t seq = s->started;
     spx_coll_t *c = coll_find(e, set_id, seq);
@@ -787,11 +796,13 @@ void spx_coll_engine_destroy(spx_coll_engine_t *e)
         TAILQ_REMOVE(&e->active, c, link);
         coll_free(c);
     }
-    set_rec_t *s;
-    while ((s = SLIST_FIRST(&e->sets))) {
-        SLIST_REMOVE_HEAD(&e->sets, link);
-        free(s->set_id);
-        free(s);
+    for (size_t i = 0; i < SET_BUCKETS; i++) {
+        set_rec_t *s;
+        while ((s = SLIST_FIRST(&e->sets[i]))) {
+            SLIST_REMOVE_HEAD(&e->sets[i], link);
+            free(s->set_id);
+            free(s);
+        }
     }
     free(e->lost);
     free(e);
