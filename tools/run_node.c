@@ -495,7 +495,10 @@ static int spx_run_describe_job(void)
 static int spx_run_server_start(void)
 {
     const char *td = getenv("TMPDIR");
-    struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true };
+    /* tools (spmix-push, PMIx_tool_init) find the server in $TMPDIR or /tmp */
+    struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true,
+                                      .system_tmpdir = td && *td ? td : "/tmp",
+                                      .tool_support = true };
     pmix_status_t rc;
 
     snprintf(N.tmpdir, sizeof(N.tmpdir), "%s/spmix-run.%d.XXXXXX", td && *td ? td : "/tmp",

@@ -238,24 +238,10 @@ SPX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
-SPX_EXPORT pmix_status_t PMIx_tool_finalize(void)
-{
-
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
 SPX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *nservers)
 {
     (void)servers;
     (void)nservers;
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
-SPX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
-{
-    (void)proc;
-    (void)info;
-    (void)ninfo;
     return PMIX_ERR_NOT_SUPPORTED;
 }
 

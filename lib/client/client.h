@@ -46,6 +46,8 @@ struct spx_client {
     pthread_mutex_t init_lock;
     int init_count;           /* guarded by init_lock; read atomically elsewhere */
     bool singleton;
+    bool tool;                /* started by PMIx_tool_init (client_tool.c) */
+    pmix_proc_t server_proc;  /* a tool's server (from its HELLO reply) */
     pmix_proc_t myproc;
     uint32_t job_size;
     char *server_path;        /* owned */
@@ -138,6 +140,18 @@ void spx_client_group_event_done(pmix_status_t status, const pmix_proc_t *source
                                  const pmix_info_t *info, size_t ninfo, bool abort, bool lead);
 /* Forgets every group (finalize). */
 void spx_client_groups_clear(void);
+
+/* How PMIx_tool_init starts (client_tool.c -> client_init.c): the socket of
+ * the server to connect to (NULL: no server, PMIX_TOOL_DO_NOT_CONNECT), and
+ * the identity asked for (nspace "" lets the server choose). */
+struct spx_tool_start {
+    const char *path;         /* borrowed */
+    pmix_proc_t ask;
+};
+/* PMIx_Init's and PMIx_tool_init's common part: the first one starts the
+ * library (as a tool when tool is not NULL), later ones count; *proc gets
+ * this process's identity. */
+pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *proc);
 
 /* Fills job info for singleton mode (client_init.c). */
 void spx_client_singleton_jobinfo(void);

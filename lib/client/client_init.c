@@ -411,6 +411,26 @@ static void my_cpu_list(char *buf, size_t cap)
     }
 }
 
+/* A tool's HELLO reply after the status: its identity and its server's. */
+static pmix_status_t load_tool_reply(spx_buf_t *b)
+{
+    pmix_status_t status = spx_buf_pull_i32(b);
+    if (spx_buf_failed(b))
+        return PMIX_ERR_UNPACK_FAILURE;
+    if (status != PMIX_SUCCESS)
+        return status;
+    char ns[PMIX_MAX_NSLEN + 1], sns[PMIX_MAX_NSLEN + 1];
+    spx_buf_pull_str_into(b, ns, sizeof(ns));
+    pmix_rank_t rank = spx_buf_pull_u32(b);
+    spx_buf_pull_str_into(b, sns, sizeof(sns));
+    pmix_rank_t srank = spx_buf_pull_u32(b);
+    if (spx_buf_finish(b) != 0 || !ns[0])
+        return PMIX_ERR_UNPACK_FAILURE;
+    PMIX_LOAD_PROCID(&spx_client.myproc, ns, rank);
+    PMIX_LOAD_PROCID(&spx_client.server_proc, sns, srank);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t handshake(int fd)
 {
     spx_buf_t req;
@@ -418,7 +438,7 @@ static pmix_status_t handshake(int fd)
     my_cpu_list(cpus, sizeof(cpus));
     spx_buf_init(&req);
     spx_buf_push_u32(&req, SPX_PROTO_VERSION);
-    spx_buf_push_u8(&req, SPX_PEER_CLIENT);
+    spx_buf_push_u8(&req, spx_client.tool ? SPX_PEER_TOOL : SPX_PEER_CLIENT);
     spx_buf_push_str(&req, spx_client.myproc.nspace);
     spx_buf_push_u32(&req, spx_client.myproc.rank);
     spx_buf_push_u32(&req, (uint32_t)getpid());
@@ -438,7 +458,7 @@ static pmix_status_t handshake(int fd)
     }
     pmix_status_t status = PMIX_ERR_UNPACK_FAILURE;
     if (h.type == SPX_MSG_HELLO && (h.flags & SPX_FRAME_F_REPLY) && h.seq == 1)
-        status = load_hello_reply(&rep);
+        status = spx_client.tool ? load_tool_reply(&rep) : load_hello_reply(&rep);
     spx_buf_fini(&rep);
     if (status != PMIX_SUCCESS)
         spx_error("the PMIx server refused %s.%u: %s", spx_client.myproc.nspace,
@@ -525,9 +545,10 @@ static void wait_spin_tune(void)
         spx_wait_set_spin(cpus >= 2 * nlocal && allowed >= 2 ? -1 : 0);
 }
 
-static pmix_status_t first_init(void)
+static pmix_status_t first_init(const struct spx_tool_start *tool)
 {
-    spx_log_set_role("client");
+    spx_log_set_role(tool ? "tool" : "client");
+    spx_client.tool = tool != NULL;
     spx_client.own = spx_store_create();
     spx_client.jobinfo = spx_store_create();
     spx_client.internal = spx_store_create();
@@ -541,23 +562,33 @@ static pmix_status_t first_init(void)
         return PMIX_ERR_NOMEM;
     }
     struct server_env se;
-    server_env_read(&se);
-    const char *path = se.path;
-    pmix_status_t rc;
-    if (!path && se.name) {
-        free_stores();
-        return server_env_refuse(&se);
+    const char *path;
+    if (tool) {
+        path = tool->path;
+    } else {
+        server_env_read(&se);
+        path = se.path;
+        if (!path && se.name) {
+            free_stores();
+            return server_env_refuse(&se);
+        }
     }
+    pmix_status_t rc;
     if (!path) {
         spx_client.singleton = true;
         char ns[PMIX_MAX_NSLEN + 1];
-        snprintf(ns, sizeof(ns), "singleton.%d", (int)getpid());
-        PMIX_LOAD_PROCID(&spx_client.myproc, ns, 0);
+        snprintf(ns, sizeof(ns), "%s.%d", tool ? "spmix-tool" : "singleton", (int)getpid());
+        if (tool && tool->ask.nspace[0])
+            PMIX_LOAD_PROCID(&spx_client.myproc, tool->ask.nspace, tool->ask.rank);
+        else
+            PMIX_LOAD_PROCID(&spx_client.myproc, ns, 0);
         spx_client_singleton_jobinfo();
         rc = PMIX_SUCCESS;
     } else {
         spx_client.singleton = false;
-        rc = read_identity();
+        if (tool)
+            spx_client.myproc = tool->ask;
+        rc = tool ? PMIX_SUCCESS : read_identity();
         /* the progress thread starts while the handshake's round trip runs */
         bool progress = rc == PMIX_SUCCESS && spx_progress_acquire() == 0;
         if (rc == PMIX_SUCCESS && !progress)
@@ -596,7 +627,7 @@ static pmix_status_t first_init(void)
     const pmix_value_t *v = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
                                            PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL);
     spx_client.job_size = (v && v->type == PMIX_UINT32) ? v->data.uint32 : 0;
-    if (!spx_client.singleton)
+    if (!spx_client.singleton && !tool)
         spx_client_shmb_attach();
     wait_spin_tune();
     return PMIX_SUCCESS;
@@ -614,9 +645,15 @@ SPX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t
     pmix_status_t rc = spx_directives_check("PMIx_Init", info, ninfo, init_directives);
     if (rc != PMIX_SUCCESS)
         return rc;
+    return spx_client_init(NULL, proc);
+}
+
+pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *proc)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
     pthread_mutex_lock(&spx_client.init_lock);
     if (spx_client.init_count == 0) {
-        rc = first_init();
+        rc = first_init(tool);
         if (rc == PMIX_SUCCESS)
             __atomic_store_n(&spx_client.init_count, 1, __ATOMIC_RELEASE);
     } else {

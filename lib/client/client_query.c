@@ -3,7 +3,7 @@
  * Each key of a query is answered by the first of: the library itself (the
  * PMIx Standard ABI levels, also before PMIx_Init), the job info received at
  * init (PMIX_QUERY_NAMESPACES, any job-level key such as PMIX_JOB_SIZE, for
- * queries without qualifiers), the server. Keys left over go to the server as
+ * queries without qualifiers; not for a tool connected to a server), the server. Keys left over go to the server as
  * one QUERY request holding only them; its answers are appended to the local
  * ones. Some keys answered: PMIX_ERR_PARTIAL_SUCCESS with those answers.
  * Resolve_* read the node map (PMIX_NODE_MAP) and process map (PMIX_PROC_MAP)
@@ -254,8 +254,10 @@ static void query_on_thread(void *arg)
     }
     pthread_mutex_lock(&spx_client.lock);
     for (size_t q = 0, idx = 0; q < r->nqueries; q++) {
-        /* qualified queries go to the server, except for the library's keys */
-        bool plain = r->queries[q].nqual == 0 && spx_client.jobinfo;
+        /* qualified queries go to the server, except for the library's keys;
+         * a connected tool has no job of its own: its server answers */
+        bool plain = r->queries[q].nqual == 0 && spx_client.jobinfo &&
+                     !(spx_client.tool && !spx_client.singleton);
         for (size_t k = 0; r->queries[q].keys[k]; k++, idx++) {
             const char *key = r->queries[q].keys[k];
             if (answer_from_library(key, &r->local[r->nlocal]) ||

@@ -28,7 +28,10 @@
 
 /* How to start the server. Every pointer is borrowed for the call. */
 struct spx_host_server_cfg {
-    const char *tmpdir;          /* PMIX_SERVER_TMPDIR and PMIX_SYSTEM_TMPDIR */
+    const char *tmpdir;          /* PMIX_SERVER_TMPDIR, and PMIX_SYSTEM_TMPDIR without system_tmpdir */
+    const char *system_tmpdir;   /* PMIX_SYSTEM_TMPDIR: where tools look; NULL: tmpdir */
+    bool tool_support;           /* PMIX_SERVER_TOOL_SUPPORT: tools of the job's user may
+                                  * connect, finding the server in system_tmpdir */
     bool set_ids;                /* give PMIX_USERID/PMIX_GRPID (uid, gid) */
     uint32_t uid, gid;
     const char *hostname;        /* PMIX_HOSTNAME; NULL: not given */

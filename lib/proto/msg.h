@@ -25,7 +25,14 @@ enum spx_msg_type {
      *            {u32 rank, info[] }  - the registered info of the job:
      *            rank WILDCARD holds job-level and this node's node-level keys,
      *            other ranks their proc-level keys, SPX_RANK_JOBPARTS every
-     *            node's and app's info (store/jobparts.h). */
+     *            node's and app's info (store/jobparts.h); for a tool: str
+     *            nspace, u32 rank - its identity (the one it asked for, or
+     *            one the server chose when its HELLO named nspace "" ), then
+     *            str the server's namespace, u32 the server's rank.
+     *        A tool is accepted only by a server started with
+     *        PMIX_SERVER_TOOL_SUPPORT and only from the job's user or root;
+     *        it may then send QUERY and FINALIZE; other requests are
+     *        answered PMIX_ERR_NOT_SUPPORTED. */
     SPX_MSG_HELLO = 1,
     /* FINALIZE req: (empty)  rep: i32 status */
     SPX_MSG_FINALIZE = 2,

@@ -112,7 +112,8 @@ struct spx_srv_peer {
     gid_t gid;
     pid_t pid;
     pmix_proc_t proc;               /* valid from HELLO on */
-    struct spx_srv_client *client;  /* NULL before HELLO or after deregistration */
+    struct spx_srv_client *client;  /* NULL before HELLO or after deregistration, or a tool */
+    bool tool;                      /* a tool's connection (HELLO kind TOOL accepted) */
     int refs;
     char *cpus;                     /* cpu list sent with HELLO, or NULL (owned) */
     char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
@@ -185,6 +186,10 @@ struct spx_srv_engine_ops {
 };
 /* Tells every engine with a proc_gone hook (server.c). */
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
+/* The tools' rendezvous file (rendezvous.c): written in dir (0, or -1 with a
+ * log line); removed (no file: nothing). Host thread, init and finalize. */
+int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir);
+void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx);
 /* Tells every engine with a nspace_gone hook (server.c). */
 void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
 /* The engines of the server in order (fence, get/dmodex, pubsub, events),
@@ -207,6 +212,9 @@ struct spx_srv_ctx {
     bool have_nodeid;
     char *dir;                      /* private directory (owned) */
     char *sock_path;                /* owned */
+    bool tool_support;              /* PMIX_SERVER_TOOL_SUPPORT: tools may connect */
+    char *tool_file;                /* the tools' rendezvous file (rendezvous.c), or NULL (owned) */
+    uint32_t tools_seen;            /* tools connected so far: names the next one */
     uid_t uid;                      /* the user allowed to connect */
     gid_t gid;
     spx_listener_t *listener;       /* owned */

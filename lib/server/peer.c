@@ -259,6 +259,51 @@ static void hello_refuse(struct spx_srv_peer *p, uint32_t seq, pmix_status_t st,
     spx_srv_peer_close(p, why);
 }
 
+/* A tool's HELLO: accepted when the host asked for tools and the tool runs
+ * as the job's user or root; it gets the identity it asked for, or
+ * "<server nspace>.tool.<n>" rank 0. */
+static int tool_hello(struct spx_srv_peer *p, uint32_t seq, const char *nspace, pmix_rank_t rank)
+{
+    struct spx_srv_ctx *ctx = p->ctx;
+    if (!ctx->tool_support) {
+        hello_refuse(p, seq, PMIX_ERR_NOT_SUPPORTED,
+                     "this server does not accept tools (no PMIX_SERVER_TOOL_SUPPORT)");
+        return 0;
+    }
+    if (p->uid != 0 && p->uid != ctx->uid) {
+        hello_refuse(p, seq, PMIX_ERR_NO_PERMISSIONS, "a tool of another user");
+        return 0;
+    }
+    if (!nspace[0] || rank >= PMIX_RANK_VALID) {
+        int n = snprintf(p->proc.nspace, sizeof(p->proc.nspace), "%s.tool.%u", ctx->me.nspace,
+                         (unsigned)ctx->tools_seen);
+        if (n < 0 || (size_t)n >= sizeof(p->proc.nspace)) /* a long server nspace */
+            snprintf(p->proc.nspace, sizeof(p->proc.nspace), "spmix-tool.%ld.%u",
+                     (long)getpid(), (unsigned)ctx->tools_seen);
+        p->proc.rank = 0;
+    }
+    ctx->tools_seen++;
+    snprintf(p->name, sizeof(p->name), "tool %s:%u (pid %ld uid %ld)", p->proc.nspace,
+             (unsigned)p->proc.rank, (long)p->pid, (long)p->uid);
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_i32(&b, PMIX_SUCCESS);
+    spx_buf_push_str(&b, p->proc.nspace);
+    spx_buf_push_u32(&b, p->proc.rank);
+    spx_buf_push_str(&b, ctx->me.nspace);
+    spx_buf_push_u32(&b, ctx->me.rank);
+    if (spx_buf_failed(&b)) {
+        spx_buf_fini(&b);
+        hello_refuse(p, seq, PMIX_ERR_NOMEM, "out of memory");
+        return 0;
+    }
+    p->tool = true;
+    peer_set_state(p, SPX_PEER_READY);
+    spx_srv_reply(p, SPX_MSG_HELLO, seq, &b);
+    spx_info("%s: connected", p->name);
+    return 0;
+}
+
 static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 {
     uint32_t version = spx_buf_pull_u32(b);
@@ -282,10 +327,8 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         hello_refuse(p, seq, PMIX_ERR_NOT_SUPPORTED, "protocol version mismatch");
         return 0;
     }
-    if (kind == SPX_PEER_TOOL) {
-        hello_refuse(p, seq, PMIX_ERR_NOT_SUPPORTED, "tool connections are not supported yet");
-        return 0;
-    }
+    if (kind == SPX_PEER_TOOL)
+        return tool_hello(p, seq, nspace, rank);
     if (kind != SPX_PEER_CLIENT)
         return -1;
     struct spx_srv_client *cl = spx_srv_client_find(p->ctx, nspace, rank);
@@ -324,6 +367,21 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 
 /* ---- dispatch ---- */
 
+/* A tool's request that tools may not make (yet): answered
+ * PMIX_ERR_NOT_SUPPORTED; a frame that has no reply (COMMIT, FENCE_LOCAL, an
+ * unknown type) closes the connection with *why set. Returns 0. */
+static int tool_refuse(struct spx_srv_peer *p, uint8_t type, uint32_t seq, const char **why)
+{
+    if (type == SPX_MSG_COMMIT || type == SPX_MSG_FENCE_LOCAL || type == SPX_MSG_EVENT ||
+        type == 0 || type >= SPX_MSG_TYPE_MAX) {
+        *why = "a request tools may not send";
+        return 0;
+    }
+    spx_info("%s: %s refused: not supported for tools", p->name, spx_msg_type_str(type));
+    spx_srv_reply_status(p, type, seq, PMIX_ERR_NOT_SUPPORTED);
+    return 0;
+}
+
 static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload, void *arg)
 {
     struct spx_srv_peer *p = arg;
@@ -338,6 +396,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = handle_hello(p, h->seq, payload);
     else if (p->state != SPX_PEER_READY || h->type == SPX_MSG_HELLO)
         why = "request during the handshake or a second HELLO";
+    else if (p->tool && h->type != SPX_MSG_QUERY && h->type != SPX_MSG_FINALIZE)
+        rc = tool_refuse(p, h->type, h->seq, &why);
     else if (h->type == SPX_MSG_COMMIT)
         rc = spx_srv_handle_commit(p, payload);
     else if (h->type == SPX_MSG_FENCE)

@@ -158,15 +158,20 @@ static void stop_on_thread(void *arg)
     spx_srv->store = NULL;
 }
 
-static void read_directives(const pmix_info_t *info, size_t ninfo, const char **tmpdir)
+static void read_directives(const pmix_info_t *info, size_t ninfo, const char **tmpdir,
+                            const char **systmp)
 {
     spx_srv->uid = geteuid();
     spx_srv->gid = getegid();
     *tmpdir = NULL;
     const pmix_info_t *i;
     uint32_t u;
+    *systmp = NULL;
     if ((i = spx_info_find(info, ninfo, PMIX_SERVER_TMPDIR)) && i->value.type == PMIX_STRING)
         *tmpdir = i->value.data.string;
+    if ((i = spx_info_find(info, ninfo, PMIX_SYSTEM_TMPDIR)) && i->value.type == PMIX_STRING)
+        *systmp = i->value.data.string;
+    spx_srv->tool_support = spx_info_flag(info, ninfo, PMIX_SERVER_TOOL_SUPPORT);
     if ((i = spx_info_find(info, ninfo, PMIX_USERID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
         spx_srv->uid = (uid_t)u;
@@ -196,6 +201,8 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
         *tmpdir = getenv("TMPDIR");
     if (!*tmpdir || !**tmpdir)
         *tmpdir = "/tmp";
+    if (!*systmp || !**systmp)
+        *systmp = *tmpdir;
 }
 
 /* The directives read_directives() and spx_srv_mn_parse() honour. */
@@ -203,7 +210,7 @@ static const char *const init_directives[] = {
     PMIX_SERVER_TMPDIR,  PMIX_USERID,           PMIX_GRPID,         PMIX_SERVER_NSPACE,
     PMIX_SERVER_RANK,    PMIX_HOSTNAME,         PMIX_NODEID,        SPMIX_SERVER_LOCAL_FENCES,
     SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS,    SPMIX_TREE_SECRET,  SPMIX_TREE_WIDTH,
-    SPMIX_TREE_TIMEOUT,  NULL};
+    SPMIX_TREE_TIMEOUT,  PMIX_SERVER_TOOL_SUPPORT, PMIX_SYSTEM_TMPDIR, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                           size_t ninfo)
@@ -224,8 +231,8 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
     memset(&srv_state, 0, sizeof(srv_state));
     if (module)
         spx_srv->host = *module;
-    const char *tmpdir;
-    read_directives(info, ninfo, &tmpdir);
+    const char *tmpdir, *systmp;
+    read_directives(info, ninfo, &tmpdir, &systmp);
     pmix_status_t mrc = spx_srv_mn_parse(spx_srv, info, ninfo);
     if (mrc != PMIX_SUCCESS) {
         pthread_mutex_unlock(&init_lock);
@@ -249,6 +256,10 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
     if ((spx_srv->sock_path = malloc(len))) {
         snprintf(spx_srv->sock_path, len, "%s/s", spx_srv->dir);
         spx_srv_run_sync(start_on_thread, &st);
+        /* without the file tools can still come with PMIX_SERVER_URI: the
+         * job goes on (the failure is logged) */
+        if (st.rc == PMIX_SUCCESS && spx_srv->tool_support)
+            (void)spx_srv_rendezvous_write(spx_srv, systmp);
     }
     if (st.rc != PMIX_SUCCESS) {
         spx_srv_run_sync(stop_on_thread, NULL);
@@ -277,6 +288,7 @@ SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
         return PMIX_ERR_INIT;
     }
     __atomic_store_n(&server_up, false, __ATOMIC_RELEASE);
+    spx_srv_rendezvous_remove(spx_srv); /* no new tool finds it */
     spx_srv_run_sync(stop_on_thread, NULL);
     spx_private_dir_remove(spx_srv->dir);
     free(spx_srv->dir);

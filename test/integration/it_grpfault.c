@@ -24,8 +24,19 @@
  *           rank with no PMIX_TIMEOUT: the invite and the joins end with
  *           PMIX_GROUP_CONSTRUCT_ABORT within 5 s (the dead invitee counts as
  *           failed at once), or the leader would wait forever.
- * Each survivor prints "it_grpfault: MODE: rank R: OK"; the job's exit
- * status is the dead rank's (137).
+ *   nodelost [NODE]  (2+ simulated nodes) the last rank of NODE (default:
+ *           the last rank's node) kills the node's daemon (SIGKILL, its
+ *           parent) while the ranks of the other nodes are in a construct
+ *           over every rank, except the last of them, which calls it 3 s
+ *           later; no rank of NODE joins it: every survivor's construct
+ *           fails with an error, never hangs or succeeds; the others' within
+ *           2.5 s (at the loss: a node's tracker still waiting for its late
+ *           rank fails too), the late rank's within 10 s of its call.
+ *   nodeoptional [NODE]  the same with PMIX_GROUP_OPTIONAL: the survivors'
+ *           group forms without the lost node's ranks within 10 s.
+ * The node modes print "it_grpfault: MODE: rank R: construct STATUS after
+ * T s" first. Each survivor prints "it_grpfault: MODE: rank R: OK"; the
+ * job's exit status is the dead rank's (137).
  */
 #include "itest.h"
 
@@ -91,8 +102,9 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2,
-             "usage: it_grpfault member|optional|leader|reselect|noleader|notify|deadinvitee");
+    IT_CHECK(argc == 2 || argc == 3,
+             "usage: it_grpfault member|optional|leader|reselect|noleader|notify|deadinvitee|"
+             "nodelost [NODE]|nodeoptional [NODE]");
     mode = argv[1];
     uint32_t n = it_init();
     IT_CHECK(n >= 3, "needs at least 3 ranks");
@@ -156,6 +168,56 @@ int main(int argc, char **argv)
                  n - 1);
         PMIX_INFO_FREE(res, nres);
         IT_CHECK(it_now() - t0 < 5, "the construct took %.1f s", it_now() - t0);
+    } else if (strcmp(mode, "nodelost") == 0 || strcmp(mode, "nodeoptional") == 0) {
+        bool optional = strcmp(mode, "nodeoptional") == 0;
+        uint32_t vnode = argc == 3 ? (uint32_t)atoi(argv[2]) : it_nodeid(n - 1), lost = 0;
+        uint32_t killer = n, late = 0;
+        for (uint32_t r = 0; r < n; r++)
+            if (it_nodeid(r) == vnode) {
+                lost++;
+                killer = r; /* the last rank on the node kills its daemon */
+            } else {
+                late = r; /* the last survivor comes after the loss */
+            }
+        IT_CHECK(killer < n && it_nodeid(0) != vnode, "node %u: no rank or rank 0's", vnode);
+        if (it_nodeid(it_me.rank) == vnode) { /* never joins the construct */
+            if (it_me.rank == killer) {
+                it_sleep_ms(300); /* the others are inside the construct */
+                fflush(NULL);
+                kill(getppid(), SIGKILL); /* the node's daemon: the node is lost */
+            }
+            it_sleep_ms(30000); /* the launcher kills the ranks of a lost node */
+            _exit(0);
+        }
+        pmix_info_t opt;
+        bool yes = true;
+        PMIX_INFO_LOAD(&opt, PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        if (it_me.rank == late) {
+            it_sleep_ms(3000); /* its node's other ranks wait for it meanwhile */
+            t0 = it_now();
+        }
+        pmix_status_t rc = PMIx_Group_construct("grp-node", &wild, 1, optional ? &opt : NULL,
+                                                optional ? 1 : 0, &res, &nres);
+        double took = it_now() - t0;
+        printf("it_grpfault: %s: rank %u: construct %s after %.2f s\n", mode,
+               (unsigned)it_me.rank, PMIx_Error_string(rc), took);
+        if (optional) {
+            IT_RC(rc, PMIX_SUCCESS, "optional construct with a lost node");
+            size_t members = 0;
+            for (size_t i = 0; i < nres; i++)
+                if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP))
+                    members = res[i].value.data.darray->size;
+            IT_CHECK(members == n - lost, "optional construct: %zu members, expected %u",
+                     members, n - lost);
+        } else {
+            IT_CHECK(rc != PMIX_SUCCESS, "construct with a lost node succeeded");
+            /* the others fail at the loss, before the late rank comes */
+            IT_CHECK(it_me.rank == late || took < 2.5, "the construct took %.2f s to fail", took);
+        }
+        PMIX_INFO_FREE(res, nres);
+        IT_CHECK(took < 10, "the construct took %.1f s to end", took);
     } else if (strcmp(mode, "member") == 0) {
         if (it_me.rank == n - 1) {
             it_sleep_ms(200); /* let the others be inside the construct */

@@ -1,0 +1,247 @@
+/* client_tool.c - PMIx_tool_init and PMIx_tool_finalize: a tool finds a
+ * server through the ways PMIx defines and connects to it as a tool
+ * (proto/msg.h HELLO, proto/rendezvous.h); once connected it uses the
+ * client's machinery (PMIx_Query_info, PMIx_Finalize's path).
+ *
+ * Which server (first that applies):
+ *   PMIX_TOOL_DO_NOT_CONNECT    none: the tool runs alone (its own identity)
+ *   PMIX_SERVER_URI             "spmix:<socket>", or "file:<path>" of a file
+ *                               whose first line is such a URI
+ *   PMIX_TOOL_ATTACHMENT_FILE   a file whose first line is the URI
+ *   PMIX_SERVER_PIDINFO         the server in process pid: its rendezvous file
+ *   PMIX_SERVER_NSPACE          the server whose rendezvous file names it
+ *   PMIX_CONNECT_TO_SYSTEM      a system server: spmix has none (UNREACH)
+ *   otherwise                   the one rendezvous file of this user in the
+ *                               rendezvous directory (several: UNREACH, name one)
+ * The rendezvous directory: PMIX_SYSTEM_TMPDIR or PMIX_SERVER_TMPDIR (info,
+ * then environment), else $TMPDIR, else /tmp. Only files owned by this user
+ * or root are read; a server refuses a tool of another user anyway.
+ * Not yet: attaching to more than one server (PMIx_tool_attach_to_server,
+ * _set_server, _get_servers, _disconnect answer PMIX_ERR_NOT_SUPPORTED).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pmix_tool.h>
+
+#include "client/client.h"
+#include "proto/msg.h"
+#include "proto/rendezvous.h"
+#include "types/types.h"
+#include "util/log.h"
+
+static const char *const tool_directives[] = {
+    PMIX_TOOL_NSPACE,       PMIX_TOOL_RANK,           PMIX_TOOL_DO_NOT_CONNECT,
+    PMIX_SERVER_URI,        PMIX_TOOL_ATTACHMENT_FILE, PMIX_SERVER_PIDINFO,
+    PMIX_SERVER_NSPACE,     PMIX_CONNECT_TO_SYSTEM,   PMIX_CONNECT_SYSTEM_FIRST,
+    PMIX_SYSTEM_TMPDIR,     PMIX_SERVER_TMPDIR,       PMIX_PROGRAMMING_MODEL,
+    PMIX_MODEL_LIBRARY_NAME, PMIX_MODEL_LIBRARY_VERSION, PMIX_THREADING_MODEL,
+    PMIX_TOOL_CONNECT_OPTIONAL, NULL};
+
+static const char *info_str(const pmix_info_t *info, size_t n, const char *key)
+{
+    const pmix_info_t *i = spx_info_find(info, n, key);
+    return i && i->value.type == PMIX_STRING && i->value.data.string && i->value.data.string[0]
+               ? i->value.data.string
+               : NULL;
+}
+
+static const char *rendezvous_dir(const pmix_info_t *info, size_t n)
+{
+    const char *d = info_str(info, n, PMIX_SYSTEM_TMPDIR);
+    if (!d)
+        d = info_str(info, n, PMIX_SERVER_TMPDIR);
+    static const char *const vars[] = {"PMIX_SYSTEM_TMPDIR", "PMIX_SERVER_TMPDIR", "TMPDIR"};
+    for (size_t k = 0; !d && k < SPX_ARRAY_LEN(vars); k++) {
+        const char *v = getenv(vars[k]);
+        if (v && *v)
+            d = v;
+    }
+    return d ? d : "/tmp";
+}
+
+/* Reads the first nlines lines of file (a regular file owned by this user
+ * or root, each line at most SPX_RDV_MAX_LINE bytes) into lines (owned by
+ * the caller, NULL-padded). 0 or -1 (errno). */
+static int read_lines(const char *file, char **lines, int nlines)
+{
+    for (int k = 0; k < nlines; k++)
+        lines[k] = NULL;
+    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (st.st_uid != geteuid() && st.st_uid != 0) ||
+        st.st_size > (off_t)nlines * (SPX_RDV_MAX_LINE + 1)) {
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    char *buf = calloc(1, (size_t)st.st_size + 1);
+    ssize_t got = buf ? read(fd, buf, (size_t)st.st_size) : -1;
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return -1;
+    }
+    char *save = NULL, *line = strtok_r(buf, "\n", &save);
+    for (int k = 0; line && k < nlines; k++, line = strtok_r(NULL, "\n", &save))
+        if (strlen(line) > SPX_RDV_MAX_LINE || !(lines[k] = strdup(line))) {
+            for (int j = 0; j <= k; j++)
+                free(lines[j]), lines[j] = NULL;
+            free(buf);
+            errno = EINVAL;
+            return -1;
+        }
+    free(buf);
+    return 0;
+}
+
+/* The socket path of uri "spmix:<path>" (a copy), or NULL with a log line. */
+static char *uri_path(const char *uri, const char *from)
+{
+    size_t pl = strlen(SPX_URI_PREFIX);
+    if (!uri || strncmp(uri, SPX_URI_PREFIX, pl) != 0 || !uri[pl]) {
+        spx_error("PMIx_tool_init: %s: '%.200s' is not the address of an spmix server", from,
+                  uri ? uri : "(empty)");
+        return NULL;
+    }
+    return strdup(uri + pl);
+}
+
+static char *path_from_file(const char *file, const char *from)
+{
+    char *line[1];
+    if (read_lines(file, line, 1) != 0) {
+        spx_error("PMIx_tool_init: %s: cannot read %s: %s", from, file, strerror(errno));
+        return NULL;
+    }
+    char *p = uri_path(line[0], from);
+    free(line[0]);
+    return p;
+}
+
+/* Looks through dir's rendezvous files: the one of pid (pid > 0), the one
+ * naming nspace, or the only one. Socket path (a copy) or NULL (logged). */
+static char *path_from_dir(const char *dir, long pid, const char *nspace)
+{
+    char file[PATH_MAX];
+    if (pid > 0) {
+        snprintf(file, sizeof(file), "%s/%s%ld", dir, SPX_RDV_PREFIX, pid);
+        return path_from_file(file, "PMIX_SERVER_PIDINFO");
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        spx_error("PMIx_tool_init: cannot read the rendezvous directory %s: %s", dir,
+                  strerror(errno));
+        return NULL;
+    }
+    char *found = NULL;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t pl = strlen(SPX_RDV_PREFIX), nl = strlen(e->d_name);
+        if (strncmp(e->d_name, SPX_RDV_PREFIX, pl) != 0 || nl == pl ||
+            strspn(e->d_name + pl, "0123456789") != nl - pl)
+            continue;
+        char *line[2];
+        snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+        if (read_lines(file, line, 2) != 0)
+            continue; /* another user's, or unreadable */
+        if (!nspace || (line[1] && strcmp(line[1], nspace) == 0)) {
+            count++;
+            if (!found)
+                found = uri_path(line[0], file);
+        }
+        free(line[0]);
+        free(line[1]);
+    }
+    closedir(d);
+    if (count == 1)
+        return found;
+    free(found);
+    if (count == 0)
+        spx_error("PMIx_tool_init: no spmix server %s%s%sin %s",
+                  nspace ? "of namespace " : "", nspace ? nspace : "", nspace ? " " : "", dir);
+    else
+        spx_error("PMIx_tool_init: %d spmix servers in %s: name one (PMIX_SERVER_PIDINFO, "
+                  "PMIX_SERVER_NSPACE or PMIX_SERVER_URI)",
+                  count, dir);
+    return NULL;
+}
+
+/* The socket to connect to (*path, owned), or none (*path NULL) for
+ * PMIX_TOOL_DO_NOT_CONNECT. */
+static pmix_status_t find_server(const pmix_info_t *info, size_t n, char **path)
+{
+    *path = NULL;
+    if (spx_info_flag(info, n, PMIX_TOOL_DO_NOT_CONNECT))
+        return PMIX_SUCCESS;
+    const char *uri = info_str(info, n, PMIX_SERVER_URI);
+    const char *att = info_str(info, n, PMIX_TOOL_ATTACHMENT_FILE);
+    const char *ns = info_str(info, n, PMIX_SERVER_NSPACE);
+    const pmix_info_t *pid = spx_info_find(info, n, PMIX_SERVER_PIDINFO);
+    if (uri)
+        *path = strncmp(uri, "file:", 5) == 0 ? path_from_file(uri + 5, "PMIX_SERVER_URI")
+                                              : uri_path(uri, "PMIX_SERVER_URI");
+    else if (att)
+        *path = path_from_file(att, "PMIX_TOOL_ATTACHMENT_FILE");
+    else if (pid) {
+        long v = pid->value.type == PMIX_PID    ? (long)pid->value.data.pid
+                 : pid->value.type == PMIX_INT  ? (long)pid->value.data.integer
+                 : pid->value.type == PMIX_UINT32 ? (long)pid->value.data.uint32
+                                                  : -1;
+        if (v <= 0)
+            return PMIX_ERR_BAD_PARAM;
+        *path = path_from_dir(rendezvous_dir(info, n), v, NULL);
+    } else if (spx_info_flag(info, n, PMIX_CONNECT_TO_SYSTEM)) {
+        spx_error("PMIx_tool_init: PMIX_CONNECT_TO_SYSTEM: spmix runs no system server; "
+                  "name the job's server (PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE)");
+        return PMIX_ERR_UNREACH;
+    } else
+        *path = path_from_dir(rendezvous_dir(info, n), 0, ns);
+    return *path ? PMIX_SUCCESS : PMIX_ERR_UNREACH;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    if (ninfo && !info)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = spx_directives_check("PMIx_tool_init", info, ninfo, tool_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    struct spx_tool_start t;
+    memset(&t, 0, sizeof(t));
+    t.ask.rank = PMIX_RANK_UNDEF;
+    const char *ns = info_str(info, ninfo, PMIX_TOOL_NSPACE);
+    const pmix_info_t *rank = spx_info_find(info, ninfo, PMIX_TOOL_RANK);
+    uint32_t r = 0;
+    if (ns && (strlen(ns) > PMIX_MAX_NSLEN ||
+               (rank && spx_value_to_u32(&rank->value, &r) != PMIX_SUCCESS)))
+        return PMIX_ERR_BAD_PARAM;
+    if (ns)
+        PMIX_LOAD_PROCID(&t.ask, ns, rank ? r : 0);
+    char *path = NULL;
+    if (spx_client_initialized())
+        return spx_client_init(NULL, proc); /* counted, as PMIx_Init */
+    if ((rc = find_server(info, ninfo, &path)) != PMIX_SUCCESS)
+        return rc;
+    t.path = path;
+    rc = spx_client_init(&t, proc);
+    free(path);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_finalize(void)
+{
+    return PMIx_Finalize(NULL, 0);
+}

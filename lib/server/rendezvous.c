@@ -1,0 +1,71 @@
+/* rendezvous.c - the file that lets tools find this server
+ * (proto/rendezvous.h): written once the server listens, when the host asked
+ * for tool support, and removed at finalize.
+ *
+ * The file is written under a temporary name created with O_EXCL|O_NOFOLLOW
+ * (the directory may be world-writable: no following someone's symlink),
+ * owned by the job's user, then renamed into place, so a tool never reads
+ * half a file. A stale file of an earlier process with the same pid is
+ * replaced. Runs on the host's thread in PMIx_server_init/finalize.
+ */
+#include "config.h"
+#include "server/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/msg.h"
+#include "proto/rendezvous.h"
+#include "util/log.h"
+
+int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir)
+{
+    char *path = NULL, *tmp = NULL;
+    if (asprintf(&path, "%s/%s%ld", dir, SPX_RDV_PREFIX, (long)getpid()) < 0) {
+        path = NULL;
+        goto fail;
+    }
+    if (asprintf(&tmp, "%s.new", path) < 0) {
+        tmp = NULL;
+        goto fail;
+    }
+    unlink(tmp); /* a leftover of a process that had this pid */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        goto fail;
+    if ((geteuid() == 0 && fchown(fd, ctx->uid, ctx->gid) != 0) ||
+        dprintf(fd, "%s%s\n%s\n", SPX_URI_PREFIX, ctx->sock_path, ctx->me.nspace) < 0 ||
+        close(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        unlink(tmp);
+        goto fail;
+    }
+    free(tmp);
+    ctx->tool_file = path;
+    spx_debug("server: tools find it through %s", path);
+    return 0;
+fail:
+    spx_error("server: cannot write the tools' rendezvous file in %s: %s", dir, strerror(errno));
+    free(tmp);
+    free(path);
+    return -1;
+}
+
+void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx)
+{
+    if (!ctx->tool_file)
+        return;
+    unlink(ctx->tool_file);
+    free(ctx->tool_file);
+    ctx->tool_file = NULL;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# a tool attaches to a running spmix-run job: every way of finding the server
+# (the one rendezvous file, PMIX_SERVER_PIDINFO, _NSPACE, _URI literal and
+# file:, PMIX_TOOL_ATTACHMENT_FILE), gets its own identity, queries the
+# namespaces; PMIX_TOOL_DO_NOT_CONNECT runs alone; a wrong pid and a tool of
+# another user are refused; the rendezvous file goes with the job
+. "$(dirname "$0")/common.sh"
+prog=$(spx_prog it_tool) || exit 1
+rdv="$SPX_TMP/rdv"
+sync_dir="$SPX_TMP/sync"
+mkdir -p "$rdv" "$sync_dir" || spx_fail "mkdir"
+TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 2 --nodes "${SPX_NODES:-1}" \
+    --timeout $((SPX_TIMEOUT - 10)) "$prog" job "$sync_dir" >"$SPX_OUT" 2>"$SPX_ERR" &
+job=$!
+i=0
+while [ ! -f "$sync_dir/ready" ]; do
+    i=$((i + 1))
+    [ $i -lt 400 ] || { kill "$job"; spx_fail "the job did not start in 20 s"; }
+    sleep 0.05
+done
+ns=$(cat "$sync_dir/ready")
+set -- "$rdv"/spmix.tool.*
+[ $# -eq 1 ] && [ -f "$1" ] || { touch "$sync_dir/done"; spx_fail "not one rendezvous file in $rdv: $*"; }
+file=$1
+pid=${file##*.}
+uri=$(head -1 "$file")
+perm=$(stat -c %a "$file")
+[ "$perm" = 600 ] || { touch "$sync_dir/done"; spx_fail "rendezvous file mode $perm, expected 600"; }
+
+# tool HOW [ARG]: must attach and see the job's namespace
+tool_ok() {
+    out=$(TMPDIR="$rdv" timeout 20 "$prog" tool "$1" "${2:-}" "$ns" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || ! echo "$out" | grep -q "^namespaces .*$ns"; then
+        touch "$sync_dir/done"
+        spx_fail "tool by $1 ${2:-}: rc $rc: $out"
+    fi
+    echo "$out" | grep -q "^tool .*:" || { touch "$sync_dir/done"; spx_fail "no identity: $out"; }
+}
+tool_ok default
+tool_ok pid "$pid"
+tool_ok nspace "$(sed -n 2p "$file")"
+tool_ok uri "$uri"
+tool_ok uri "file:$file"
+tool_ok file "$file"
+# two tools get two identities
+id1=$(TMPDIR="$rdv" "$prog" tool default "" "$ns" | sed -n 's/^tool //p')
+id2=$(TMPDIR="$rdv" "$prog" tool default "" "$ns" | sed -n 's/^tool //p')
+[ -n "$id1" ] && [ "$id1" != "$id2" ] || { touch "$sync_dir/done"; spx_fail "tool identities '$id1' '$id2'"; }
+
+out=$(TMPDIR="$rdv" timeout 20 "$prog" tool none 2>&1)
+echo "$out" | grep -q "^tool spmix-tool\.[0-9]*:0" || { touch "$sync_dir/done"; spx_fail "do-not-connect: $out"; }
+out=$(TMPDIR="$rdv" timeout 20 "$prog" tool pid 1 2>&1)
+[ $? -eq 2 ] || { touch "$sync_dir/done"; spx_fail "a wrong pid was not refused: $out"; }
+echo "$out" | grep -q "UNREACH" || { touch "$sync_dir/done"; spx_fail "a wrong pid: $out"; }
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    out=$(timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
+          "$prog" tool uri "$uri" 2>&1)
+    [ $? -eq 2 ] || { touch "$sync_dir/done"; spx_fail "a tool of another user was not refused: $out"; }
+fi
+
+touch "$sync_dir/done"
+wait "$job"
+rc=$?
+[ $rc -eq 0 ] || spx_fail "the job ended with $rc"
+[ ! -e "$file" ] || spx_fail "the rendezvous file $file outlived the job"
+spx_pass "tools attach by every discovery way, query, and are refused when they should be"
