@@ -39,7 +39,7 @@ for c in "3 16 6 2 2" "4 2 8 1 2"; do
         [ "$ok" = $(($3 - $5)) ] && [ "$got" = "$ok" ] ||
             spx_fail "$mode, node $4 of $1 lost: $ok of $(($3 - $5)) survivors OK, $got $want"
         spx_expect_faster 15
-        echo "ok: $mode: node $4 of $1 lost, $ok survivors' construct $want in" \
+        echo "ok: $mode: node $4 of $1 lost, $ok survivors' construct $want, rank 0's in" \
             "$(sed -n "s/^it_grpfault: $mode: rank 0: construct .* after \(.*\) s$/\1/p" "$SPX_OUT") s"
     done
 done
