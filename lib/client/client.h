@@ -153,6 +153,12 @@ struct spx_tool_start {
  * this process's identity. */
 pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *proc);
 
+/* Stops forwarding this process's stdin (PMIX_IOF_PUSH_STDIN), waiting for
+ * its thread, which sends EOF to its targets when send_eof; nothing when
+ * none runs. Not on the progress thread (client_iof.c; PMIx_Finalize calls
+ * it with send_eof: a tool that leaves ends the stream it fed). */
+void spx_client_iof_stop(bool send_eof);
+
 /* Fills job info for singleton mode (client_init.c). */
 void spx_client_singleton_jobinfo(void);
 

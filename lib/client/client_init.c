@@ -731,6 +731,7 @@ SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         pthread_mutex_unlock(&spx_client.init_lock);
         return PMIX_SUCCESS;
     }
+    spx_client_iof_stop(true); /* before the connection goes */
     __atomic_store_n(&spx_client.init_count, 0, __ATOMIC_RELEASE);
     spx_wait_t w;
     if (!spx_client.singleton) {

@@ -20,6 +20,7 @@ const char *spx_msg_type_str(int type)
     case SPX_MSG_JOBCTL: return "JOBCTL";
     case SPX_MSG_FENCE_LOCAL: return "FENCE_LOCAL";
     case SPX_MSG_GROUP: return "GROUP";
+    case SPX_MSG_IOF_PUSH: return "IOF_PUSH";
     default: return "UNKNOWN";
     }
 }

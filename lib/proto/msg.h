@@ -31,8 +31,8 @@ enum spx_msg_type {
      *            str the server's namespace, u32 the server's rank.
      *        A tool is accepted only by a server started with
      *        PMIX_SERVER_TOOL_SUPPORT and only from the job's user or root;
-     *        it may then send QUERY and FINALIZE; other requests are
-     *        answered PMIX_ERR_NOT_SUPPORTED. */
+     *        it may then send QUERY, IOF_PUSH and FINALIZE; other requests
+     *        are answered PMIX_ERR_NOT_SUPPORTED. */
     SPX_MSG_HELLO = 1,
     /* FINALIZE req: (empty)  rep: i32 status */
     SPX_MSG_FINALIZE = 2,
@@ -83,10 +83,22 @@ enum spx_msg_type {
      *            (proto/group.h: every member's group info and endpoint data,
      *            the context id) */
     SPX_MSG_GROUP = 15,
+    /* IOF_PUSH req: proc[] targets (a rank, or WILDCARD for a whole
+     *            namespace), info[] directives (as the caller gave them),
+     *            u8 flags (SPX_IOF_F_EOF: end the targets' stdin after these
+     *            bytes), u32 n, n bytes (at most SPX_IOF_MAX_CHUNK; a larger
+     *            push is sent as several requests in order)
+     *         rep: i32 status - once the host took the bytes (they are no
+     *            longer needed), not once they were read */
+    SPX_MSG_IOF_PUSH = 16,
     SPX_MSG_TYPE_MAX
 };
 
 #define SPX_HELLO_MAX_CPULIST 65536
+
+/* IOF_PUSH flags and the largest chunk of one request. */
+#define SPX_IOF_F_EOF 0x1u
+#define SPX_IOF_MAX_CHUNK (1u << 20)
 
 /* Operations of a GROUP request. */
 enum spx_grp_op {

@@ -134,6 +134,7 @@ struct spx_srv_req {
     size_t nprocs;
     char **keys;                    /* NULL-terminated (owned) */
     char *msg;                      /* owned */
+    pmix_byte_object_t bo;          /* IOF_PUSH: the bytes (in msg) handed to the host */
     void *extra;                    /* the host's answer (borrowed until relfn) */
     size_t nextra;
     void *owned;                    /* freed with owned_free when the request is freed */
@@ -190,6 +191,9 @@ void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
  * log line); removed (no file: nothing). Host thread, init and finalize. */
 int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir);
 void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx);
+/* An IOF_PUSH request of r's peer (iof.c): 0, or -1 for a malformed payload
+ * (r untouched by the host: the caller frees it). */
+int spx_srv_handle_iof_push(struct spx_srv_req *r, spx_buf_t *b);
 /* Tells every engine with a nspace_gone hook (server.c). */
 void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
 /* The engines of the server in order (fence, get/dmodex, pubsub, events),

@@ -396,7 +396,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = handle_hello(p, h->seq, payload);
     else if (p->state != SPX_PEER_READY || h->type == SPX_MSG_HELLO)
         why = "request during the handshake or a second HELLO";
-    else if (p->tool && h->type != SPX_MSG_QUERY && h->type != SPX_MSG_FINALIZE)
+    else if (p->tool && h->type != SPX_MSG_QUERY && h->type != SPX_MSG_FINALIZE &&
+             h->type != SPX_MSG_IOF_PUSH)
         rc = tool_refuse(p, h->type, h->seq, &why);
     else if (h->type == SPX_MSG_COMMIT)
         rc = spx_srv_handle_commit(p, payload);

@@ -382,6 +382,7 @@ int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, sp
     case SPX_MSG_JOBCTL: rc = handle_jobctl(r, b); break;
     case SPX_MSG_ABORT: rc = handle_abort(r, b); break;
     case SPX_MSG_FINALIZE: rc = handle_finalize(r, b); break;
+    case SPX_MSG_IOF_PUSH: rc = spx_srv_handle_iof_push(r, b); break;
     default: rc = -1; break;
     }
     if (rc != 0)
