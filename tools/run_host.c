@@ -25,6 +25,7 @@
  *     the main thread takes it once (compare-and-swap on abort_taken).
  */
 #include "run_host.h"
+#include "run_stdin.h"
 #include "host/module.h"
 
 #include <errno.h>
@@ -214,6 +215,8 @@ static pmix_server_module_t spx_run_host_mod = {
     /* no notify_event: with one node there is nobody to relay to, and a host
      * that provides it takes over local delivery in some libraries */
     .query = spx_run_host_query,
+    /* tools' PMIx_IOF_push: queued for the main loop (run_stdin) */
+    .push_stdin = spx_run_stdin_push,
     .client_connected2 = spx_run_host_client_connected2,
 };
 

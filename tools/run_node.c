@@ -10,7 +10,8 @@
  * PMIx_server_setup_fork. It then
  * loops on poll() over a signalfd (children, SIGINT/SIGTERM/SIGHUP), the wake
  * pipe the host module writes to (aborts), the launcher's control pipe and,
- * with --tag-output, the ranks' output pipes. An abort or an abnormal death
+ * with --tag-output, the ranks' output pipes and, with --stdin tool, the
+ * write ends of the ranks' stdin pipes (run_stdin: bytes pushed by tools). An abort or an abnormal death
  * ends the job early: the ranks of the job are notified
  * (PMIX_ERR_PROC_ABORTED; the server relays it to the other nodes), the
  * launcher is told (END), and the local ranks get SIGTERM after a grace
@@ -24,6 +25,7 @@
 #include "run_node.h"
 #include "run_host.h"
 #include "run_out.h"
+#include "run_stdin.h"
 #include "host/server.h"
 
 #include <pmix.h>
@@ -155,6 +157,7 @@ static void spx_run_reaped(struct spx_run_proc *p, int wstatus)
 
     p->running = false;
     N.running--;
+    spx_run_stdin_rank_gone((uint32_t)(p - N.procs));
     if (N.ending)
         return;
     if ((WIFSIGNALED(wstatus) || (code != 0 && !finalized)) && N.o->keep_going) {
@@ -286,10 +289,11 @@ static bool spx_run_local_over(double *drain_until)
     return spx_run_now() >= *drain_until;
 }
 
-/* pfd: 3 + (number of output streams) entries, the caller's. */
+/* pfd: 3 + (number of output streams) + spx_run_stdin_npoll() entries, the
+ * caller's. */
 static void spx_run_loop(struct pollfd *pfd)
 {
-    size_t nouts = N.o->tag ? 2 * (size_t)N.nlocal : 0, nfds;
+    size_t nouts = N.o->tag ? 2 * (size_t)N.nlocal : 0, nfds, in_at;
     double drain_until = 0;
 
     for (;;) {
@@ -309,6 +313,9 @@ static void spx_run_loop(struct pollfd *pfd)
         pfd[nfds++] = (struct pollfd){ .fd = N.ctl_open ? N.cfg->ctl_fd : -1, .events = POLLIN };
         for (size_t i = 0; i < nouts; i++)
             pfd[nfds++] = (struct pollfd){ .fd = N.outs[i].fd, .events = POLLIN };
+        in_at = nfds;
+        spx_run_stdin_poll_fill(&pfd[in_at]);
+        nfds += spx_run_stdin_npoll();
         ms = spx_run_poll_ms();
         if (N.running == 0 && !N.done_sent)
             ms = 100;
@@ -323,6 +330,7 @@ static void spx_run_loop(struct pollfd *pfd)
         for (size_t i = 0; i < nouts; i++)
             if (pfd[3 + i].revents)
                 spx_run_out_pump(&N.outs[i]);
+        spx_run_stdin_service(&pfd[in_at]);   /* pushes queued, pipes writable */
         if (pfd[0].revents)
             spx_run_signals();
         if (pfd[2].revents)
@@ -393,6 +401,7 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     pmix_status_t rc;
     char **pmixenv = NULL, **env;
     int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+    int in = spx_run_stdin_child_fd((uint32_t)slot);   /* -1: inherit ours */
     bool tag = N.o->tag;
     pid_t pid;
 
@@ -415,6 +424,8 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
         setpgid(0, 0);
         signal(SIGPIPE, SIG_DFL);
         sigprocmask(SIG_SETMASK, N.oldmask, NULL);
+        if (in == 0 ? fcntl(0, F_SETFD, 0) < 0 : in > 0 && dup2(in, 0) < 0)
+            _exit(127);
         if (tag && (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0))
             _exit(127);
         if (!tag && N.cfg->rank_err != 2 && dup2(N.cfg->rank_err, 2) < 0)
@@ -426,6 +437,7 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     }
     free(env);
     spx_host_env_free(pmixenv);
+    spx_run_stdin_spawned((uint32_t)slot, pid > 0);
     if (tag) {
         close(out[1]);
         close(err[1]);
@@ -574,19 +586,24 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
     uint32_t *local = NULL;
     bool server = false, registered = false;
     int code = 1;
+    char prefix[48];
 
     N.cfg = cfg;
     N.o = cfg->o;
     N.oldmask = oldmask;
     N.ctl_open = cfg->ctl_fd >= 0;
     N.term_delay = N.o->nodes > 1 ? SPX_RUN_TERM_DELAY_MN : SPX_RUN_TERM_DELAY;
+    if (N.o->nodes > 1)
+        snprintf(prefix, sizeof(prefix), "spmix-run: node %u: ", cfg->index);
+    else
+        snprintf(prefix, sizeof(prefix), "spmix-run: ");
     local = calloc(N.o->n, sizeof(*local));
     if (local == NULL)
         goto out;
     N.nlocal = spx_run_node_ranks(N.o, cfg->index, local);
     N.procs = calloc(N.nlocal ? N.nlocal : 1, sizeof(*N.procs));
     N.outs = calloc(N.o->tag ? 2 * (size_t)N.nlocal : 1, sizeof(*N.outs));
-    pfd = calloc(3 + (N.o->tag ? 2 * (size_t)N.nlocal : 0), sizeof(*pfd));
+    pfd = calloc(3 + (N.o->tag ? 2 * (size_t)N.nlocal : 0) + N.nlocal, sizeof(*pfd));
     if (N.procs == NULL || N.outs == NULL || pfd == NULL || spx_run_setup_fds() < 0) {
         node_msg("setup: %s\n", strerror(errno));
         goto out;
@@ -600,6 +617,9 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
         goto out;
     }
     if (spx_run_host_init(cfg->nspace, N.o->n, N.wake[1]) < 0)
+        goto out;
+    if (spx_run_stdin_init(N.o->stdin_tool, cfg->nspace, N.o->n, local, N.nlocal, N.wake[1],
+                           prefix) < 0)
         goto out;
     if (spx_run_server_start() < 0)
         goto out;
@@ -620,8 +640,10 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
 out:
     if (!N.done_sent && cfg->report_fd >= 0)   /* failed before the loop */
         spx_run_msg_send(cfg->report_fd, SPX_RUN_MSG_END, cfg->index, code);
+    spx_run_stdin_close();   /* no push left waiting once the server goes */
     if (server)
         spx_run_server_stop(registered);
+    spx_run_stdin_fini();
     spx_run_host_fini();
     if (N.tmpdir[0] != '\0')
         nftw(N.tmpdir, spx_run_rm, 16, FTW_DEPTH | FTW_PHYS);

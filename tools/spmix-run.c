@@ -74,12 +74,17 @@ static void spx_run_usage(FILE *f)
 {
     fprintf(f, "usage: spmix-run -n N [--nodes M [--map block|cyclic] [--width W] [--stats]]\n"
                "                 [--timeout SEC] [--tag-output] [--no-lib-path] [--keep-going]\n"
+               "                 [--stdin tool]\n"
                "                 [-x VAR[=VALUE]]... [--] program [args...]\n"
                "Run N ranks of program under embedded PMIx servers, on this host or on M\n"
                "simulated nodes (node k at 127.0.0.(k+1)).\n"
                "--keep-going (or --enable-recovery): a rank that dies before PMIx_Finalize, or\n"
                "a node's daemon that dies, does not end the job: the others get the events\n"
-               "and failed collectives and go on; the exit status is then non-zero.\n");
+               "and failed collectives and go on; the exit status is then non-zero.\n"
+               "--stdin tool: each rank's stdin is a pipe fed by tools (PMIx_IOF_push) instead\n"
+               "of spmix-run's stdin; it stays open until a tool pushes EOF to that rank (a\n"
+               "zero-byte push, or one with PMIX_IOF_COMPLETE) or the job ends. Bytes from\n"
+               "one tool arrive in the order pushed.\n");
 }
 
 /* A whole number in lo..hi, or -1 with a message naming the option. */
@@ -109,6 +114,7 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         { "no-lib-path", no_argument, NULL, 'L' },
         { "keep-going", no_argument, NULL, 'k' },
         { "enable-recovery", no_argument, NULL, 'k' },
+        { "stdin", required_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -165,6 +171,13 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
             break;
         case 'k':
             o->keep_going = true;
+            break;
+        case 'S':
+            if (strcmp(optarg, "tool") != 0 && strcmp(optarg, "inherit") != 0) {
+                fprintf(stderr, "spmix-run: --stdin wants tool or inherit\n");
+                return -1;
+            }
+            o->stdin_tool = strcmp(optarg, "tool") == 0;
             break;
         case 'h':
             spx_run_usage(stdout);
