@@ -148,6 +148,7 @@ struct spx_srv_get;                 /* get.c */
 struct spx_srv_mn;                  /* nodes.c: multi-node state */
 struct spx_srv_mn_cfg;
 struct spx_srv_dmx;                 /* dmodex.c: direct modex state */
+struct spx_srv_iof;                 /* iof.c: the IOF engine's state */
 struct spx_srv_pubsub;              /* pubsub.c: requests waiting for node 0 */
 struct spx_srv_grp;                 /* group.c: groups, their collectives and context ids */
 struct spx_srv_ctx;
@@ -194,6 +195,8 @@ void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx);
 /* An IOF_PUSH request of r's peer (iof.c): 0, or -1 for a malformed payload
  * (r untouched by the host: the caller frees it). */
 int spx_srv_handle_iof_push(struct spx_srv_req *r, spx_buf_t *b);
+/* The IOF engine (iof.c): pushes to hosts of this and other nodes. */
+extern const struct spx_srv_engine_ops spx_srv_iof_engine;
 /* Tells every engine with a nspace_gone hook (server.c). */
 void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
 /* The engines of the server in order (fence, get/dmodex, pubsub, events),
@@ -235,6 +238,7 @@ struct spx_srv_ctx {
     struct spx_srv_dmx *dmx;        /* direct modex state (dmodex.c's engine; owned) */
     struct spx_srv_pubsub *pubsub;  /* directory requests for node 0 (pubsub.c's engine; owned) */
     struct spx_srv_grp *grp;        /* groups of this node (group.c's engine; owned) */
+    struct spx_srv_iof *iof;        /* pushes waiting for other nodes (iof.c's engine; owned) */
     struct spx_srv_stats stats;
     bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
     bool local_failure;             /* a local process ended without PMIx_Finalize:
@@ -331,7 +335,9 @@ enum spx_srv_channel {
     SPX_SRV_CH_PUBSUB_REQ = 5, /* pubsub.c: a publish/lookup/unpublish for node 0 */
     SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
     SPX_SRV_CH_PUBSUB_GONE = 7, /* pubsub.c: a process that used the directory finalized */
-    SPX_SRV_CH_GROUP = 8       /* group_invite.c: invitation answers and outcomes */
+    SPX_SRV_CH_GROUP = 8,      /* group_invite.c: invitation answers and outcomes */
+    SPX_SRV_CH_IOF_PUSH = 9,   /* iof.c: a part of a push for this node's host */
+    SPX_SRV_CH_IOF_ACK = 10    /* iof.c: that host took it (or failed) */
 };
 /* A channel's bit in spx_srv_engine_ops.channels. */
 #define SPX_SRV_CH_BIT(ch) (1u << (ch))
