@@ -33,6 +33,13 @@
  * off altogether. */
 #define SPMIX_SERVER_LOCAL_FENCES "spmix.srv.localfence"
 
+/* PMIx_server_init attribute (uint32): with PMIX_SERVER_TOOL_SUPPORT, the
+ * process id that names the tools' rendezvous file (spmix.tool.<pid> in the
+ * system tmpdir), the one tools give as PMIX_SERVER_PIDINFO; default: the
+ * server's own process. A launcher whose servers run in child processes
+ * gives its own pid, the one its users know. */
+#define SPMIX_SERVER_RENDEZVOUS_PID "spmix.srv.rdvpid"
+
 /* PMIx_Query_info keys answered by a client's own server (uint64 values):
  * totals since start, and what this server sent for the last collective it
  * completed (messages, bytes, and the key/value payload bytes it contributed). */

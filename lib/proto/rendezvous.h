@@ -2,7 +2,8 @@
  * server that accepts tools (PMIX_SERVER_TOOL_SUPPORT) writes, read by
  * PMIx_tool_init (client/client_tool.c).
  *
- * File: <system tmpdir>/spmix.tool.<pid of the server's process>, mode 0600,
+ * File: <system tmpdir>/spmix.tool.<pid of the server's process, or the one
+ * its host gave as SPMIX_SERVER_RENDEZVOUS_PID>, mode 0600,
  * owned by the job's user; removed by PMIx_server_finalize. The system tmpdir
  * is PMIX_SYSTEM_TMPDIR given to the server (else PMIX_SERVER_TMPDIR, else
  * $TMPDIR, else /tmp); a tool looks in its PMIX_SYSTEM_TMPDIR/

@@ -222,6 +222,7 @@ struct spx_srv_ctx {
     bool tool_support;              /* PMIX_SERVER_TOOL_SUPPORT: tools may connect */
     char *tool_file;                /* the tools' rendezvous file (rendezvous.c), or NULL (owned) */
     uint32_t tools_seen;            /* tools connected so far: names the next one */
+    long tool_pid;                  /* names the rendezvous file (SPMIX_SERVER_RENDEZVOUS_PID) */
     uid_t uid;                      /* the user allowed to connect */
     gid_t gid;
     spx_listener_t *listener;       /* owned */

@@ -25,7 +25,7 @@
 int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir)
 {
     char *path = NULL, *tmp = NULL;
-    if (asprintf(&path, "%s/%s%ld", dir, SPX_RDV_PREFIX, (long)getpid()) < 0) {
+    if (asprintf(&path, "%s/%s%ld", dir, SPX_RDV_PREFIX, ctx->tool_pid) < 0) {
         path = NULL;
         goto fail;
     }

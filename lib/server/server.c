@@ -172,6 +172,10 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
     if ((i = spx_info_find(info, ninfo, PMIX_SYSTEM_TMPDIR)) && i->value.type == PMIX_STRING)
         *systmp = i->value.data.string;
     spx_srv->tool_support = spx_info_flag(info, ninfo, PMIX_SERVER_TOOL_SUPPORT);
+    spx_srv->tool_pid = (long)getpid();
+    if ((i = spx_info_find(info, ninfo, SPMIX_SERVER_RENDEZVOUS_PID)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS && u > 0)
+        spx_srv->tool_pid = (long)u;
     if ((i = spx_info_find(info, ninfo, PMIX_USERID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
         spx_srv->uid = (uid_t)u;
@@ -210,7 +214,8 @@ static const char *const init_directives[] = {
     PMIX_SERVER_TMPDIR,  PMIX_USERID,           PMIX_GRPID,         PMIX_SERVER_NSPACE,
     PMIX_SERVER_RANK,    PMIX_HOSTNAME,         PMIX_NODEID,        SPMIX_SERVER_LOCAL_FENCES,
     SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS,    SPMIX_TREE_SECRET,  SPMIX_TREE_WIDTH,
-    SPMIX_TREE_TIMEOUT,  PMIX_SERVER_TOOL_SUPPORT, PMIX_SYSTEM_TMPDIR, NULL};
+    SPMIX_TREE_TIMEOUT,  PMIX_SERVER_TOOL_SUPPORT, PMIX_SYSTEM_TMPDIR,
+    SPMIX_SERVER_RENDEZVOUS_PID, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                           size_t ninfo)

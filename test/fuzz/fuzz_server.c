@@ -2,7 +2,9 @@
  * dispatcher: the bytes local clients send after (and instead of) their
  * HELLO, through the real connection reader (net/conn.c), peer.c's dispatch
  * and every request handler (COMMIT, FENCE, FENCE_LOCAL, GET, NOTIFY,
- * PUBLISH, LOOKUP, UNPUBLISH, QUERY, JOBCTL, ABORT, FINALIZE, HELLO).
+ * PUBLISH, LOOKUP, UNPUBLISH, QUERY, JOBCTL, ABORT, FINALIZE, HELLO, GROUP,
+ * IOF_PUSH); the server accepts tools (PMIX_SERVER_TOOL_SUPPORT), so a
+ * connection opened without HELLO may say HELLO as a tool.
  *
  * One server runs for the whole process (started by the first input, with a
  * private temporary directory; finalized at exit), single node, with the
@@ -21,7 +23,7 @@
  *
  * The host module answers every upcall it has (client_connected2,
  * client_finalized, abort - which does nothing -, fence_nb, notify_event,
- * query, job_control) the way the input's first byte says: bits 0-1
+ * query, job_control, push_stdin) the way the input's first byte says: bits 0-1
  * 0 call back inside the upcall, 1 return PMIX_OPERATION_SUCCEEDED, 2
  * return PMIX_ERR_NOT_SUPPORTED, 3 hold the callback until a RELEASE record
  * or the end of the input (after the clients are gone: late answers); bit 2
@@ -221,6 +223,15 @@ static pmix_status_t host_job_control(const pmix_proc_t *requestor, const pmix_p
     return answer(FZ_CB_INFO, (void *)cbfunc, cbdata, NULL, 0);
 }
 
+static pmix_status_t host_push_stdin(const pmix_proc_t *source, const pmix_proc_t targets[],
+                                     size_t ntargets, const pmix_info_t directives[],
+                                     size_t ndirs, const pmix_byte_object_t *bo,
+                                     pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)source, (void)targets, (void)ntargets, (void)directives, (void)ndirs, (void)bo;
+    return answer(FZ_CB_OP, (void *)cbfunc, cbdata, NULL, 0);
+}
+
 /* ---- the server, once per process ---- */
 
 static char fz_dir[64];
@@ -237,6 +248,7 @@ static void server_start(void)
         .client_connected = NULL, .client_finalized = host_finalized, .abort = host_abort,
         .fence_nb = host_fence, .notify_event = host_notify, .query = host_query,
         .job_control = host_job_control, .client_connected2 = host_connected2,
+        .push_stdin = host_push_stdin,
     };
     if (!getenv("SPMIX_DEBUG"))
         spx_log_set_level(SPX_LOG_ERROR);
@@ -247,12 +259,15 @@ static void server_start(void)
         if (!mkdtemp(fz_dir))
             abort();
     }
-    pmix_info_t info[1];
+    pmix_info_t info[2];
     memset(info, 0, sizeof(info));
     snprintf(info[0].key, sizeof(info[0].key), "%s", PMIX_SERVER_TMPDIR);
     info[0].value.type = PMIX_STRING;
     info[0].value.data.string = fz_dir;
-    if (PMIx_server_init(&module, info, 1) != PMIX_SUCCESS)
+    snprintf(info[1].key, sizeof(info[1].key), "%s", PMIX_SERVER_TOOL_SUPPORT);
+    info[1].value.type = PMIX_BOOL;
+    info[1].value.data.flag = true; /* tools' HELLO, QUERY and IOF_PUSH are reachable */
+    if (PMIx_server_init(&module, info, 2) != PMIX_SUCCESS)
         abort();
     atexit(server_stop);
 }

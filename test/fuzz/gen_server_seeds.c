@@ -263,6 +263,32 @@ static void hello(uint8_t client, uint32_t version, uint8_t kind, pmix_rank_t ra
     raw(client, SPX_MSG_HELLO, 0, 1, &p);
 }
 
+static void iof_push(uint8_t client, const pmix_proc_t *targets, size_t n, uint8_t flags,
+                     const char *bytes)
+{
+    spx_buf_t p;
+    spx_buf_init(&p);
+    spx_codec_push_proc_array(&p, targets, n);
+    pmix_info_t c[1];
+    info_int(&c[0], PMIX_IOF_CACHE_SIZE, 64);
+    spx_codec_push_info_array(&p, c, 1);
+    spx_buf_push_u8(&p, flags);
+    spx_buf_push_bytes(&p, bytes, strlen(bytes));
+    msg(client, SPX_MSG_IOF_PUSH, &p);
+}
+
+static void tool_hello(uint8_t client)
+{
+    spx_buf_t p;
+    spx_buf_init(&p);
+    spx_buf_push_u32(&p, SPX_PROTO_VERSION);
+    spx_buf_push_u8(&p, SPX_PEER_TOOL);
+    spx_buf_push_str(&p, "");
+    spx_buf_push_u32(&p, PMIX_RANK_UNDEF);
+    spx_buf_push_u32(&p, 4321);
+    raw(client, SPX_MSG_HELLO, 0, 1, &p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -379,6 +405,36 @@ int main(int argc, char **argv)
         group(1, SPX_GRP_OP_CONSTRUCT, "gt", two, 2, &t, 1);
     }
     emit("group_timeout");
+
+    /* pushes to the ranks' stdin, answered in each host mode: a rank, every
+     * rank, an EOF, refusals (a rank out of the job, no targets) */
+    for (size_t m = 0; m < 4; m++) {
+        char name[64];
+        pmix_proc_t one = proc(2), all = proc(PMIX_RANK_WILDCARD), out = proc(9);
+        begin(modes[m]);
+        iof_push(0, &one, 1, 0, "line for rank 2\n");
+        iof_push(1, &all, 1, 0, "for everybody\n");
+        iof_push(1, &all, 1, SPX_IOF_F_EOF, "");
+        iof_push(2, &out, 1, 0, "nobody");
+        iof_push(3, NULL, 0, 0, "no targets");
+        spx_buf_push_u8(&in, OP_RELEASE);
+        snprintf(name, sizeof(name), "iof_%s", mode_names[m]);
+        emit(name);
+    }
+
+    /* a tool: HELLO as a tool on a connection opened without one, a QUERY,
+     * a push, a request tools may not make (GET), FINALIZE */
+    begin(MODE_NOW);
+    op1(OP_OPEN, 4);
+    tool_hello(4);
+    query(4, PMIX_QUERY_NAMESPACES);
+    {
+        pmix_proc_t all = proc(PMIX_RANK_WILDCARD);
+        iof_push(4, &all, 1, 0, "from a tool\n");
+    }
+    get(4, 0, "key", 0);
+    empty(4, SPX_MSG_FINALIZE);
+    emit("tool_iof");
 
     /* a GET whose timeout expires */
     begin(MODE_NOW);

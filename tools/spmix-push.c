@@ -1,0 +1,194 @@
+/* spmix-push: sends a file, or this command's stdin, to the stdin of ranks of
+ * a running job, through PMIx_IOF_push as a PMIx tool (see spmix-push.1).
+ *
+ *   spmix-push [--ranks LIST|all] [--eof] [--pid PID | --uri URI]
+ *              [--nspace NSPACE] [FILE|-]
+ *
+ * The server: the job's launcher's (--pid), an address (--uri), or the one
+ * server whose rendezvous file is in $TMPDIR (or /tmp). The job: --nspace,
+ * or the one namespace the server serves. The bytes go in pushes of 1 MiB,
+ * each waiting until the job's host took it (so a rank that reads slowly
+ * slows this command down, nothing is lost); --eof ends the ranks' stdin
+ * afterwards. Exit status 0, or 1 with a message on stderr.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+#include <pmix_tool.h>
+
+#define CHUNK (1u << 20)
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: spmix-push [--ranks LIST|all] [--eof] [--pid PID | --uri URI]\n"
+               "                  [--nspace NSPACE] [FILE|-]\n"
+               "Sends FILE (or stdin) to the stdin of the ranks of a job started with\n"
+               "spmix-run --stdin tool.\n"
+               "  --ranks LIST|all  ranks to feed: \"0,2-4\" or all (default: all)\n"
+               "  --eof             end the ranks' stdin after the data\n"
+               "  --pid PID         the job's spmix-run (default: the only job in $TMPDIR or /tmp)\n"
+               "  --uri URI         the server's address (spmix:<socket>, or file:<path>)\n"
+               "  --nspace NSPACE   the job (default: the only one the server serves)\n"
+               "  -h, --help        this text\n");
+}
+
+static int fail(const char *what, pmix_status_t rc)
+{
+    fprintf(stderr, "spmix-push: %s: %s\n", what, PMIx_Error_string(rc));
+    return 1;
+}
+
+/* The job's namespace: the only one the server serves. */
+static pmix_status_t only_nspace(char *out, size_t cap)
+{
+    pmix_query_t q;
+    char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
+    pmix_info_t *res = NULL;
+    size_t n = 0;
+    PMIX_QUERY_CONSTRUCT(&q);
+    q.keys = keys;
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &n);
+    q.keys = NULL;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (n != 1 || res[0].value.type != PMIX_STRING || !res[0].value.data.string ||
+        strchr(res[0].value.data.string, ',') || !res[0].value.data.string[0]) {
+        fprintf(stderr, "spmix-push: the server serves %s: name one with --nspace\n",
+                n == 1 && res[0].value.type == PMIX_STRING ? res[0].value.data.string
+                                                           : "no job");
+        PMIX_INFO_FREE(res, n);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    snprintf(out, cap, "%s", res[0].value.data.string);
+    PMIX_INFO_FREE(res, n);
+    return PMIX_SUCCESS;
+}
+
+/* The targets for LIST ("all" or "0,2-4") of nspace into *out (malloc'd). */
+static int targets_of(const char *list, const char *nspace, pmix_proc_t **out, size_t *n)
+{
+    if (!list || strcmp(list, "all") == 0) {
+        *out = malloc(sizeof(**out));
+        if (!*out)
+            return -1;
+        PMIX_LOAD_PROCID(&(*out)[0], nspace, PMIX_RANK_WILDCARD);
+        *n = 1;
+        return 0;
+    }
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    int w = set && hwloc_bitmap_list_sscanf(set, list) == 0 ? hwloc_bitmap_weight(set) : -1;
+    if (w <= 0 || w > 1 << 20) {
+        hwloc_bitmap_free(set);
+        fprintf(stderr, "spmix-push: --ranks %s: not a list of ranks (\"0,2-4\" or all)\n", list);
+        return -1;
+    }
+    *out = calloc((size_t)w, sizeof(**out));
+    *n = 0;
+    unsigned r;
+    hwloc_bitmap_foreach_begin(r, set)
+    {
+        if (*out) { /* the macro evaluates its arguments more than once */
+            pmix_proc_t *t = &(*out)[*n];
+            PMIX_LOAD_PROCID(t, nspace, r);
+            (*n)++;
+        }
+    }
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(set);
+    return *out ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"ranks", required_argument, NULL, 'r'}, {"eof", no_argument, NULL, 'e'},
+        {"pid", required_argument, NULL, 'p'},   {"uri", required_argument, NULL, 'u'},
+        {"nspace", required_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *ranks = NULL, *uri = NULL, *nspace = NULL;
+    long pid = 0;
+    int eof = 0, c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': ranks = optarg; break;
+        case 'e': eof = 1; break;
+        case 'p': pid = strtol(optarg, NULL, 10); break;
+        case 'u': uri = optarg; break;
+        case 'n': nspace = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 1;
+        }
+    }
+    if (argc - optind > 1 || (pid && uri)) {
+        usage(stderr);
+        return 1;
+    }
+    const char *file = optind < argc ? argv[optind] : "-";
+    int fd = strcmp(file, "-") == 0 ? 0 : open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "spmix-push: %s: %s\n", file, strerror(errno));
+        return 1;
+    }
+    pmix_info_t info[1];
+    size_t ninfo = 0;
+    pid_t spid = (pid_t)pid;
+    if (pid > 0)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_PIDINFO, &spid, PMIX_PID);
+    else if (uri)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_URI, uri, PMIX_STRING);
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, ninfo ? info : NULL, ninfo);
+    if (rc != PMIX_SUCCESS)
+        return fail("cannot reach the job's server", rc);
+    char ns[PMIX_MAX_NSLEN + 1];
+    if (nspace)
+        snprintf(ns, sizeof(ns), "%s", nspace);
+    else if ((rc = only_nspace(ns, sizeof(ns))) != PMIX_SUCCESS) {
+        PMIx_tool_finalize();
+        return rc == PMIX_ERR_BAD_PARAM ? 1 : fail("cannot ask the server for its job", rc);
+    }
+    pmix_proc_t *targets = NULL;
+    size_t ntargets = 0;
+    if (targets_of(ranks, ns, &targets, &ntargets) != 0) {
+        PMIx_tool_finalize();
+        return 1;
+    }
+    char *buf = malloc(CHUNK);
+    int status = buf ? 0 : fail("out of memory", PMIX_ERR_NOMEM);
+    while (status == 0) {
+        ssize_t n = read(fd, buf, CHUNK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "spmix-push: reading %s: %s\n", file, strerror(errno));
+            status = 1;
+            break;
+        }
+        if (n == 0)
+            break;
+        pmix_byte_object_t bo = {.bytes = buf, .size = (size_t)n};
+        rc = PMIx_IOF_push(targets, ntargets, &bo, NULL, 0, NULL, NULL);
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+            status = fail("push", rc);
+    }
+    if (status == 0 && eof) {
+        pmix_byte_object_t none = {.bytes = NULL, .size = 0};
+        rc = PMIx_IOF_push(targets, ntargets, &none, NULL, 0, NULL, NULL);
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+            status = fail("end of file", rc);
+    }
+    free(buf);
+    free(targets);
+    if (fd > 0)
+        close(fd);
+    PMIx_tool_finalize();
+    return status;
+}
