@@ -319,6 +319,8 @@ static void spx_run_loop(struct pollfd *pfd)
         ms = spx_run_poll_ms();
         if (N.running == 0 && !N.done_sent)
             ms = 100;
+        if (spx_run_stdin_poll_ms() >= 0 && (ms < 0 || spx_run_stdin_poll_ms() < ms))
+            ms = spx_run_stdin_poll_ms();   /* a buffered block's time is up */
         if (poll(pfd, nfds, ms) < 0 && errno != EINTR)
             break;
         if (pfd[1].revents) {

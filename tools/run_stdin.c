@@ -11,7 +11,9 @@
  * does not fit is dropped) or PMIX_IOF_DROP_OLDEST (cached bytes are dropped
  * to make room), or as the rank reads with neither (back-pressure, nothing
  * lost). The cache is written into the rank's pipe (non-blocking) whenever
- * it is writable. A push whose bytes sit in every target's cache is done:
+ * it is writable (with PMIX_IOF_BUFFERING_SIZE, in whole blocks of that size
+ * unless PMIX_IOF_BUFFERING_TIME passed since the oldest of them came, the
+ * cache is full or EOF follows). A push whose bytes sit in every target's cache is done:
  * its callback runs on the main thread, the library's bytes are no longer
  * used. A target whose rank exited, or closed its stdin, ends: its waiting
  * pushes complete with PMIX_ERR_UNREACH, and so do later pushes to it.
@@ -28,6 +30,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include "run_stdin.h"
+#include "run_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +53,8 @@ struct spx_stdin_push {
     const unsigned char *data;        /* the library's bytes, borrowed until cbfunc */
     size_t size;
     size_t cache;                     /* PMIX_IOF_CACHE_SIZE, 0: not given */
+    size_t bsize;                     /* PMIX_IOF_BUFFERING_SIZE, 0: not given */
+    double btime;                     /* PMIX_IOF_BUFFERING_TIME (s), 0: not given */
     enum spx_stdin_policy policy;
     bool eof;                         /* end the targets' stdin after the bytes */
     uint32_t *slots, nslots;          /* local targets */
@@ -69,6 +74,9 @@ struct spx_stdin_target {
     int fd, rfd;                      /* write end (ours), read end until the fork */
     unsigned char *buf;               /* cache: buf[off .. off+len) */
     size_t off, len, cap, limit;
+    size_t bsize;                     /* deliver in blocks of bsize (0: at once) */
+    double btime, held_at;            /* ... or btime s after held_at (0: never) */
+    bool pipe_full;                   /* the last write met a full pipe */
     struct spx_stdin_pend *head, *tail;
     bool eof_queued;                  /* close the pipe once the cache is written */
     uint64_t dropped;
@@ -262,6 +270,14 @@ static pmix_status_t spx_stdin_directives(struct spx_stdin_push *p, const pmix_i
             oldest = PMIX_INFO_TRUE(d);
         } else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_NEWEST)) {
             newest = PMIX_INFO_TRUE(d);
+        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_BUFFERING_SIZE)) {
+            if (!spx_stdin_size_arg(&d->value, &p->bsize))
+                return PMIX_ERR_BAD_PARAM;
+        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_BUFFERING_TIME)) {
+            size_t secs;
+            if (!spx_stdin_size_arg(&d->value, &secs))
+                return PMIX_ERR_BAD_PARAM;
+            p->btime = (double)secs;
         } else if (PMIX_CHECK_KEY(d, PMIX_IOF_COMPLETE)) {
             p->eof |= PMIX_INFO_TRUE(d);
         }
@@ -310,7 +326,9 @@ static pmix_status_t spx_stdin_targets(struct spx_stdin_push *p, const pmix_proc
         p->slots[p->nslots++] = (uint32_t)s;
     }
     if (wildcard) {
-        /* every local rank whose stdin is still open; none left: unreachable */
+        /* every local rank whose stdin is still open; none left: unreachable
+         * when this node holds the whole job; with other nodes it is just
+         * nothing to do here (their servers answer for their ranks) */
         uint32_t open = 0;
         for (uint32_t s = 0; s < S.nlocal; s++) {
             if (S.t[s].ended || S.t[s].eof_req)
@@ -321,7 +339,7 @@ static pmix_status_t spx_stdin_targets(struct spx_stdin_push *p, const pmix_proc
                 p->slots[p->nslots++] = s;
             }
         }
-        if (open == 0 && S.nlocal > 0) {
+        if (open == 0 && S.nlocal == S.nprocs) {
             free(seen);
             return PMIX_ERR_UNREACH;
         }
@@ -421,7 +439,11 @@ static bool spx_stdin_admit(struct spx_stdin_target *t, bool full, int *err)
         size_t rem = p->size - pe->done, space, n;
 
         if (p->cache)
-            t->limit = p->cache;   /* the target keeps the size asked last */
+            t->limit = p->cache;   /* the target keeps the sizes asked last */
+        if (p->bsize)
+            t->bsize = p->bsize;
+        if (p->btime > 0)
+            t->btime = p->btime;
         space = t->len < t->limit ? t->limit - t->len : 0;
         if (p->policy == SPX_STDIN_DROP_OLDEST && rem > space && full) {
             if (rem >= t->limit) {   /* the new bytes alone fill it: keep their end */
@@ -440,6 +462,8 @@ static bool spx_stdin_admit(struct spx_stdin_target *t, bool full, int *err)
             space = rem;
         }
         n = rem < space ? rem : space;
+        if (t->len == 0 && n > 0)
+            t->held_at = spx_run_now();
         if (spx_stdin_append(t, src, n) < 0) {
             *err = -1;
             return moved;
@@ -464,23 +488,38 @@ static bool spx_stdin_admit(struct spx_stdin_target *t, bool full, int *err)
     return moved;
 }
 
-/* Write the cache into the pipe until it is empty or full. Bytes written, or
- * -1 when the rank no longer reads (EPIPE). */
+/* How many cached bytes may go to the pipe now: all, or with a block size
+ * the whole blocks, or all again once the time is up, the cache is full or
+ * EOF follows. */
+static size_t spx_stdin_ready(const struct spx_stdin_target *t, double now)
+{
+    if (t->bsize == 0 || t->eof_queued || t->len >= t->limit ||
+        (t->btime > 0 && now >= t->held_at + t->btime))
+        return t->len;
+    return t->len - t->len % t->bsize;
+}
+
+/* Write what is ready into the pipe until it is written or the pipe is full.
+ * Bytes written, or -1 when the rank no longer reads (EPIPE). */
 static ssize_t spx_stdin_write(struct spx_stdin_target *t)
 {
-    size_t total = 0;
+    size_t total = 0, ready = spx_stdin_ready(t, spx_run_now());
 
-    while (t->len > 0) {
-        ssize_t w = write(t->fd, t->buf + t->off, t->len);
+    t->pipe_full = false;
+    while (ready > 0) {
+        ssize_t w = write(t->fd, t->buf + t->off, ready);
 
         if (w < 0 && errno == EINTR)
             continue;
-        if (w < 0 && errno == EAGAIN)
+        if (w < 0 && errno == EAGAIN) {
+            t->pipe_full = true;
             break;
+        }
         if (w <= 0)
             return -1;
         t->off += (size_t)w;
         t->len -= (size_t)w;
+        ready -= (size_t)w;
         total += (size_t)w;
     }
     if (t->len == 0)
@@ -505,7 +544,7 @@ static void spx_stdin_pump(struct spx_stdin_target *t, short revents)
             spx_stdin_end(t, PMIX_ERR_UNREACH, "the rank closed it");
             return;
         }
-        moved = spx_stdin_admit(t, t->len > 0, &err);
+        moved = spx_stdin_admit(t, t->pipe_full, &err);
         if (err < 0) {
             spx_stdin_end(t, PMIX_ERR_NOMEM, "out of memory");
             return;
@@ -563,8 +602,23 @@ void spx_run_stdin_poll_fill(struct pollfd *pfd)
     for (uint32_t i = 0; S.enabled && i < S.nlocal; i++) {
         const struct spx_stdin_target *t = &S.t[i];
         /* events 0 still reports POLLERR: the rank closed its stdin */
-        pfd[i] = (struct pollfd){ .fd = t->fd, .events = t->len > 0 ? POLLOUT : 0 };
+        pfd[i] = (struct pollfd){ .fd = t->fd, .events = t->pipe_full ? POLLOUT : 0 };
     }
+}
+
+int spx_run_stdin_poll_ms(void)
+{
+    double now = spx_run_now(), next = -1;
+
+    for (uint32_t i = 0; S.enabled && i < S.nlocal; i++) {
+        const struct spx_stdin_target *t = &S.t[i];
+        if (t->fd >= 0 && !t->pipe_full && t->len > 0 && t->btime > 0 &&
+            (next < 0 || t->held_at + t->btime < next))
+            next = t->held_at + t->btime;
+    }
+    if (next < 0)
+        return -1;
+    return next <= now ? 0 : (int)((next - now) * 1000) + 1;
 }
 
 void spx_run_stdin_service(const struct pollfd *pfd)

@@ -6,7 +6,7 @@
  * checks the request and queues it; the node's main loop (run_node) moves
  * queued bytes into a cache per rank (PMIX_IOF_CACHE_SIZE, default 1 MiB;
  * PMIX_IOF_DROP_OLDEST / _NEWEST, or back-pressure), writes the cache into
- * the pipe when it is writable, and calls the push's callback once the bytes
+ * the pipe when it is writable (PMIX_IOF_BUFFERING_SIZE / _TIME: in blocks), and calls the push's callback once the bytes
  * are in every target's cache. A zero-byte push, or one carrying
  * PMIX_IOF_COMPLETE, ends the targets' stdin (after its bytes).
  *
@@ -52,6 +52,9 @@ pmix_status_t spx_run_stdin_push(const pmix_proc_t *source, const pmix_proc_t ta
 size_t spx_run_stdin_npoll(void);
 /* Fill pfd[0..npoll) before poll(). */
 void spx_run_stdin_poll_fill(struct pollfd *pfd);
+/* ms until a buffered block must go out anyway (PMIX_IOF_BUFFERING_TIME),
+ * -1: no such time. */
+int spx_run_stdin_poll_ms(void);
 /* After poll() (any wake-up): take queued pushes, cache, write, call back. */
 void spx_run_stdin_service(const struct pollfd *pfd);
 /* Rank slot is gone (reaped): its stdin ends, its cache goes, pushes still
