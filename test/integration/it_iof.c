@@ -4,11 +4,13 @@
  *   it_iof job DIR [gated|closed]
  *       a rank: rank 0 writes the namespace to DIR/ready; each rank (after
  *       DIR/go.R exists, when gated: then reading slowly) copies its stdin to
- *       DIR/got.R until EOF, writes DIR/done.R and finalizes; closed: rank 0
+ *       DIR/got.R until EOF (the size and CLOCK_MONOTONIC time of each read
+ *       to DIR/reads.R), writes DIR/done.R and finalizes; closed: rank 0
  *       closes its stdin at once, every rank waits for DIR/go.R and exits
  *       without reading
- *   it_iof tool basic|slow|refused|closed DIR NSPACE
- *       a tool (PMIx_tool_init, default discovery) pushes to the job and
+ *   it_iof tool basic|slow|refused|closed|blocks DIR NSPACE
+ *       a tool (PMIx_tool_init, default discovery, or the server at
+ *       $IT_IOF_URI when set: a job on several nodes) pushes to the job and
  *       writes what each rank must receive to DIR/expect.R (basic, and rank
  *       2 of slow) or what was pushed to DIR/sent.R (ranks 0 and 1 of slow:
  *       drop policies); touches DIR/go.R when a gated rank may read
@@ -74,7 +76,7 @@ static int job(bool gated, bool closed)
 {
     char p[4096], ready[4096], buf[IT_BLOCK];
     double t0 = it_now();
-    FILE *out;
+    FILE *out, *reads;
     int r = 0;
 
     IT_RC(PMIx_Init(&it_me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
@@ -101,6 +103,9 @@ static int job(bool gated, bool closed)
     path_of(p, sizeof(p), "got", r);
     out = fopen(p, "wb");
     IT_CHECK(out != NULL, "cannot write %s", p);
+    path_of(p, sizeof(p), "reads", r);
+    reads = fopen(p, "w");
+    IT_CHECK(reads != NULL, "cannot write %s", p);
     for (;;) {
         /* gated ranks read slowly: 4 KiB at a time, 0.5 ms apart */
         ssize_t n = read(0, buf, gated ? 4096 : sizeof(buf));
@@ -109,11 +114,13 @@ static int job(bool gated, bool closed)
         IT_CHECK(n >= 0, "read stdin: %s", strerror(errno));
         if (n == 0)
             break;
-        IT_CHECK(fwrite(buf, 1, (size_t)n, out) == (size_t)n, "write %s", p);
+        IT_CHECK(fwrite(buf, 1, (size_t)n, out) == (size_t)n, "write got");
+        fprintf(reads, "%zd %.6f\n", n, it_now());
         if (gated)
             usleep(500);
     }
     fclose(out);
+    fclose(reads);
     touch("done", r);
     IT_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
     return 0;
@@ -326,10 +333,56 @@ static void closed(void)
     free(b);
 }
 
+/* blocks: rank 0 gets 20 pushes of 100 bytes with PMIX_IOF_BUFFERING_SIZE
+ * 1000 (it must read whole blocks), then 50 bytes with
+ * PMIX_IOF_BUFFERING_TIME 1 (they come after a second: DIR/pushed has the
+ * time of that push). */
+static void blocks(void)
+{
+    static const int r0[] = { 0 }, r12[] = { 1, 2 };
+    pmix_proc_t t;
+    pmix_info_t info;
+    pmix_byte_object_t bo;
+    unsigned char b[100];
+    uint32_t bsize = 1000, btime = 1;
+    char line[64];
+
+    PMIX_LOAD_PROCID(&t, job_ns, 0);
+    PMIX_INFO_LOAD(&info, PMIX_IOF_BUFFERING_SIZE, &bsize, PMIX_UINT32);
+    for (int i = 0; i < 20; i++) {
+        fill(b, sizeof(b), 500 + (uint64_t)i);
+        bo = (pmix_byte_object_t){ .bytes = (char *)b, .size = sizeof(b) };
+        IT_RC(PMIx_IOF_push(&t, 1, &bo, &info, 1, NULL, NULL), PMIX_SUCCESS,
+              "push with BUFFERING_SIZE");
+        append("expect", 0, b, sizeof(b));
+    }
+    PMIX_INFO_DESTRUCT(&info);
+    it_sleep_ms(200);
+    PMIX_INFO_LOAD(&info, PMIX_IOF_BUFFERING_TIME, &btime, PMIX_UINT32);
+    bo = (pmix_byte_object_t){ .bytes = (char *)b, .size = 50 };
+    snprintf(line, sizeof(line), "%.6f\n", it_now());
+    IT_RC(PMIx_IOF_push(&t, 1, &bo, &info, 1, NULL, NULL), PMIX_SUCCESS,
+          "push with BUFFERING_TIME");
+    append("expect", 0, b, 50);
+    append("pushed", -1, line, strlen(line));
+    PMIX_INFO_DESTRUCT(&info);
+    it_sleep_ms(1500);
+    IT_RC(push(r0, 1, NULL, 0, false, false), PMIX_SUCCESS, "EOF to rank 0");
+    IT_RC(push(r12, 2, NULL, 0, false, false), PMIX_SUCCESS, "EOF to ranks 1 and 2");
+}
+
 static int tool(const char *what)
 {
     static const int all[] = { -1 };
-    pmix_status_t rc = PMIx_tool_init(&it_me, NULL, 0);
+    const char *uri = getenv("IT_IOF_URI");
+    pmix_info_t info;
+    pmix_status_t rc;
+
+    if (uri && *uri)
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
+    rc = PMIx_tool_init(&it_me, uri && *uri ? &info : NULL, uri && *uri ? 1 : 0);
+    if (uri && *uri)
+        PMIX_INFO_DESTRUCT(&info);
 
     if (rc != PMIX_SUCCESS) {
         printf("tool_init %s\n", PMIx_Error_string(rc));
@@ -339,6 +392,8 @@ static int tool(const char *what)
         basic();
     } else if (strcmp(what, "slow") == 0) {
         slow();
+    } else if (strcmp(what, "blocks") == 0) {
+        blocks();
     } else if (strcmp(what, "closed") == 0) {
         closed();
     } else if (strcmp(what, "refused") == 0) {
