@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sched.h>
 #include <unistd.h>
@@ -50,7 +51,9 @@ bool spx_client_initialized(void)
 /* ---- requests and replies ---- */
 
 /* Writes one whole frame on fd (non-blocking socket), waiting for room when the
- * socket is full. Called with spx_client.lock held. 0 or -1. */
+ * socket is full. Called with spx_client.lock held. 0 or -1. MSG_NOSIGNAL: a
+ * server that went away is an error of the call (EPIPE), never a SIGPIPE that
+ * kills the application. */
 static int write_frame(int fd, uint8_t type, uint32_t seq, const spx_buf_t *payload)
 {
     spx_frame_hdr_t h = {.version = SPX_FRAME_VERSION, .type = type, .flags = 0, .seq = seq,
@@ -60,7 +63,8 @@ static int write_frame(int fd, uint8_t type, uint32_t seq, const spx_buf_t *payl
     struct iovec iov[2] = {{hdr, sizeof(hdr)}, {payload->data, payload->len}};
     int n = payload->len ? 2 : 1, i = 0;
     while (i < n) {
-        ssize_t w = writev(fd, iov + i, n - i);
+        struct msghdr m = {.msg_iov = iov + i, .msg_iovlen = (size_t)(n - i)};
+        ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR)
                 continue;

@@ -12,7 +12,8 @@
  * no longer needed anywhere (taken into the hosts' caches), not read - with
  * the first failure if any; so a pusher that waits for its replies goes at
  * the pace the hosts allow (back-pressure). A rank WILDCARD target goes to
- * every node of its namespace, as WILDCARD (each host serves its own ranks).
+ * every node of its namespace still there, as WILDCARD (each host serves its
+ * own ranks); a push to a rank of a node that is gone fails (UNREACH).
  * An EOF request (flag SPX_IOF_F_EOF) reaches the hosts with
  * PMIX_IOF_COMPLETE true added to the directives. Targets are checked at the
  * origin: a rank of a namespace this server knows, or WILDCARD of one. A node
@@ -251,8 +252,10 @@ static pmix_status_t target_nodes(struct spx_srv_req *r, uint32_t **out, size_t 
     for (size_t i = 0; i < r->nprocs; i++) {
         struct spx_srv_ns *ns = spx_srv_ns_find(ctx, r->procs[i].nspace);
         if (r->procs[i].rank == PMIX_RANK_WILDCARD) {
+            /* every node still there: a node gone (its processes ended, or
+             * lost) has no stdin left to feed */
             for (size_t k = 0; k < ns->nnodes; k++)
-                if (ns->nodes[k] < nn)
+                if (ns->nodes[k] < nn && !spx_srv_mn_node_is_lost(ctx, ns->nodes[k]))
                     hit[ns->nodes[k]] = 1;
         } else {
             uint32_t node = spx_srv_ns_node_of(ns, r->procs[i].rank);

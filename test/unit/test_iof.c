@@ -132,7 +132,34 @@ static void nb_cb(pmix_status_t status, void *cbdata)
     __atomic_store_n(&nb_done, 1, __ATOMIC_RELEASE);
 }
 
-static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in)
+/* The server's end: the progress thread waits in the callback of a refused
+ * push until the server is gone, then pushes (its write meets a closed
+ * socket before the thread has seen the close). */
+static int gone_fd = -1;
+static volatile int after_done;
+static pmix_status_t after_status = PMIX_SUCCESS;
+
+static void after_cb(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    after_status = status;
+    __atomic_store_n(&after_done, 1, __ATOMIC_RELEASE);
+}
+
+static void stall_cb(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    char e;
+    pmix_proc_t *t = cbdata;
+    static pmix_byte_object_t bo = {.bytes = "after", .size = 5};
+    if (read(gone_fd, &e, 1) != 1)
+        fail("tool", __LINE__, "no word of the server's end");
+    pmix_status_t rc = PMIx_IOF_push(t, 1, &bo, NULL, 0, after_cb, NULL);
+    if (rc != PMIX_SUCCESS)
+        after_cb(rc, NULL);
+}
+
+static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in, int gone_in)
 {
     pmix_info_t info;
     pmix_proc_t me, r0, r1, all, bad, other;
@@ -210,7 +237,13 @@ static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in)
     char e;
     alarm(60);
     CHECK(read(eof0_in, &e, 1) == 1, "tool");
+    /* the server goes away: a push fails with an error, no SIGPIPE kills us */
+    gone_fd = gone_in;
+    CHECK(PMIx_IOF_push(&bad, 1, &one, NULL, 0, stall_cb, &r1) == PMIX_SUCCESS, "tool");
+    while (!__atomic_load_n(&after_done, __ATOMIC_ACQUIRE))
+        usleep(1000);
     alarm(0);
+    CHECK(after_status != PMIX_SUCCESS, "tool");
     CHECK(PMIx_tool_finalize() == PMIX_SUCCESS, "tool");
     return 0;
 }
@@ -218,10 +251,10 @@ static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in)
 int main(void)
 {
     char tmpl[] = "/tmp/spx-iof.XXXXXX";
-    int uri_pipe[2], res_pipe[2], in_pipe[2], copy_pipe[2], eof_pipe[2];
+    int uri_pipe[2], res_pipe[2], in_pipe[2], copy_pipe[2], eof_pipe[2], gone_pipe[2];
     CHECK(mkdtemp(tmpl) != NULL, "main");
     CHECK(pipe(uri_pipe) == 0 && pipe(res_pipe) == 0 && pipe(in_pipe) == 0 &&
-              pipe(copy_pipe) == 0 && pipe(eof_pipe) == 0,
+              pipe(copy_pipe) == 0 && pipe(eof_pipe) == 0 && pipe(gone_pipe) == 0,
           "main");
     pid_t child = fork();
     CHECK(child >= 0, "main");
@@ -232,17 +265,19 @@ int main(void)
         close(in_pipe[1]);
         close(copy_pipe[1]);
         close(eof_pipe[1]);
+        close(gone_pipe[1]);
         ssize_t n = read(uri_pipe[0], uri, sizeof(uri) - 1);
         CHECK(n > 0, "tool");
         uri[n] = '\0';
         CHECK(dup2(in_pipe[0], 0) == 0, "tool");
-        _exit(tool(uri, res_pipe[1], copy_pipe[0], eof_pipe[0]));
+        _exit(tool(uri, res_pipe[1], copy_pipe[0], eof_pipe[0], gone_pipe[0]));
     }
     close(uri_pipe[0]);
     close(res_pipe[1]);
     close(in_pipe[0]);
     close(copy_pipe[0]);
     close(eof_pipe[0]);
+    close(gone_pipe[0]);
     eof0_fd = eof_pipe[1];
     seen[0].hash = seen[1].hash = FNV0;
 
@@ -279,15 +314,20 @@ int main(void)
     }
     close(in_pipe[1]);
     close(copy_pipe[1]);
-    int status;
-    CHECK(waitpid(child, &status, 0) == child, "server");
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server");
     char line[512] = "";
     ssize_t n = read(res_pipe[0], line, sizeof(line) - 1);
     CHECK(n > 0, "server");
     unsigned long long b0, h0, b1, h1;
     int e0, e1;
     CHECK(sscanf(line, "%llu %llu %d %llu %llu %d", &b0, &h0, &e0, &b1, &h1, &e1) == 6, "server");
+    for (int waited = 0; waited < 3000; waited++) { /* rank 0's EOF, after its stdin */
+        pthread_mutex_lock(&seen_lock);
+        int eofs = seen[0].eofs;
+        pthread_mutex_unlock(&seen_lock);
+        if (eofs >= e0)
+            break;
+        usleep(10 * 1000);
+    }
     usleep(200 * 1000); /* the last held callbacks */
     pthread_mutex_lock(&seen_lock);
     fprintf(stderr, "rank 0: %llu bytes, %d eof (want %llu, %d); rank 1: %llu bytes, %d eof "
@@ -300,7 +340,14 @@ int main(void)
         free(*e);
     free(env);
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS, "server");
+    CHECK(write(gone_pipe[1], "g", 1) == 1, "server");
+    int status;
+    CHECK(waitpid(child, &status, 0) == child, "server");
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "the tool died of signal %d\n", WTERMSIG(status));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server");
     close(eof0_fd);
+    close(gone_pipe[1]);
     rmdir(tmpl);
     printf("PASS: pushes reach the host byte-exact, in order, with their EOFs\n");
     return 0;
