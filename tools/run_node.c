@@ -509,10 +509,15 @@ static int spx_run_describe_job(void)
 static int spx_run_server_start(void)
 {
     const char *td = getenv("TMPDIR");
-    /* tools (spmix-push, PMIx_tool_init) find the server in $TMPDIR or /tmp */
+    /* tools (spmix-push, PMIx_tool_init) find the job in $TMPDIR or /tmp: one
+     * rendezvous file, node 0's, named after spmix-run's pid (with simulated
+     * nodes node 0 is a child of spmix-run); pushes reach the other nodes
+     * through the servers' tree */
     struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true,
                                       .system_tmpdir = td && *td ? td : "/tmp",
-                                      .tool_support = true };
+                                      .tool_support = N.cfg->index == 0,
+                                      .rendezvous_pid = N.cfg->report_fd >= 0
+                                                            ? (uint32_t)getppid() : 0 };
     pmix_status_t rc;
 
     snprintf(N.tmpdir, sizeof(N.tmpdir), "%s/spmix-run.%d.XXXXXX", td && *td ? td : "/tmp",

@@ -34,18 +34,18 @@ start_job() {
         sleep 0.05
     done
     ns=$(cat "$d/ready")
-    # several nodes: once every node's server is up, the tool names one (the
-    # last rendezvous file's; its ranks are not all the job's)
+    # several nodes too: one rendezvous file (node 0's, named after
+    # spmix-run's pid), found by the default search; pushes to the other
+    # nodes' ranks go through the servers' tree
     IT_IOF_URI=
-    if [ "${SPX_NODES:-1}" -gt 1 ]; then
-        i=0
-        while [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -lt "$SPX_NODES" ]; do
-            i=$((i + 1))
-            [ $i -lt 400 ] || { kill "$job"; spx_fail "not $SPX_NODES rendezvous files"; }
-            sleep 0.05
-        done
-        IT_IOF_URI=$(head -1 "$(ls -d "$rdv"/spmix.tool.* | tail -1)")
-    fi
+    i=0
+    while [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -lt 1 ]; do
+        i=$((i + 1))
+        [ $i -lt 400 ] || { kill "$job"; spx_fail "no rendezvous file"; }
+        sleep 0.05
+    done
+    [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -eq 1 ] ||
+        { kill "$job"; spx_fail "more than one rendezvous file: $(ls "$rdv")"; }
     export IT_IOF_URI
 }
 

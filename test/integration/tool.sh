@@ -4,12 +4,18 @@
 # file:, PMIX_TOOL_ATTACHMENT_FILE), gets its own identity, queries the
 # namespaces; PMIX_TOOL_DO_NOT_CONNECT runs alone; a wrong pid and a tool of
 # another user are refused; the rendezvous file goes with the job
+# on 1 node, then on 3 simulated nodes (one rendezvous file: node 0's,
+# named after spmix-run's pid)
+if [ -z "${SPX_NODES:-}" ]; then
+    SPX_NODES=1 sh "$0" || exit 1
+    SPX_NODES=3 exec sh "$0"
+fi
 . "$(dirname "$0")/common.sh"
 prog=$(spx_prog it_tool) || exit 1
 rdv="$SPX_TMP/rdv"
 sync_dir="$SPX_TMP/sync"
 mkdir -p "$rdv" "$sync_dir" || spx_fail "mkdir"
-TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 2 --nodes "${SPX_NODES:-1}" \
+TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 3 --nodes "$SPX_NODES" \
     --timeout $((SPX_TIMEOUT - 10)) "$prog" job "$sync_dir" >"$SPX_OUT" 2>"$SPX_ERR" &
 job=$!
 i=0
@@ -64,4 +70,4 @@ wait "$job"
 rc=$?
 [ $rc -eq 0 ] || spx_fail "the job ended with $rc"
 [ ! -e "$file" ] || spx_fail "the rendezvous file $file outlived the job"
-spx_pass "tools attach by every discovery way, query, and are refused when they should be"
+spx_pass "tools attach by every discovery way, query, and are refused when they should be ($SPX_NODES node(s))"
