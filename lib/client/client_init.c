@@ -125,9 +125,12 @@ pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f f
         TAILQ_INSERT_HEAD(&spx_client.pending, p, link);
     }
     int rc = write_frame(spx_client.send_fd, type, seq, payload);
-    if (rc != 0) {
+    if (rc != 0 && spx_client.tool && errno == EPIPE) /* the job ended: a tool's normal */
+        spx_info("cannot send %s to the PMIx server: it has ended", spx_msg_type_str(type));
+    else if (rc != 0)
         spx_error("cannot send %s to the PMIx server: %s", spx_msg_type_str(type),
                   strerror(errno));
+    if (rc != 0) {
         if (p)
             free(pending_take_locked(seq));
     }
@@ -190,7 +193,10 @@ static void on_close(spx_conn_t *c, const char *reason, void *arg)
         spx_shmb_wake_all(spx_client.shmb);
     fail_all_pending();
     if (!was_finalizing) {
-        spx_error("lost connection to the PMIx server: %s", reason);
+        if (spx_client.tool) /* a tool outlives the jobs it looks at */
+            spx_info("the PMIx server closed the connection: %s", reason);
+        else
+            spx_error("lost connection to the PMIx server: %s", reason);
         spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, NULL, 0);
     }
 }

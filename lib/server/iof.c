@@ -16,7 +16,8 @@
  * own ranks); a push to a rank of a node that is gone fails (UNREACH).
  * An EOF request (flag SPX_IOF_F_EOF) reaches the hosts with
  * PMIX_IOF_COMPLETE true added to the directives. Targets are checked at the
- * origin: a rank of a namespace this server knows, or WILDCARD of one. A node
+ * origin: a rank of a namespace this server knows, or WILDCARD of one (a
+ * namespace deregistered lately: PMIX_ERR_UNREACH, too late). A node
  * lost while a part waits fails the push with PMIX_ERR_UNREACH. Pushes of
  * one pusher reach each host in the order they were made (one connection,
  * one network path per node).
@@ -45,6 +46,7 @@ struct iof_push {
     uint32_t *nodes;            /* the nodes whose answer is awaited (owned) */
     size_t nwait;
     bool local_waits;           /* this node's host has not called back yet */
+    struct iof_part *local;     /* that part while it waits (it borrows r's bytes) */
     pmix_status_t status;       /* first failure */
 };
 
@@ -59,20 +61,35 @@ struct iof_part {
     size_t ntargets;
     pmix_info_t *dirs;          /* owned */
     size_t ndirs;
-    pmix_byte_object_t bo;      /* bytes owned */
+    pmix_byte_object_t bo;      /* bytes: owned, or borrowed from the pusher's request */
+    bool borrowed;              /* this node's part: the request outlives it */
     pmix_status_t status;
 };
 
+#define GONE_NSPACES 32
 struct spx_srv_iof {
     LIST_HEAD(, iof_push) pushes;
     uint64_t next_id;
+    /* the last namespaces the host deregistered: a push to one of them is
+     * too late (UNREACH), not to a process that never was (BAD_PARAM) */
+    char gone[GONE_NSPACES][PMIX_MAX_NSLEN + 1];
+    unsigned ngone;
 };
+
+static bool nspace_was_here(const struct spx_srv_iof *s, const char *nspace)
+{
+    for (unsigned i = 0; i < GONE_NSPACES && i < s->ngone; i++)
+        if (strncmp(s->gone[i], nspace, PMIX_MAX_NSLEN) == 0)
+            return true;
+    return false;
+}
 
 static void part_free(struct iof_part *pt)
 {
     free(pt->targets);
     spx_info_array_free(pt->dirs, pt->ndirs);
-    free(pt->bo.bytes);
+    if (!pt->borrowed)
+        free(pt->bo.bytes);
     free(pt);
 }
 
@@ -130,6 +147,7 @@ static void part_answered(void *arg)
         struct iof_push *ps = ctx->iof ? push_find(ctx->iof, pt->id) : NULL;
         if (ps) {
             ps->local_waits = false;
+            ps->local = NULL;
             if (pt->status != PMIX_SUCCESS && ps->status == PMIX_SUCCESS)
                 ps->status = pt->status;
             push_maybe_done(ps);
@@ -202,13 +220,14 @@ static pmix_status_t add_complete(pmix_info_t *dirs, size_t n, bool eof, pmix_in
     return PMIX_SUCCESS;
 }
 
-/* A part for node: the targets of r that live there (WILDCARD kept). */
+/* A part for node: the targets of r that live there (WILDCARD kept); this
+ * node's part borrows r's bytes (r is answered only after it), another
+ * node's is sent at once and needs no copy either. */
 static struct iof_part *part_for(struct spx_srv_req *r, uint32_t node, uint64_t id)
 {
     struct spx_srv_ctx *ctx = r->peer->ctx;
     struct iof_part *pt = calloc(1, sizeof(*pt));
     if (!pt || !(pt->targets = calloc(r->nprocs, sizeof(*pt->targets))) ||
-        (r->bo.size && !(pt->bo.bytes = malloc(r->bo.size))) ||
         spx_info_array_dup(&pt->dirs, r->info, r->ninfo) != PMIX_SUCCESS) {
         if (pt)
             part_free(pt);
@@ -227,9 +246,8 @@ static struct iof_part *part_for(struct spx_srv_req *r, uint32_t node, uint64_t 
         if (there)
             pt->targets[pt->ntargets++] = *t;
     }
-    if (r->bo.size)
-        memcpy(pt->bo.bytes, r->bo.bytes, r->bo.size);
-    pt->bo.size = r->bo.size;
+    pt->bo = r->bo;
+    pt->borrowed = true;
     return pt;
 }
 
@@ -319,9 +337,11 @@ int spx_srv_handle_iof_push(struct spx_srv_req *r, spx_buf_t *b)
         rc = PMIX_ERR_BAD_PARAM;
     for (size_t i = 0; rc == PMIX_SUCCESS && i < r->nprocs; i++)
         if (!target_ns(ctx, &r->procs[i])) {
-            spx_info("%s: IOF push to %s:%u refused: no such process in this job",
-                     r->peer->name, r->procs[i].nspace, (unsigned)r->procs[i].rank);
-            rc = PMIX_ERR_BAD_PARAM;
+            bool ended = nspace_was_here(ctx->iof, r->procs[i].nspace);
+            spx_info("%s: IOF push to %s:%u refused: %s", r->peer->name, r->procs[i].nspace,
+                     (unsigned)r->procs[i].rank,
+                     ended ? "its job has ended here" : "no such process in this job");
+            rc = ended ? PMIX_ERR_UNREACH : PMIX_ERR_BAD_PARAM;
         }
     uint32_t *nodes = NULL;
     size_t nn = 0;
@@ -360,6 +380,7 @@ int spx_srv_handle_iof_push(struct spx_srv_req *r, spx_buf_t *b)
             ps->status = prc;
     }
     ps->local_waits = local != NULL;
+    ps->local = local;
     if (local)
         part_start(local); /* may answer at once */
     else
@@ -417,6 +438,13 @@ static void iof_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     }
 }
 
+static void iof_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
+{
+    struct spx_srv_iof *s = ctx->iof;
+    if (s)
+        snprintf(s->gone[s->ngone++ % GONE_NSPACES], PMIX_MAX_NSLEN + 1, "%s", nspace);
+}
+
 static int iof_setup(struct spx_srv_ctx *ctx)
 {
     if (!(ctx->iof = calloc(1, sizeof(*ctx->iof))))
@@ -449,6 +477,10 @@ static void iof_teardown(struct spx_srv_ctx *ctx)
     struct iof_push *ps;
     while ((ps = LIST_FIRST(&ctx->iof->pushes))) {
         LIST_REMOVE(ps, link);
+        if (ps->local_waits && ps->local) { /* the host still holds the bytes: */
+            ps->local->borrowed = false;    /* its part owns them from now on */
+            ps->r->msg = NULL;
+        }
         spx_srv_req_finish_now(ps->r, PMIX_ERR_UNREACH);
         free(ps->nodes);
         free(ps);
@@ -465,4 +497,5 @@ const struct spx_srv_engine_ops spx_srv_iof_engine = {
     .teardown = iof_teardown,
     .recv = iof_recv,
     .node_gone = iof_node_gone,
+    .nspace_gone = iof_nspace_gone,
 };
