@@ -67,6 +67,8 @@ static int tool(int argc, char **argv)
         n++;
     }
     pmix_status_t rc = PMIx_tool_init(&it_me, n ? info : NULL, n);
+    for (size_t i = 0; i < n; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
     if (rc != PMIX_SUCCESS) {
         printf("tool_init %s\n", PMIx_Error_string(rc));
         return 2;

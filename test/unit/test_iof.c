@@ -165,6 +165,7 @@ static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in,
     pmix_proc_t me, r0, r1, all, bad, other;
     PMIx_Info_load(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
     CHECK(PMIx_tool_init(&me, &info, 1) == PMIX_SUCCESS, "tool");
+    PMIX_INFO_DESTRUCT(&info);
     PMIX_LOAD_PROCID(&r0, NS, 0);
     PMIX_LOAD_PROCID(&r1, NS, 1);
     PMIX_LOAD_PROCID(&all, NS, PMIX_RANK_WILDCARD);
@@ -287,12 +288,15 @@ int main(void)
     PMIx_Info_load(&sinfo[0], PMIX_SERVER_TMPDIR, tmpl, PMIX_STRING);
     PMIx_Info_load(&sinfo[1], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
     CHECK(PMIx_server_init(&host, sinfo, 2) == PMIX_SUCCESS, "server");
+    PMIX_INFO_DESTRUCT(&sinfo[0]);
+    PMIX_INFO_DESTRUCT(&sinfo[1]);
     uint32_t size = 2;
     pmix_info_t ninfo;
     PMIx_Info_load(&ninfo, PMIX_JOB_SIZE, &size, PMIX_UINT32);
     pmix_nspace_t ns;
     PMIX_LOAD_NSPACE(ns, NS);
     CHECK(PMIx_server_register_nspace(ns, 2, &ninfo, 1, NULL, NULL) == PMIX_SUCCESS, "server");
+    PMIX_INFO_DESTRUCT(&ninfo);
     char **env = NULL;
     pmix_proc_t p0;
     PMIX_LOAD_PROCID(&p0, NS, 0);
