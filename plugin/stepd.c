@@ -18,7 +18,10 @@
  * (pmix_dl.h), starts the server for the job's uid (spx_host_server_start),
  * registers the namespace "slurm.spmix.<job>.<step>" with the job, node and
  * process keys, registers this node's ranks and keeps each one's
- * PMIx_server_setup_fork environment (host/server.h).
+ * PMIx_server_setup_fork environment (host/server.h). The server takes tools:
+ * its own namespace is "slurm.spmix.srv.<job>.<step>.<node>" and its
+ * rendezvous file spmix.tool.<slurmstepd pid> is in the step's TMPDIR or
+ * /tmp (spmix-push JOBID.STEP finds it by that namespace).
  * task (in the task child, as the user, before exec): copies that
  * environment for the task's rank and puts SpmixLibDir first in
  * LD_LIBRARY_PATH; nothing in the child touches the library.
@@ -216,8 +219,15 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     char srvns[PMIX_MAX_NSLEN + 1];
     const char *sh = slurm_getenvp(env, "SLURM_SRUN_COMM_HOST");
     uint32_t sp;
+    const char *td = slurm_getenvp(env, "TMPDIR");
     struct spx_host_server_cfg sc = {
         .tmpdir = S.dir, .set_ids = true, .uid = S.uid, .gid = S.gid, .hostname = myname,
+        /* tools of the job's user find this node's server by the rendezvous
+         * file spmix.tool.<slurmstepd pid> where a tool started in the step's
+         * environment looks by default: the step's TMPDIR (srun passes the
+         * user's; slurmstepd sets none of its own), else /tmp. Not TmpFS: that
+         * is slurmd's setting, neither given to the plugin nor to the tasks. */
+        .tool_support = true, .system_tmpdir = td != NULL && td[0] == '/' ? td : "/tmp",
         .server_nspace = srvns, .tree_job = &S.job, .secret = secret, .secret_len = slen,
         .width = spx_plg_conf.tree_width, .timeout = spx_plg_conf.timeout,
     };
@@ -238,7 +248,9 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     memcpy(ctx.secret, secret, slen);
     ctx.secret_len = slen;
     spx_plg_host_setup(&ctx);
-    snprintf(srvns, sizeof(srvns), "slurm.spmix.srv.%u.%u", S.jobid, S.stepid);
+    /* the server's name ends in the node's: a tool picks this node's server
+     * of step J.S by PMIX_SERVER_NSPACE even where nodes share /tmp */
+    snprintf(srvns, sizeof(srvns), "slurm.spmix.srv.%u.%u.%.200s", S.jobid, S.stepid, myname);
     rc = spx_host_server_start(spx_plg_host_module(), &sc);
     memset(secret, 0, sizeof(secret));
     if (rc == PMIX_SUCCESS) {

@@ -10,6 +10,8 @@
  *   job_control  - lib/host's default (host/module.h): the cleanup
  *                  registrations Open MPI makes at init are accepted (the
  *                  per-step directory is removed at fini).
+ *   push_stdin   - a tool's PMIx_IOF_push: PMIX_ERR_NOT_AVAILABLE (the
+ *                  tasks' stdin is Slurm's), with one log line per step.
  * The abort upcall itself is lib/host's default too: it calls
  * spx_plg_host_abort_report before releasing the rank and
  * spx_plg_host_abort_kill after.
@@ -127,7 +129,39 @@ static void spx_plg_host_abort_kill(const pmix_proc_t *proc, int status, const c
                     slurm_strerror(slurm_get_errno()));
 }
 
-static pmix_server_module_t spx_plg_module;
+/* A tool's PMIx_IOF_push reaching this node (library thread): the tasks'
+ * stdin is Slurm's own and nothing here can feed it, so every push is
+ * refused at once (no callback), logged once per step. */
+static pmix_status_t spx_plg_host_push_stdin(const pmix_proc_t *source,
+                                             const pmix_proc_t targets[], size_t ntargets,
+                                             const pmix_info_t directives[], size_t ndirs,
+                                             const pmix_byte_object_t *bo,
+                                             pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    static bool logged;   /* only the library's thread calls this */
+
+    (void)targets;
+    (void)ntargets;
+    (void)directives;
+    (void)ndirs;
+    (void)bo;
+    (void)cbfunc;
+    (void)cbdata;
+    if (!logged) {
+        logged = true;
+        spx_plg_err("step %u.%u: a tool (%s:%u) pushed stdin to the tasks on %s: refused "
+                    "(PMIX_ERR_NOT_AVAILABLE): under srun the tasks read srun's stdin only; "
+                    "stdin fed by tools is not available for Slurm steps in this version "
+                    "(spmix-run --stdin tool has it)",
+                    spx_plg_host.jobid, spx_plg_host.stepid, source ? source->nspace : "?",
+                    source ? source->rank : PMIX_RANK_UNDEF, spx_plg_host.hostname);
+    }
+    return PMIX_ERR_NOT_AVAILABLE;
+}
+
+static pmix_server_module_t spx_plg_module = {
+    .push_stdin = spx_plg_host_push_stdin,
+};
 
 void *spx_plg_host_module(void)
 {

@@ -9,11 +9,11 @@
  * "slurm.spmix.srv.JOBID.STEP.<node>", the node being $SLURMD_NODENAME or
  * the short host name: mpi/spmix names its servers so), or the one server
  * whose rendezvous file is in $TMPDIR (or /tmp). The job: --nspace, the
- * step's "slurm.spmix.JOBID.STEP", or the one namespace the server serves. The bytes go in pushes of 1 MiB,
- * up to INFLIGHT at once (reading the input overlaps pushing), each buffer
- * reused once the job's host took its bytes (so a rank that reads slowly
- * slows this command down, nothing is lost); --eof ends the ranks' stdin
- * afterwards. Exit status 0, or 1 with a message on stderr.
+ * step's "slurm.spmix.JOBID.STEP", or the one namespace the server serves.
+ * The bytes go in pushes of 1 MiB, up to INFLIGHT at once (reading the
+ * input overlaps pushing), each buffer reused once the job's host took its
+ * bytes (so a rank that reads slowly slows this command down, nothing is
+ * lost); --eof ends the ranks' stdin afterwards. Exit status 0, or 1 with a message on stderr.
  */
 #include "config.h"
 
