@@ -167,6 +167,7 @@ static pmix_status_t push_start(const pmix_proc_t *targets, size_t ntargets, con
 static struct {
     pthread_mutex_t lock;
     bool running;             /* a forwarding thread exists (join it) */
+    bool finished;            /* it reads no more (stdin's end, a failure, a stop) */
     pthread_t thread;
     int wake[2];              /* the thread polls wake[0] with stdin */
     bool eof_on_stop;         /* a stop also ends the targets' stdin (finalize) */
@@ -222,11 +223,33 @@ static void *forward_stdin(void *arg)
         rc = push_wait(buf, (size_t)n, false);
     }
     free(buf);
+    pthread_mutex_lock(&fwd.lock);
+    fwd.finished = true; /* a later PUSH_STDIN may start a new one (after a join) */
+    bool eof = rc == PMIX_SUCCESS && (!stopped || fwd.eof_on_stop);
+    pthread_mutex_unlock(&fwd.lock);
     if (rc != PMIX_SUCCESS)
         spx_warn("PMIx_IOF_push: forwarding stdin stopped: %s", PMIx_Error_string(rc));
-    else if (!stopped || fwd.eof_on_stop)
+    else if (eof)
         push_wait(NULL, 0, true); /* end of file: the targets' stdin ends too */
     return NULL;
+}
+
+/* Joins the forwarding thread and frees its state; fwd.lock held (released
+ * while joining: the thread takes it once, to say it reads no more). */
+static void forward_reap_locked(void)
+{
+    pthread_mutex_unlock(&fwd.lock); /* the thread takes it to set finished */
+    pthread_join(fwd.thread, NULL);
+    pthread_mutex_lock(&fwd.lock);
+    fwd.running = fwd.finished = false;
+    close(fwd.wake[0]);
+    close(fwd.wake[1]);
+    fwd.wake[0] = fwd.wake[1] = -1;
+    free(fwd.targets);
+    spx_info_array_free(fwd.dirs, fwd.ndirs);
+    fwd.targets = NULL;
+    fwd.dirs = NULL;
+    fwd.ntargets = fwd.ndirs = 0;
 }
 
 void spx_client_iof_stop(bool send_eof)
@@ -237,18 +260,9 @@ void spx_client_iof_stop(bool send_eof)
         return;
     }
     fwd.eof_on_stop = send_eof; /* read by the thread after the wake-up */
-    if (write(fwd.wake[1], "x", 1) < 0)
+    if (!fwd.finished && write(fwd.wake[1], "x", 1) < 0)
         spx_warn("PMIx_IOF_push: cannot wake the stdin forwarding: %s", strerror(errno));
-    pthread_join(fwd.thread, NULL);
-    fwd.running = false;
-    close(fwd.wake[0]);
-    close(fwd.wake[1]);
-    fwd.wake[0] = fwd.wake[1] = -1;
-    free(fwd.targets);
-    spx_info_array_free(fwd.dirs, fwd.ndirs);
-    fwd.targets = NULL;
-    fwd.dirs = NULL;
-    fwd.ntargets = fwd.ndirs = 0;
+    forward_reap_locked();
     pthread_mutex_unlock(&fwd.lock);
 }
 
@@ -256,6 +270,8 @@ static pmix_status_t forward_start(const pmix_proc_t *targets, size_t ntargets,
                                    const pmix_info_t *dirs, size_t ndirs)
 {
     pthread_mutex_lock(&fwd.lock);
+    if (fwd.running && fwd.finished)
+        forward_reap_locked(); /* the last one ended by itself */
     if (fwd.running) {
         pthread_mutex_unlock(&fwd.lock);
         spx_error("PMIx_IOF_push: stdin is already being forwarded (PMIX_IOF_COMPLETE first)");
@@ -296,7 +312,7 @@ static pmix_status_t forward_start(const pmix_proc_t *targets, size_t ntargets,
 static bool forward_feeds(const pmix_proc_t *targets, size_t n)
 {
     pthread_mutex_lock(&fwd.lock);
-    bool same = fwd.running && fwd.ntargets == n;
+    bool same = fwd.running && !fwd.finished && fwd.ntargets == n;
     for (size_t i = 0; same && i < n; i++) {
         bool found = false;
         for (size_t k = 0; !found && k < n; k++)

@@ -9,9 +9,12 @@
  * only after the host took every byte - the host holds its callbacks for a
  * while, the tool checks the time); the blocking form from inside that
  * callback (PMIX_ERR_WOULD_BLOCK); refusals (rank out of the job, unknown
- * namespace, no targets); its own stdin forwarded with PMIX_IOF_PUSH_STDIN
- * to rank 0 until end of file (EOF follows); data with PMIX_IOF_COMPLETE to
- * rank 1 (EOF after it). The tool writes what each rank must have received;
+ * namespace, no targets); its own stdin forwarded with PMIX_IOF_PUSH_STDIN:
+ * a pipe to rank 0 until its end (EOF follows), then a file to rank 1 until
+ * its end, then a pipe that stays open until a PMIX_IOF_COMPLETE to rank 0
+ * stops the forwarding (EOF); data with PMIX_IOF_COMPLETE to rank 1 (EOF
+ * after it). The host tells the tool each bytes/EOF it got, so the tool
+ * knows when a forwarding has delivered. The tool writes what each rank must have received;
  * the server side compares with what the host saw.
  */
 #include "config.h"
@@ -62,7 +65,7 @@ struct rank_seen {
     int eofs;
 };
 static struct rank_seen seen[2];
-static int eof0_fd = -1; /* the host writes a byte here when rank 0's stdin ended */
+static int event_fd = -1; /* the host writes '0'+rank for bytes, 'a'+rank for an EOF */
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct held {
@@ -97,7 +100,9 @@ static pmix_status_t host_push(const pmix_proc_t *source, const pmix_proc_t targ
                 seen[r].bytes += bo->size;
                 seen[r].hash = fnv(seen[r].hash, bo->bytes, bo->size);
                 seen[r].eofs += eof;
-                if (eof && r == 0 && write(eof0_fd, "e", 1) != 1)
+                char ev[2] = {(char)('0' + r), (char)('a' + r)};
+                if ((bo->size && write(event_fd, &ev[0], 1) != 1) ||
+                    (eof && write(event_fd, &ev[1], 1) != 1))
                     fail("host", __LINE__, "cannot tell the tool");
             }
     pthread_mutex_unlock(&seen_lock);
@@ -159,7 +164,17 @@ static void stall_cb(pmix_status_t status, void *cbdata)
         after_cb(rc, NULL);
 }
 
-static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in, int gone_in)
+/* Reads the host's events until c (60 s at most). */
+static void wait_event(int fd, char c)
+{
+    char e = 0;
+    alarm(60);
+    while (e != c)
+        CHECK(read(fd, &e, 1) == 1, "tool");
+    alarm(0);
+}
+
+static int tool(const char *uri, int results_fd, int stdin_data_fd, int events, int gone_in)
 {
     pmix_info_t info;
     pmix_proc_t me, r0, r1, all, bad, other;
@@ -221,24 +236,59 @@ static int tool(const char *uri, int results_fd, int stdin_data_fd, int eof0_in,
     want[0] = fwd_hash;
     nbytes[0] += fwd_bytes;
     eofs[0]++;
+    wait_event(events, 'a'); /* the forwarding ended with its EOF */
+
+    /* stdin from a file to rank 1, until its end: a new forwarding may start */
+    char file[] = "/tmp/spx-iof-in.XXXXXX";
+    int ffd = mkstemp(file);
+    CHECK(ffd >= 0, "tool");
+    unlink(file);
+    for (int i = 0; i < 100; i++) {
+        char piece[1000];
+        memset(piece, 'A' + i % 26, sizeof(piece));
+        CHECK(write(ffd, piece, sizeof(piece)) == (ssize_t)sizeof(piece), "tool");
+        want[1] = fnv(want[1], piece, sizeof(piece));
+        nbytes[1] += sizeof(piece);
+    }
+    CHECK(lseek(ffd, 0, SEEK_SET) == 0 && dup2(ffd, 0) == 0, "tool");
+    close(ffd);
+    rc = PMIx_IOF_push(&r1, 1, NULL, &dir, 1, NULL, NULL);
+    CHECK(rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED, "tool");
+    eofs[1]++;
+    wait_event(events, 'b');
+
+    /* a forwarding that COMPLETE ends: its stdin (a pipe) stays open */
+    int p2[2];
+    CHECK(pipe(p2) == 0 && dup2(p2[0], 0) == 0, "tool");
+    close(p2[0]);
+    CHECK(write(p2[1], "abc", 3) == 3, "tool");
+    rc = PMIx_IOF_push(&r0, 1, NULL, &dir, 1, NULL, NULL);
+    CHECK(rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED, "tool");
+    wait_event(events, '0'); /* "abc" reached the host */
+    want[0] = fnv(want[0], "abc", 3);
+    nbytes[0] += 3;
+    pmix_info_t cmp;
+    PMIx_Info_load(&cmp, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
+    rc = PMIx_IOF_push(&r0, 1, NULL, &cmp, 1, NULL, NULL);
+    CHECK(rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED, "tool");
+    eofs[0]++;
+    wait_event(events, 'a');
+    close(p2[1]);
 
     /* data with COMPLETE: the bytes, then EOF */
     pmix_byte_object_t bye = {.bytes = "bye\n", .size = 4};
-    PMIx_Info_load(&dir, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);
-    CHECK(PMIx_IOF_push(&r1, 1, &bye, &dir, 1, NULL, NULL) == PMIX_SUCCESS, "tool");
+    CHECK(PMIx_IOF_push(&r1, 1, &bye, &cmp, 1, NULL, NULL) == PMIX_SUCCESS, "tool");
     want[1] = fnv(want[1], bye.bytes, bye.size);
     nbytes[1] += 4;
     eofs[1]++;
+    wait_event(events, 'b');
 
     dprintf(results_fd, "%llu %llu %d %llu %llu %d\n", (unsigned long long)nbytes[0],
             (unsigned long long)want[0], eofs[0], (unsigned long long)nbytes[1],
             (unsigned long long)want[1], eofs[1]);
     close(results_fd);
-    /* finalize would cut the forwarding short: wait until the host saw its EOF */
-    char e;
-    alarm(60);
-    CHECK(read(eof0_in, &e, 1) == 1, "tool");
     /* the server goes away: a push fails with an error, no SIGPIPE kills us */
+    alarm(60);
     gone_fd = gone_in;
     CHECK(PMIx_IOF_push(&bad, 1, &one, NULL, 0, stall_cb, &r1) == PMIX_SUCCESS, "tool");
     while (!__atomic_load_n(&after_done, __ATOMIC_ACQUIRE))
@@ -279,7 +329,7 @@ int main(void)
     close(copy_pipe[0]);
     close(eof_pipe[0]);
     close(gone_pipe[0]);
-    eof0_fd = eof_pipe[1];
+    event_fd = eof_pipe[1];
     seen[0].hash = seen[1].hash = FNV0;
 
     static pmix_server_module_t host = {.push_stdin = host_push};
@@ -324,14 +374,6 @@ int main(void)
     unsigned long long b0, h0, b1, h1;
     int e0, e1;
     CHECK(sscanf(line, "%llu %llu %d %llu %llu %d", &b0, &h0, &e0, &b1, &h1, &e1) == 6, "server");
-    for (int waited = 0; waited < 3000; waited++) { /* rank 0's EOF, after its stdin */
-        pthread_mutex_lock(&seen_lock);
-        int eofs = seen[0].eofs;
-        pthread_mutex_unlock(&seen_lock);
-        if (eofs >= e0)
-            break;
-        usleep(10 * 1000);
-    }
     usleep(200 * 1000); /* the last held callbacks */
     pthread_mutex_lock(&seen_lock);
     fprintf(stderr, "rank 0: %llu bytes, %d eof (want %llu, %d); rank 1: %llu bytes, %d eof "
@@ -350,7 +392,7 @@ int main(void)
     if (WIFSIGNALED(status))
         fprintf(stderr, "the tool died of signal %d\n", WTERMSIG(status));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "server");
-    close(eof0_fd);
+    close(event_fd);
     close(gone_pipe[1]);
     rmdir(tmpl);
     printf("PASS: pushes reach the host byte-exact, in order, with their EOFs\n");
