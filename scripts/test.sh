@@ -15,7 +15,8 @@
 #   6. the Slurm plugin on a real 3-node virtual Slurm cluster (network
 #      namespaces; test/slurm/test_plugin.sh), built in /opt/spmix-ci so that the
 #      unprivileged test user can read it), PMIx groups there (it_group,
-#      it_grpinvite, python3-pmix; test/slurm/test_groups.sh), then unchanged Open MPI and mpi4py
+#      it_grpinvite, python3-pmix; test/slurm/test_groups.sh), tools and srun's
+#      stdin (test/slurm/test_iof.sh), then unchanged Open MPI and mpi4py
 #      programs through it (test/slurm/test_openmpi.sh), and the drop-in
 #      build that answers `srun --mpi=pmix` (test/slurm/test_dropin.sh).
 #      SPX_SKIP_SLURM=1 skips these stages.
@@ -91,6 +92,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
     step "Slurm: PMIx groups (it_group, it_grpinvite, it_grpfault, python3-pmix) on 3 nodes x 2"
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_groups.sh" --build "$sroot/build"
+    step "Slurm: tools reach every node's server; srun's stdin unchanged; pushes NOT_AVAILABLE"
+    flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_iof.sh" --build "$sroot/build"
     step "Slurm: unchanged Open MPI and mpi4py programs under mpi_spmix (1x2, 3x2, 4x4)"
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
     step "Slurm: the drop-in build (--enable-pmix-typename) answers srun --mpi=pmix"
