@@ -6,6 +6,8 @@
 #     libpmix.so.2;
 #   - an unchanged Open MPI program (mpicc.openmpi) under spmix-run;
 #   - a PMIx group on 3 simulated nodes (test/demo/demo_group.c);
+#   - a line pushed by spmix-push (a PMIx tool) into rank 3 of a running
+#     spmix-run --stdin tool job on 2 simulated nodes;
 #   - a job whose rank 1 calls PMIx_Abort, showing how the job ends;
 #   - then Slurm: brings up a 3-node virtual Slurm cluster on this machine
 #     (test/slurm/cluster.sh: munge, slurmctld, one slurmd per network
@@ -49,6 +51,16 @@ OMPI_MCA_mpi_yield_when_idle=1 "$inst/bin/spmix-run" -n 4 "$out/demo_mpi" | sort
 cc -o "$out/demo_group" "$top/test/demo/demo_group.c" $(PKG_CONFIG_PATH=$inst/lib/pkgconfig pkg-config --cflags --libs spmix)
 echo "== a PMIx group on 3 simulated nodes: construct with a context id, a peer's data and group info read at once"
 "$inst/bin/spmix-run" -n 6 --nodes 3 "$out/demo_group" | sort
+echo "== a tool pushes a line into rank 3 of a running job (spmix-run --stdin tool, 2 simulated nodes)"
+rdv=$(mktemp -d)
+TMPDIR=$rdv "$inst/bin/spmix-run" --stdin tool -n 4 --nodes 2 \
+    sh -c 'read line; echo "rank $PMIX_RANK read: ${line:-(end of input)}"' | sort &
+demo_job=$!
+while ! ls "$rdv"/spmix.tool.* >/dev/null 2>&1; do sleep 0.1; done
+echo "hello rank 3, from spmix-push" | TMPDIR=$rdv "$inst/bin/spmix-push" --ranks 3 --eof
+TMPDIR=$rdv "$inst/bin/spmix-push" --ranks 0-2 --eof /dev/null
+wait "$demo_job"
+rm -rf "$rdv"
 echo "== rank 1 calls PMIx_Abort(3, ...): the job ends with status 3"
 set +e
 "$inst/bin/spmix-run" -n 3 "$out/demo_exchange" --abort
