@@ -13,6 +13,8 @@
  *   PMIX_CONNECT_TO_SYSTEM      a system server: spmix has none (UNREACH)
  *   otherwise                   the one rendezvous file of this user in the
  *                               rendezvous directory (several: UNREACH, name one)
+ * A rendezvous file whose process is gone (a server that did not end in
+ * order) is passed over.
  * The rendezvous directory: PMIX_SYSTEM_TMPDIR or PMIX_SERVER_TMPDIR (info,
  * then environment), else $TMPDIR, else /tmp. Only files owned by this user
  * or root are read; a server refuses a tool of another user anyway.
@@ -24,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +139,10 @@ static char *path_from_dir(const char *dir, long pid, const char *nspace)
 {
     char file[PATH_MAX];
     if (pid > 0) {
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            spx_error("PMIx_tool_init: PMIX_SERVER_PIDINFO: no process %ld", pid);
+            return NULL;
+        }
         snprintf(file, sizeof(file), "%s/%s%ld", dir, SPX_RDV_PREFIX, pid);
         return path_from_file(file, "PMIX_SERVER_PIDINFO");
     }
@@ -154,6 +161,9 @@ static char *path_from_dir(const char *dir, long pid, const char *nspace)
             strspn(e->d_name + pl, "0123456789") != nl - pl)
             continue;
         char *line[2];
+        long fpid = strtol(e->d_name + pl, NULL, 10);
+        if (fpid <= 0 || (kill((pid_t)fpid, 0) != 0 && errno == ESRCH))
+            continue; /* left by a server that did not end in order */
         snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
         if (read_lines(file, line, 2) != 0)
             continue; /* another user's, or unreadable */

@@ -6,13 +6,17 @@
  * (the directory may be world-writable: no following someone's symlink),
  * owned by the job's user, then renamed into place, so a tool never reads
  * half a file. A stale file of an earlier process with the same pid is
- * replaced. Runs on the host's thread in PMIx_server_init/finalize.
+ * replaced, and so are the files of the same user whose server process is
+ * gone. Runs on the host's thread in PMIx_server_init/finalize.
  */
 #include "config.h"
 #include "server/core.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +26,34 @@
 #include "proto/rendezvous.h"
 #include "util/log.h"
 
+/* Removes the rendezvous files of dir that ctx's user owns and whose
+ * process is gone: servers that were killed leave them, and a tool's default
+ * search would count them. */
+static void remove_stale(struct spx_srv_ctx *ctx, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t pl = strlen(SPX_RDV_PREFIX);
+    while (d && (e = readdir(d))) {
+        char *end;
+        if (strncmp(e->d_name, SPX_RDV_PREFIX, pl) != 0)
+            continue;
+        long pid = strtol(e->d_name + pl, &end, 10);
+        struct stat st;
+        if (pid <= 0 || *end || (kill((pid_t)pid, 0) == 0 || errno != ESRCH) ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != ctx->uid)
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+            spx_debug("server: removed %s/%s (its server is gone)", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+}
+
 int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir)
 {
+    remove_stale(ctx, dir);
     char *path = NULL, *tmp = NULL;
     if (asprintf(&path, "%s/%s%ld", dir, SPX_RDV_PREFIX, ctx->tool_pid) < 0) {
         path = NULL;

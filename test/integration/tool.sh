@@ -43,6 +43,12 @@ tool_ok() {
     fi
     echo "$out" | grep -q "^tool .*:" || { touch "$sync_dir/done"; spx_fail "no identity: $out"; }
 }
+# a rendezvous file left by a server that was killed: passed over
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+printf 'spmix:/nonexistent/s\nstale\n' >"$rdv/spmix.tool.$dead"
+chmod 600 "$rdv/spmix.tool.$dead"
 tool_ok default
 tool_ok pid "$pid"
 tool_ok nspace "$(sed -n 2p "$file")"
@@ -70,4 +76,5 @@ wait "$job"
 rc=$?
 [ $rc -eq 0 ] || spx_fail "the job ended with $rc"
 [ ! -e "$file" ] || spx_fail "the rendezvous file $file outlived the job"
+rm -f "$rdv/spmix.tool.$dead"
 spx_pass "tools attach by every discovery way, query, and are refused when they should be ($SPX_NODES node(s))"
