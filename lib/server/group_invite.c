@@ -856,7 +856,10 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
         return;
     }
     struct spx_srv_client *cl = spx_srv_client_find(g->ctx, leader.nspace, leader.rank);
-    if (!cl || cl->finalized || (!cl->peer && cl->connected_once)) {
+    /* a namespace this node has not registered yet (its host is slower than
+     * the joiner's) may still bring the leader: the answer waits for it */
+    bool unknown_yet = !cl && !spx_srv_ns_find(g->ctx, leader.nspace);
+    if (!unknown_yet && (!cl || cl->finalized || (!cl->peer && cl->connected_once))) {
         /* no such leader here (any more; one that has not connected yet
          * may still invite): the joiner must not wait */
         tell_joiner(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED);
