@@ -13,6 +13,8 @@
  *   SpmixTimeout=SEC          how long a server waits for its tree peers to come up
  *   SpmixTreeWidth=N          fan-out of the tree between the nodes' servers
  *   SpmixTmpDir=DIR           base of the per-step directories (default: job's TMPDIR or /tmp)
+ *   SpmixStdinTool=B          the tasks' stdin is fed by tools' pushes merged with
+ *                             srun's stdin (default no; a step asks with SPMIX_STDIN=tool)
  */
 #ifndef SPX_PLG_CONF_H
 #define SPX_PLG_CONF_H
@@ -39,6 +41,7 @@ struct spx_plg_conf {
     uint32_t timeout;
     uint32_t tree_width;
     char *tmpdir;              /* malloc'd; NULL: job's TMPDIR or /tmp */
+    bool stdin_tool;           /* SpmixStdinTool */
 };
 
 /* The current settings (defaults until conf_set ran). Read-only for callers. */

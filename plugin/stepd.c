@@ -22,11 +22,21 @@
  * its own namespace is "slurm.spmix.srv.<job>.<step>.<node>" and its
  * rendezvous file spmix.tool.<slurmstepd pid> is in the step's TMPDIR or
  * /tmp (spmix-push JOBID.STEP finds it by that namespace).
+ * Opt-in stdin (SpmixStdinTool=yes in mpi.conf, or SPMIX_STDIN=tool in the
+ * step's environment, taken out of it; SPMIX_STDIN=srun turns it off): before
+ * the server starts, stepd_stdin.c listens on the step directory's
+ * stdin.sock and starts the stdin pump, a thread of its own with its own
+ * poll loop - the library's progress thread, which runs the push_stdin
+ * upcall, must never block on the tasks' pipes, and slurmstepd's main thread
+ * is Slurm's. Without the option none of it exists.
  * task (in the task child, as the user, before exec): copies that
  * environment for the task's rank and puts SpmixLibDir first in
- * LD_LIBRARY_PATH; nothing in the child touches the library.
- * fini (the step is over): deregister, PMIx_server_finalize (threads,
- * sockets and the server's directory go), unload, remove the step directory.
+ * LD_LIBRARY_PATH; with the opt-in stdin, hands fd 0 to the pump and reads a
+ * pipe the pump feeds instead (stepd_stdin.h); nothing in the child touches
+ * the library.
+ * fini (the step is over): the pump stops (held pushes fail), deregister,
+ * PMIx_server_finalize (threads, sockets and the server's directory go),
+ * unload, remove the step directory.
  */
 #include "config.h"
 #include "plugin/abort_msg.h"
@@ -34,6 +44,7 @@
 #include "plugin/layout.h"
 #include "plugin/plugin.h"
 #include "plugin/pmix_dl.h"
+#include "plugin/stepd_stdin.h"
 #include "host/server.h"
 
 #include <arpa/inet.h>
@@ -291,11 +302,30 @@ static int spx_plg_register(void)
     return 0;
 }
 
+/* The opt-in stdin: SPMIX_STDIN from the step (tool / srun) over mpi.conf's
+ * SpmixStdinTool; the variable is for us, not for the tasks. */
+static bool spx_plg_stdin_wanted(char **env)
+{
+    const char *v = slurm_getenvp(env, "SPMIX_STDIN");
+    bool on = spx_plg_conf.stdin_tool;
+
+    if (v != NULL && strcmp(v, "tool") == 0)
+        on = true;
+    else if (v != NULL && strcmp(v, "srun") == 0)
+        on = false;
+    else if (v != NULL)
+        spx_plg_err("SPMIX_STDIN=%.60s is neither tool nor srun; ignored (SpmixStdinTool=%s)",
+                    v, on ? "yes" : "no");
+    slurm_unsetenvp(env, "SPMIX_STDIN");
+    return on;
+}
+
 int spx_plg_stepd_prefork(char ***env)
 {
     char myname[256], *secret = NULL, *map = NULL;
     const char *nodelist, *why = NULL, *m;
-    char err[512];
+    char err[512], label[320];
+    bool stdin_tool = spx_plg_stdin_wanted(*env);
     int rc = -1;
 
     if (S.loaded || S.up) {
@@ -359,6 +389,10 @@ int spx_plg_stepd_prefork(char ***env)
         goto out;
     }
     S.loaded = true;
+    snprintf(label, sizeof(label), "step %u.%u on %s: ", S.jobid, S.stepid, myname);
+    if (stdin_tool && spx_plg_stdin_start(S.dir, S.uid, S.nspace, S.ntasks, S.map.ranks[S.me],
+                                          S.map.count[S.me], label) != 0)
+        goto out;
     if (spx_plg_server_start(*env, myname, secret) != 0)
         goto out;
     S.up = true;
@@ -417,11 +451,13 @@ int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env)
         }
     }
     slurm_unsetenvp(*env, SPX_PLG_ENV_SRUN_PORT);
+    spx_plg_stdin_task(job->gtaskid);   /* opt-in: fd 0 fed by the pump */
     return SLURM_SUCCESS;
 }
 
 void spx_plg_stepd_fini(void)
 {
+    spx_plg_stdin_stop();   /* pushes still held fail before the server goes */
     if (S.registered) {
         if (spx_host_deregister_job(S.nspace, SPX_PLG_SYNC_SEC) == PMIX_ERR_TIMEOUT) {
             spx_plg_err("the PMIx server did not release %s; leaving it running", S.nspace);
@@ -430,6 +466,7 @@ void spx_plg_stepd_fini(void)
     }
     if (S.up)
         PMIx_server_finalize();
+    spx_plg_stdin_fini();
     if (S.loaded)
         spx_plg_pmix_close();
     if (S.dir[0] != '\0')

@@ -10,8 +10,11 @@
  *   job_control  - lib/host's default (host/module.h): the cleanup
  *                  registrations Open MPI makes at init are accepted (the
  *                  per-step directory is removed at fini).
- *   push_stdin   - a tool's PMIx_IOF_push: PMIX_ERR_NOT_AVAILABLE (the
- *                  tasks' stdin is Slurm's), with one log line per step.
+ *   push_stdin   - a tool's PMIx_IOF_push: with the opt-in stdin
+ *                  (stepd_stdin.h) queued for the stdin pump
+ *                  (host/stdin.h); without it PMIX_ERR_NOT_AVAILABLE (the
+ *                  tasks' stdin is Slurm's), with one log line per step
+ *                  saying how to turn it on.
  * The abort upcall itself is lib/host's default too: it calls
  * spx_plg_host_abort_report before releasing the rank and
  * spx_plg_host_abort_kill after.
@@ -23,7 +26,9 @@
 #include "plugin/abort_msg.h"
 #include "plugin/conf.h"
 #include "plugin/plugin.h"
+#include "plugin/stepd_stdin.h"
 #include "host/module.h"
+#include "host/stdin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,8 +134,9 @@ static void spx_plg_host_abort_kill(const pmix_proc_t *proc, int status, const c
                     slurm_strerror(slurm_get_errno()));
 }
 
-/* A tool's PMIx_IOF_push reaching this node (library thread): the tasks'
- * stdin is Slurm's own and nothing here can feed it, so every push is
+/* A tool's PMIx_IOF_push reaching this node (library thread). With the
+ * opt-in stdin the stdin pump takes it (never blocks here). Without it the
+ * tasks' stdin is Slurm's own and nothing here can feed it, so every push is
  * refused at once (no callback), logged once per step. */
 static pmix_status_t spx_plg_host_push_stdin(const pmix_proc_t *source,
                                              const pmix_proc_t targets[], size_t ntargets,
@@ -140,6 +146,9 @@ static pmix_status_t spx_plg_host_push_stdin(const pmix_proc_t *source,
 {
     static bool logged;   /* only the library's thread calls this */
 
+    if (spx_plg_stdin_on())
+        return spx_host_stdin_push(source, targets, ntargets, directives, ndirs, bo, cbfunc,
+                                   cbdata);
     (void)targets;
     (void)ntargets;
     (void)directives;
@@ -150,9 +159,9 @@ static pmix_status_t spx_plg_host_push_stdin(const pmix_proc_t *source,
     if (!logged) {
         logged = true;
         spx_plg_err("step %u.%u: a tool (%s:%u) pushed stdin to the tasks on %s: refused "
-                    "(PMIX_ERR_NOT_AVAILABLE): under srun the tasks read srun's stdin only; "
-                    "stdin fed by tools is not available for Slurm steps in this version "
-                    "(spmix-run --stdin tool has it)",
+                    "(PMIX_ERR_NOT_AVAILABLE): the tasks read srun's stdin only; to feed "
+                    "them from tools start the step with SPMIX_STDIN=tool in its environment "
+                    "or set SpmixStdinTool=yes in mpi.conf",
                     spx_plg_host.jobid, spx_plg_host.stepid, source ? source->nspace : "?",
                     source ? source->rank : PMIX_RANK_UNDEF, spx_plg_host.hostname);
     }

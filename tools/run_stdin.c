@@ -1,351 +1,38 @@
 /*
- * run_stdin: the ranks' stdin fed by tools (spmix-run --stdin tool; see
- * run_stdin.h).
- *
- * Data flow: the push_stdin upcall (library thread) checks a push (targets of
- * this job, directives), notes an EOF it asks for and appends one struct
- * spx_stdin_push to the incoming queue (lock), then wakes the main loop. The
- * main loop (spx_run_stdin_service) takes the queue and hands each push to
- * its local targets, where it waits in a FIFO (struct spx_stdin_pend) until
- * its bytes enter the target's cache: at once with PMIX_IOF_DROP_NEWEST (what
- * does not fit is dropped) or PMIX_IOF_DROP_OLDEST (cached bytes are dropped
- * to make room), or as the rank reads with neither (back-pressure, nothing
- * lost). The cache is written into the rank's pipe (non-blocking) whenever
- * it is writable (with PMIX_IOF_BUFFERING_SIZE, in whole blocks of that size
- * unless PMIX_IOF_BUFFERING_TIME passed since the oldest of them came, the
- * cache is full or EOF follows). A push whose bytes sit in every target's cache is done:
- * its callback runs on the main thread, the library's bytes are no longer
- * used. A target whose rank exited, or closed its stdin, ends: its waiting
- * pushes complete with PMIX_ERR_UNREACH, and so do later pushes to it.
- *
- * Locking: S.lock guards the incoming queue, S.closed and each target's
- * eof_req and ended flags (read by the upcall to refuse a push). Everything
- * else belongs to the main thread. Callbacks run with the lock released.
- *
- * Ownership: a push borrows the library's byte object until its callback
- * (the library keeps it valid until then); the push itself is freed by the
- * main thread right after its callback.
+ * run_stdin: spmix-run --stdin tool (see run_stdin.h). The ranks' pipes, the
+ * per-rank cache and the push rules are lib/host's (host/stdin.h), shared
+ * with the Slurm plugin; this file makes the pipes at init (spmix-run forks
+ * the ranks itself) and refuses pushes to a job started without --stdin tool.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
+#include "config.h"
 #include "run_stdin.h"
-#include "run_clock.h"
+#include "host/stdin.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-enum spx_stdin_policy {
-    SPX_STDIN_BLOCK = 0,     /* wait for room: nothing lost */
-    SPX_STDIN_DROP_NEWEST,
-    SPX_STDIN_DROP_OLDEST,
-};
-
-struct spx_stdin_push {
-    struct spx_stdin_push *next;      /* incoming queue, then the done list */
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata;
-    const unsigned char *data;        /* the library's bytes, borrowed until cbfunc */
-    size_t size;
-    size_t cache;                     /* PMIX_IOF_CACHE_SIZE, 0: not given */
-    size_t bsize;                     /* PMIX_IOF_BUFFERING_SIZE, 0: not given */
-    double btime;                     /* PMIX_IOF_BUFFERING_TIME (s), 0: not given */
-    enum spx_stdin_policy policy;
-    bool eof;                         /* end the targets' stdin after the bytes */
-    uint32_t *slots, nslots;          /* local targets */
-    uint32_t left;                    /* targets still holding it */
-    pmix_status_t status;
-};
-
-/* A push waiting at one target; done: bytes of it already taken. */
-struct spx_stdin_pend {
-    struct spx_stdin_pend *next;
-    struct spx_stdin_push *p;
-    size_t done;
-};
-
-struct spx_stdin_target {
-    uint32_t rank;
-    int fd, rfd;                      /* write end (ours), read end until the fork */
-    unsigned char *buf;               /* cache: buf[off .. off+len) */
-    size_t off, len, cap, limit;
-    size_t bsize;                     /* deliver in blocks of bsize (0: at once) */
-    double btime, held_at;            /* ... or btime s after held_at (0: never) */
-    bool pipe_full;                   /* the last write met a full pipe */
-    struct spx_stdin_pend *head, *tail;
-    bool eof_queued;                  /* close the pipe once the cache is written */
-    uint64_t dropped;
-    bool eof_req, ended;              /* under S.lock */
-};
-
-static struct {
-    pthread_mutex_t lock;
-    bool enabled, closed;             /* closed: under lock */
-    char nspace[PMIX_MAX_NSLEN + 1];
-    char prefix[64];
-    uint32_t nprocs, nlocal;
-    int32_t *slot_of;                 /* rank -> slot, -1: another node's */
-    struct spx_stdin_target *t;
-    struct spx_stdin_push *in_head, *in_tail;   /* under lock */
-    struct spx_stdin_push *done_head, *done_tail;
-    int wake_fd;
-} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1 };
-
-/* ---- set-up ---- */
+static bool spx_run_stdin_on;
+static char spx_run_stdin_prefix[64];
 
 int spx_run_stdin_init(bool enabled, const char *nspace, uint32_t nprocs, const uint32_t *local,
                        uint32_t nlocal, int wake_fd, const char *prefix)
 {
-    PMIX_LOAD_NSPACE(S.nspace, nspace);
-    snprintf(S.prefix, sizeof(S.prefix), "%s", prefix);
-    S.wake_fd = wake_fd;
-    S.enabled = enabled;
-    if (!enabled)
-        return 0;
-    S.slot_of = malloc(nprocs * sizeof(*S.slot_of));
-    S.t = calloc(nlocal ? nlocal : 1, sizeof(*S.t));
-    if (S.slot_of == NULL || S.t == NULL)
-        goto fail;
-    S.nprocs = nprocs;
-    for (uint32_t r = 0; r < nprocs; r++)
-        S.slot_of[r] = -1;
-    for (uint32_t i = 0; i < nlocal; i++) {
-        struct spx_stdin_target *t = &S.t[i];
-        int fds[2];
+    struct spx_host_stdin_cfg cfg = { .nspace = nspace, .nprocs = nprocs, .local = local,
+                                      .nlocal = nlocal, .wake_fd = wake_fd, .prefix = prefix,
+                                      .make_pipes = true };
 
-        t->rank = local[i];
-        t->fd = t->rfd = -1;
-        t->limit = SPX_RUN_STDIN_CACHE_DEFAULT;
-        S.slot_of[local[i]] = (int32_t)i;
-        S.nlocal = i + 1;
-        if (pipe2(fds, O_CLOEXEC) < 0 || fcntl(fds[1], F_SETFL, O_NONBLOCK) < 0)
-            goto fail;
-        t->rfd = fds[0];
-        t->fd = fds[1];
-    }
-    return 0;
-fail:
-    fprintf(stderr, "%scannot set up the ranks' stdin: %s\n", S.prefix, strerror(errno));
-    spx_run_stdin_fini();
-    errno = ENOMEM;
-    return -1;
+    spx_run_stdin_on = enabled;
+    snprintf(spx_run_stdin_prefix, sizeof(spx_run_stdin_prefix), "%s", prefix);
+    return enabled ? spx_host_stdin_init(&cfg) : 0;
 }
 
 int spx_run_stdin_child_fd(uint32_t slot)
 {
-    return S.enabled && slot < S.nlocal ? S.t[slot].rfd : -1;
-}
-
-static void spx_stdin_close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
-/* ---- completion ---- */
-
-static void spx_stdin_done(struct spx_stdin_push *p)
-{
-    p->next = NULL;
-    if (S.done_tail)
-        S.done_tail->next = p;
-    else
-        S.done_head = p;
-    S.done_tail = p;
-}
-
-/* One target lets go of p (with st, the first error wins). */
-static void spx_stdin_release(struct spx_stdin_push *p, pmix_status_t st)
-{
-    if (st != PMIX_SUCCESS && p->status == PMIX_SUCCESS)
-        p->status = st;
-    if (--p->left == 0)
-        spx_stdin_done(p);
-}
-
-/* Call back the finished pushes (main thread, no lock held). */
-static void spx_stdin_call_back(void)
-{
-    while (S.done_head != NULL) {
-        struct spx_stdin_push *p = S.done_head;
-
-        S.done_head = p->next;
-        if (S.done_head == NULL)
-            S.done_tail = NULL;
-        if (p->cbfunc)
-            p->cbfunc(p->status, p->cbdata);
-        free(p->slots);
-        free(p);
-    }
-}
-
-/* The stdin of t ends: pipe closed, cache gone, waiting pushes released with
- * st (PMIX_SUCCESS when they were all cached and written: EOF). */
-static void spx_stdin_end(struct spx_stdin_target *t, pmix_status_t st, const char *why)
-{
-    pthread_mutex_lock(&S.lock);
-    t->ended = true;
-    pthread_mutex_unlock(&S.lock);
-    spx_stdin_close_fd(&t->fd);
-    spx_stdin_close_fd(&t->rfd);
-    while (t->head != NULL) {
-        struct spx_stdin_pend *pe = t->head;
-
-        t->head = pe->next;
-        spx_stdin_release(pe->p, st);
-        free(pe);
-    }
-    t->tail = NULL;
-    if (t->dropped > 0)
-        fprintf(stderr, "%srank %u: stdin ended (%s); %llu bytes pushed by tools were dropped "
-                        "(cache full)\n", S.prefix, t->rank, why, (unsigned long long)t->dropped);
-    if (t->len > 0 && st != PMIX_SUCCESS)
-        fprintf(stderr, "%srank %u: stdin ended (%s) with %zu bytes pushed by tools unread\n",
-                S.prefix, t->rank, why, t->len);
-    t->dropped = 0;
-    free(t->buf);
-    t->buf = NULL;
-    t->off = t->len = t->cap = 0;
-    t->eof_queued = false;
+    return spx_run_stdin_on ? spx_host_stdin_child_fd(slot) : -1;
 }
 
 void spx_run_stdin_spawned(uint32_t slot, bool ok)
 {
-    if (!S.enabled || slot >= S.nlocal)
-        return;
-    spx_stdin_close_fd(&S.t[slot].rfd);
-    if (!ok)
-        spx_stdin_end(&S.t[slot], PMIX_ERR_UNREACH, "the rank did not start");
-    spx_stdin_call_back();
-}
-
-void spx_run_stdin_rank_gone(uint32_t slot)
-{
-    if (!S.enabled || slot >= S.nlocal || S.t[slot].fd < 0)
-        return;
-    spx_stdin_end(&S.t[slot], PMIX_ERR_UNREACH, "the rank exited");
-    spx_stdin_call_back();
-}
-
-/* ---- the upcall (library thread) ---- */
-
-static void spx_stdin_wake(void)
-{
-    ssize_t rc;
-
-    do {
-        rc = write(S.wake_fd, "s", 1);
-    } while (rc < 0 && errno == EINTR);   /* EAGAIN: already awake */
-}
-
-static bool spx_stdin_size_arg(const pmix_value_t *v, size_t *out)
-{
-    switch (v->type) {
-    case PMIX_UINT32: *out = v->data.uint32; return true;
-    case PMIX_SIZE: *out = v->data.size; return true;
-    case PMIX_UINT64: *out = (size_t)v->data.uint64; return true;
-    case PMIX_INT: *out = v->data.integer > 0 ? (size_t)v->data.integer : 0; return true;
-    default: return false;
-    }
-}
-
-static pmix_status_t spx_stdin_directives(struct spx_stdin_push *p, const pmix_info_t dirs[],
-                                          size_t ndirs)
-{
-    bool oldest = false, newest = false;
-
-    for (size_t i = 0; dirs != NULL && i < ndirs; i++) {
-        const pmix_info_t *d = &dirs[i];
-
-        if (PMIX_CHECK_KEY(d, PMIX_IOF_CACHE_SIZE)) {
-            if (!spx_stdin_size_arg(&d->value, &p->cache) || p->cache == 0)
-                return PMIX_ERR_BAD_PARAM;
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_OLDEST)) {
-            oldest = PMIX_INFO_TRUE(d);
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_NEWEST)) {
-            newest = PMIX_INFO_TRUE(d);
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_BUFFERING_SIZE)) {
-            if (!spx_stdin_size_arg(&d->value, &p->bsize))
-                return PMIX_ERR_BAD_PARAM;
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_BUFFERING_TIME)) {
-            size_t secs;
-            if (!spx_stdin_size_arg(&d->value, &secs))
-                return PMIX_ERR_BAD_PARAM;
-            p->btime = (double)secs;
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_COMPLETE)) {
-            p->eof |= PMIX_INFO_TRUE(d);
-        }
-    }
-    if (oldest && newest)
-        return PMIX_ERR_BAD_PARAM;
-    p->policy = oldest ? SPX_STDIN_DROP_OLDEST : newest ? SPX_STDIN_DROP_NEWEST : SPX_STDIN_BLOCK;
-    return PMIX_SUCCESS;
-}
-
-/* Under the lock: the local slots of targets into p (each once). Targets of
- * this job on another node are skipped: the library routes the push to
- * their node's server, whose host delivers it there. */
-static pmix_status_t spx_stdin_targets(struct spx_stdin_push *p, const pmix_proc_t targets[],
-                                       size_t ntargets)
-{
-    unsigned char *seen = calloc(S.nlocal ? S.nlocal : 1, 1);
-    bool wildcard = false;
-
-    p->slots = calloc(S.nlocal ? S.nlocal : 1, sizeof(*p->slots));
-    if (seen == NULL || p->slots == NULL) {
-        free(seen);
-        return PMIX_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < ntargets; i++) {
-        const pmix_proc_t *tp = &targets[i];
-        int32_t s;
-
-        if (!PMIX_CHECK_NSPACE(tp->nspace, S.nspace) ||
-            (tp->rank != PMIX_RANK_WILDCARD && tp->rank >= S.nprocs)) {
-            free(seen);
-            return PMIX_ERR_BAD_PARAM;
-        }
-        if (tp->rank == PMIX_RANK_WILDCARD) {
-            wildcard = true;
-            continue;
-        }
-        s = S.slot_of[tp->rank];
-        if (s < 0 || seen[s])
-            continue;
-        if (S.t[s].ended || S.t[s].eof_req) {
-            free(seen);
-            return PMIX_ERR_UNREACH;   /* that rank's stdin is over */
-        }
-        seen[s] = 1;
-        p->slots[p->nslots++] = (uint32_t)s;
-    }
-    if (wildcard) {
-        /* every local rank whose stdin is still open; none left: unreachable
-         * when this node holds the whole job; with other nodes it is just
-         * nothing to do here (their servers answer for their ranks) */
-        uint32_t open = 0;
-        for (uint32_t s = 0; s < S.nlocal; s++) {
-            if (S.t[s].ended || S.t[s].eof_req)
-                continue;
-            open++;
-            if (!seen[s]) {
-                seen[s] = 1;
-                p->slots[p->nslots++] = s;
-            }
-        }
-        if (open == 0 && S.nlocal == S.nprocs) {
-            free(seen);
-            return PMIX_ERR_UNREACH;
-        }
-    }
-    free(seen);
-    return PMIX_SUCCESS;
+    spx_host_stdin_spawned(slot, ok);
 }
 
 pmix_status_t spx_run_stdin_push(const pmix_proc_t *source, const pmix_proc_t targets[],
@@ -353,328 +40,47 @@ pmix_status_t spx_run_stdin_push(const pmix_proc_t *source, const pmix_proc_t ta
                                  const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc,
                                  void *cbdata)
 {
-    struct spx_stdin_push *p;
-    pmix_status_t rc;
-
-    if (!S.enabled) {
+    if (!spx_run_stdin_on) {
         fprintf(stderr, "%sa tool (%s:%u) pushed stdin, but this job was not started with "
-                        "--stdin tool: refused\n", S.prefix, source ? source->nspace : "?",
+                        "--stdin tool: refused\n", spx_run_stdin_prefix, source ? source->nspace : "?",
                 source ? source->rank : PMIX_RANK_UNDEF);
         return PMIX_ERR_NOT_AVAILABLE;
     }
-    if (targets == NULL || ntargets == 0)
-        return PMIX_ERR_BAD_PARAM;
-    p = calloc(1, sizeof(*p));
-    if (p == NULL)
-        return PMIX_ERR_NOMEM;
-    p->cbfunc = cbfunc;
-    p->cbdata = cbdata;
-    if (bo != NULL && bo->size > 0) {
-        p->data = (const unsigned char *)bo->bytes;
-        p->size = bo->size;
-    }
-    p->eof = p->size == 0;   /* a zero-byte push is EOF */
-    rc = spx_stdin_directives(p, directives, ndirs);
-    pthread_mutex_lock(&S.lock);
-    if (rc == PMIX_SUCCESS)
-        rc = S.closed ? PMIX_ERR_UNREACH : spx_stdin_targets(p, targets, ntargets);
-    if (rc != PMIX_SUCCESS) {
-        pthread_mutex_unlock(&S.lock);
-        free(p->slots);
-        free(p);
-        return rc;
-    }
-    for (uint32_t i = 0; p->eof && i < p->nslots; i++)
-        S.t[p->slots[i]].eof_req = true;
-    if (S.in_tail)
-        S.in_tail->next = p;
-    else
-        S.in_head = p;
-    S.in_tail = p;
-    pthread_mutex_unlock(&S.lock);
-    spx_stdin_wake();
-    return PMIX_SUCCESS;
-}
-
-/* ---- the main loop's side ---- */
-
-/* Append n bytes to t's cache (room checked by the caller). */
-static int spx_stdin_append(struct spx_stdin_target *t, const unsigned char *src, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (t->off + t->len + n > t->cap && t->off > 0) {
-        memmove(t->buf, t->buf + t->off, t->len);
-        t->off = 0;
-    }
-    if (t->len + n > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        unsigned char *nb;
-
-        while (cap < t->len + n)
-            cap *= 2;
-        nb = realloc(t->buf, cap);
-        if (nb == NULL)
-            return -1;
-        t->buf = nb;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->off + t->len, src, n);
-    t->len += n;
-    return 0;
-}
-
-/* Move waiting bytes into t's cache as its policy allows. A drop policy
- * drops only when the pipe is full too (full): until then its bytes wait for
- * room like the others. True when anything moved (taken or dropped). -1 in
- * *err on a memory failure. */
-static bool spx_stdin_admit(struct spx_stdin_target *t, bool full, int *err)
-{
-    bool moved = false;
-
-    while (t->head != NULL) {
-        struct spx_stdin_pend *pe = t->head;
-        struct spx_stdin_push *p = pe->p;
-        const unsigned char *src = p->data + pe->done;
-        size_t rem = p->size - pe->done, space, n;
-
-        if (p->cache)
-            t->limit = p->cache;   /* the target keeps the sizes asked last */
-        if (p->bsize)
-            t->bsize = p->bsize;
-        if (p->btime > 0)
-            t->btime = p->btime;
-        space = t->len < t->limit ? t->limit - t->len : 0;
-        if (p->policy == SPX_STDIN_DROP_OLDEST && rem > space && full) {
-            if (rem >= t->limit) {   /* the new bytes alone fill it: keep their end */
-                size_t skip = rem - t->limit;
-                t->dropped += t->len + skip;
-                t->off = t->len = 0;
-                src += skip;
-                pe->done += skip;
-                rem = t->limit;
-            } else {
-                size_t k = t->len + rem - t->limit;
-                t->dropped += k;
-                t->off += k;
-                t->len -= k;
-            }
-            space = rem;
-        }
-        n = rem < space ? rem : space;
-        if (t->len == 0 && n > 0)
-            t->held_at = spx_run_now();
-        if (spx_stdin_append(t, src, n) < 0) {
-            *err = -1;
-            return moved;
-        }
-        pe->done += n;
-        moved |= n > 0;
-        if (n < rem && p->policy == SPX_STDIN_DROP_NEWEST && full) {
-            t->dropped += rem - n;
-            pe->done = p->size;
-        }
-        if (pe->done < p->size)
-            return moved;   /* wait until the rank reads (or, dropping, until full) */
-        if (p->eof)
-            t->eof_queued = true;
-        t->head = pe->next;
-        if (t->head == NULL)
-            t->tail = NULL;
-        spx_stdin_release(p, PMIX_SUCCESS);
-        free(pe);
-        moved = true;
-    }
-    return moved;
-}
-
-/* How many cached bytes may go to the pipe now: all, or with a block size
- * the whole blocks, or all again once the time is up, the cache is full or
- * EOF follows. */
-static size_t spx_stdin_ready(const struct spx_stdin_target *t, double now)
-{
-    if (t->bsize == 0 || t->eof_queued || t->len >= t->limit ||
-        (t->btime > 0 && now >= t->held_at + t->btime))
-        return t->len;
-    return t->len - t->len % t->bsize;
-}
-
-/* Write what is ready into the pipe until it is written or the pipe is full.
- * Bytes written, or -1 when the rank no longer reads (EPIPE). */
-static ssize_t spx_stdin_write(struct spx_stdin_target *t)
-{
-    size_t total = 0, ready = spx_stdin_ready(t, spx_run_now());
-
-    t->pipe_full = false;
-    while (ready > 0) {
-        ssize_t w = write(t->fd, t->buf + t->off, ready);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN) {
-            t->pipe_full = true;
-            break;
-        }
-        if (w <= 0)
-            return -1;
-        t->off += (size_t)w;
-        t->len -= (size_t)w;
-        ready -= (size_t)w;
-        total += (size_t)w;
-    }
-    if (t->len == 0)
-        t->off = 0;
-    return (ssize_t)total;
-}
-
-static void spx_stdin_pump(struct spx_stdin_target *t, short revents)
-{
-    bool moved;
-    int err = 0;
-
-    if (t->fd < 0)
-        return;
-    if (revents & (POLLERR | POLLNVAL)) {
-        spx_stdin_end(t, PMIX_ERR_UNREACH, "the rank closed it");
-        return;
-    }
-    /* write first: a drop policy drops only while the pipe takes nothing */
-    do {
-        if (spx_stdin_write(t) < 0) {
-            spx_stdin_end(t, PMIX_ERR_UNREACH, "the rank closed it");
-            return;
-        }
-        moved = spx_stdin_admit(t, t->pipe_full, &err);
-        if (err < 0) {
-            spx_stdin_end(t, PMIX_ERR_NOMEM, "out of memory");
-            return;
-        }
-    } while (moved);
-    if (t->len == 0 && t->eof_queued)
-        spx_stdin_end(t, PMIX_SUCCESS, "EOF pushed");
-}
-
-/* Hand a new push to its targets' queues. */
-static void spx_stdin_distribute(struct spx_stdin_push *p)
-{
-    p->left = p->nslots + 1;   /* + 1: held until every target has it */
-    for (uint32_t i = 0; i < p->nslots; i++) {
-        struct spx_stdin_target *t = &S.t[p->slots[i]];
-        struct spx_stdin_pend *pe;
-
-        if (t->fd < 0) {
-            spx_stdin_release(p, PMIX_ERR_UNREACH);
-            continue;
-        }
-        pe = calloc(1, sizeof(*pe));
-        if (pe == NULL) {
-            spx_stdin_release(p, PMIX_ERR_NOMEM);
-            continue;
-        }
-        pe->p = p;
-        if (t->tail)
-            t->tail->next = pe;
-        else
-            t->head = pe;
-        t->tail = pe;
-    }
-    spx_stdin_release(p, PMIX_SUCCESS);
-}
-
-static struct spx_stdin_push *spx_stdin_take_incoming(void)
-{
-    struct spx_stdin_push *list;
-
-    pthread_mutex_lock(&S.lock);
-    list = S.in_head;
-    S.in_head = S.in_tail = NULL;
-    pthread_mutex_unlock(&S.lock);
-    return list;
+    return spx_host_stdin_push(source, targets, ntargets, directives, ndirs, bo, cbfunc, cbdata);
 }
 
 size_t spx_run_stdin_npoll(void)
 {
-    return S.enabled ? S.nlocal : 0;
+    return spx_host_stdin_npoll();
 }
 
 void spx_run_stdin_poll_fill(struct pollfd *pfd)
 {
-    for (uint32_t i = 0; S.enabled && i < S.nlocal; i++) {
-        const struct spx_stdin_target *t = &S.t[i];
-        /* events 0 still reports POLLERR: the rank closed its stdin */
-        pfd[i] = (struct pollfd){ .fd = t->fd, .events = t->pipe_full ? POLLOUT : 0 };
-    }
+    spx_host_stdin_poll_fill(pfd);
 }
 
 int spx_run_stdin_poll_ms(void)
 {
-    double now = spx_run_now(), next = -1;
-
-    for (uint32_t i = 0; S.enabled && i < S.nlocal; i++) {
-        const struct spx_stdin_target *t = &S.t[i];
-        if (t->fd >= 0 && !t->pipe_full && t->len > 0 && t->btime > 0 &&
-            (next < 0 || t->held_at + t->btime < next))
-            next = t->held_at + t->btime;
-    }
-    if (next < 0)
-        return -1;
-    return next <= now ? 0 : (int)((next - now) * 1000) + 1;
+    return spx_host_stdin_poll_ms();
 }
 
 void spx_run_stdin_service(const struct pollfd *pfd)
 {
-    struct spx_stdin_push *list;
+    spx_host_stdin_service(pfd);
+}
 
-    if (!S.enabled)
-        return;
-    list = spx_stdin_take_incoming();
-    while (list != NULL) {
-        struct spx_stdin_push *p = list;
-
-        list = p->next;
-        p->next = NULL;
-        spx_stdin_distribute(p);
-    }
-    for (uint32_t i = 0; i < S.nlocal; i++)
-        spx_stdin_pump(&S.t[i], pfd ? pfd[i].revents : 0);
-    spx_stdin_call_back();
+void spx_run_stdin_rank_gone(uint32_t slot)
+{
+    spx_host_stdin_rank_gone(slot);
 }
 
 void spx_run_stdin_close(void)
 {
-    struct spx_stdin_push *list;
-
-    if (!S.enabled)
-        return;
-    pthread_mutex_lock(&S.lock);
-    S.closed = true;
-    pthread_mutex_unlock(&S.lock);
-    list = spx_stdin_take_incoming();
-    while (list != NULL) {
-        struct spx_stdin_push *p = list;
-
-        list = p->next;
-        spx_stdin_distribute(p);
-    }
-    for (uint32_t i = 0; i < S.nlocal; i++)
-        if (S.t[i].fd >= 0 || S.t[i].head != NULL)
-            spx_stdin_end(&S.t[i], PMIX_ERR_UNREACH, "the job ended");
-    spx_stdin_call_back();
+    spx_host_stdin_close();
 }
 
 void spx_run_stdin_fini(void)
 {
-    if (S.t != NULL) {
-        spx_run_stdin_close();
-        for (uint32_t i = 0; i < S.nlocal; i++) {
-            spx_stdin_close_fd(&S.t[i].fd);
-            spx_stdin_close_fd(&S.t[i].rfd);
-        }
-    }
-    free(S.t);
-    free(S.slot_of);
-    S.t = NULL;
-    S.slot_of = NULL;
-    S.nlocal = S.nprocs = 0;
-    S.enabled = false;
+    spx_host_stdin_fini();
+    spx_run_stdin_on = false;
 }

@@ -10,6 +10,9 @@
  * are in every target's cache. A zero-byte push, or one carrying
  * PMIX_IOF_COMPLETE, ends the targets' stdin (after its bytes).
  *
+ * The work is lib/host's (host/stdin.h, shared with the Slurm plugin); this
+ * module is spmix-run's face of it.
+ *
  * Threads: spx_run_stdin_push runs on the library's thread; every other
  * function on the node's main thread. Callbacks are called on the main
  * thread, never with the module's lock held.
@@ -23,7 +26,7 @@
 #include <stdint.h>
 #include <pmix_server.h>
 
-#define SPX_RUN_STDIN_CACHE_DEFAULT (1024u * 1024u)
+#define SPX_RUN_STDIN_CACHE_DEFAULT (1024u * 1024u)   /* = SPX_HOST_STDIN_CACHE_DEFAULT */
 
 /* Set up the module before PMIx_server_init. enabled: --stdin tool (without
  * it every push is refused with PMIX_ERR_NOT_AVAILABLE). nspace (copied), the

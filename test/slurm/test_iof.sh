@@ -16,6 +16,17 @@
 #   PMIX_ERR_NOT_AVAILABLE, logged once per node with the reason; a step
 #   that does not exist: a clear error; the step itself is not disturbed
 #   and its rendezvous files go with it.
+# The opt-in stdin (tasks fed by tools' pushes merged with srun's stdin):
+#   a 3 x 2 step started with SPMIX_STDIN=tool (srun's stdin /dev/null):
+#   pushes to rank 0, to rank 5 (from another node), 1 MiB to all ranks,
+#   then EOF; the stdin stays open after srun's EOF, ends with the pushed
+#   one and holds exactly each task's bytes; with SpmixStdinTool=yes in
+#   mpi.conf: srun's stdin (a file) and pushes to rank 1 into the same
+#   tasks (distinct alphabets: each source's bytes complete and in order),
+#   the stdin ends once both sources ended; SPMIX_STDIN=srun turns the
+#   mpi.conf default off again (srun's stdin byte-exact, EOF with srun's);
+#   a push to a task whose stdin is a terminal (srun --pty, under
+#   script(1)) fails with PMIX_ERR_NOT_SUPPORTED.
 # Prints PASS:/FAIL: lines; exit 1 if anything failed.
 set -u
 
@@ -143,6 +154,121 @@ else fail "the step: rc $rc"; sed 's/^/    /' "$OUT/step.o" "$OUT/step.e" | tail
 for _ in $(seq 50); do [ -z "$(rdv)" ] && break; sleep 0.1; done
 if [ -z "$(rdv)" ]; then pass "the step's rendezvous files are gone with it"
 else fail "rendezvous files left: $(rdv)"; fi
+
+# ---- the opt-in stdin: tools' pushes merged with srun's stdin ----
+# push_ok NAME NODE ARGS...: spmix-push ARGS from a step of its own on NODE
+# (srun --overlap); expects success
+push_ok() {
+    local name=$1 node=$2 rc; shift 2
+    timeout 60 srun --mpi=none --jobid="$JOB" --overlap -w "$node" -N1 -n1 \
+        env LD_LIBRARY_PATH="$LIBDIR" "$PUSH" "$@" </dev/null >"$OUT/push.o" 2>"$OUT/push.e"; rc=$?
+    if [ $rc = 0 ]; then return 0; fi
+    fail "$name: spmix-push rc $rc"; sed 's/^/    /' "$OUT/push.o" "$OUT/push.e" | tail -n 10
+    return 1
+}
+# start_step ENV STDIN: a 3 x 2 step whose tasks copy their stdin to
+# $OUT/in.RANK (after writing id.RANK); sets BG, JS, JOB
+start_step() {
+    rm -f "$OUT"/id.* "$OUT"/in.*
+    env $1 timeout 120 srun --mpi=spmix -N3 -n6 sh -c "echo \"\$SLURM_JOB_ID.\$SLURM_STEP_ID\" >$OUT/id.\$SLURM_PROCID;
+        cat >$OUT/in.\$SLURM_PROCID; echo done" <"$2" >"$OUT/step.o" 2>"$OUT/step.e" &
+    BG=$!
+    for _ in $(seq 100); do [ "$(ls "$OUT"/id.* 2>/dev/null | wc -l)" = 6 ] && break; sleep 0.1; done
+    read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
+    JOB=${JS%.*}
+}
+# end_step NAME: the step ends by itself within 30 s, 6 tasks printing done
+end_step() {
+    local rc
+    for _ in $(seq 300); do kill -0 "$BG" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$BG" 2>/dev/null; then
+        fail "$1: the step did not end after EOF"; kill "$BG"; wait "$BG"; BG=""; return 1
+    fi
+    wait "$BG"; rc=$?
+    BG=""
+    if [ $rc = 0 ] && [ "$(grep -c '^done$' "$OUT/step.o")" = 6 ]; then return 0; fi
+    fail "$1: step rc $rc"; sed 's/^/    /' "$OUT/step.o" "$OUT/step.e" | tail -n 10
+    return 1
+}
+sum() { sha256sum <"$1" | cut -d' ' -f1; }
+
+printf 'to rank 0\n' >"$OUT/p0"
+printf 'to rank 5, from vn2\n' >"$OUT/p5"
+start_step SPMIX_STDIN=tool /dev/null
+ok=1
+push_ok "opt-in: push to rank 0" vn1 --ranks 0 "$OUT/p0" "$JS" || ok=0
+push_ok "opt-in: push to rank 5" vn2 --ranks 5 "$OUT/p5" "$JS" || ok=0
+sleep 1
+if [ "$(ls "$OUT"/in.* 2>/dev/null | wc -l)" = 6 ] && ! grep -q '^done$' "$OUT/step.o"; then
+    pass "SPMIX_STDIN=tool: srun's EOF (/dev/null) leaves the tasks' stdin open for tools"
+else fail "SPMIX_STDIN=tool: the tasks' stdin ended before a pushed EOF"; ok=0; fi
+push_ok "opt-in: 1 MiB to all ranks" vn3 "$OUT/data" "$JS" || ok=0
+push_ok "opt-in: EOF to all ranks" vn1 --eof - "$JS" || ok=0
+if end_step "SPMIX_STDIN=tool" && [ $ok = 1 ]; then
+    cat "$OUT/p0" "$OUT/data" >"$OUT/want.0"
+    cat "$OUT/p5" "$OUT/data" >"$OUT/want.5"
+    bad=""
+    for r in 0 1 2 3 4 5; do
+        w=$OUT/data; [ -f "$OUT/want.$r" ] && w=$OUT/want.$r
+        [ "$(sum "$OUT/in.$r")" = "$(sum "$w")" ] || bad="$bad $r($(wc -c <"$OUT/in.$r") bytes)"
+    done
+    if [ -z "$bad" ]; then
+        pass "SPMIX_STDIN=tool: pushes to rank 0, to rank 5 from another node, 1 MiB to all, EOF: every task's stdin byte-exact (sha256), ended by the pushed EOF"
+    else fail "SPMIX_STDIN=tool: wrong bytes at rank(s)$bad"; fi
+fi
+
+# SpmixStdinTool=yes: srun's stdin and pushes into the same tasks
+echo "SpmixStdinTool=yes" >>"$SPMIX_VC_DIR/mpi.conf"
+"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with SpmixStdinTool=yes"; }
+seq 1 150000 | tr '0-9' 'a-j' >"$OUT/srun.in"         # srun's: a-j and newlines
+seq 1 60000 | tr '0-9\n' 'A-J;' >"$OUT/push.in"       # pushed: A-J and ';'
+start_step "" "$OUT/srun.in"
+ok=1
+push_ok "SpmixStdinTool: push to rank 1" vn1 --ranks 1 "$OUT/push.in" "$JS" || ok=0
+push_ok "SpmixStdinTool: EOF to all ranks" vn3 --eof - "$JS" || ok=0
+if end_step "SpmixStdinTool=yes" && [ $ok = 1 ]; then
+    bad=""
+    for r in 0 1 2 3 4 5; do
+        f=$OUT/in.$r
+        want_len=$(wc -c <"$OUT/srun.in"); [ $r = 1 ] && want_len=$((want_len + $(wc -c <"$OUT/push.in")))
+        if [ "$(tr -dc 'a-j\n' <"$f" | sha256sum)" != "$(sha256sum <"$OUT/srun.in")" ] ||
+           [ "$(wc -c <"$f")" != "$want_len" ]; then bad="$bad $r"; fi
+        if [ $r = 1 ] && [ "$(tr -dc 'A-J;' <"$f" | sha256sum)" != "$(sha256sum <"$OUT/push.in")" ]; then
+            bad="$bad $r(push)"; fi
+    done
+    if [ -z "$bad" ]; then
+        pass "SpmixStdinTool=yes: srun's stdin ($(wc -c <"$OUT/srun.in") bytes) reaches all 6 tasks, rank 1 also reads a push ($(wc -c <"$OUT/push.in") bytes): each source complete and in order, lengths exact, EOF once both ended"
+    else fail "SpmixStdinTool=yes: wrong bytes at rank(s)$bad"; fi
+fi
+
+# SPMIX_STDIN=srun: the mpi.conf default off again, as without the option
+env SPMIX_STDIN=srun timeout 60 srun --mpi=spmix -N3 -n6 -l sh -c sha256sum <"$OUT/data" >"$OUT/spmix.o" 2>"$OUT/spmix.e"; rc=$?
+want=""; for t in 0 1 2 3 4 5; do want="$want$t $SHA "; done
+if [ $rc = 0 ] && [ "$(shas "$OUT/spmix.o")" = "$want" ]; then
+    pass "SpmixStdinTool=yes but SPMIX_STDIN=srun: srun's stdin byte-exact, the tasks' stdin ends with srun's"
+else fail "SPMIX_STDIN=srun: rc $rc, got $(shas "$OUT/spmix.o")"; sed 's/^/    /' "$OUT/spmix.e" | tail -n 5; fi
+
+# srun --pty (a terminal from script(1)): left alone, a push to it is refused
+rm -f "$OUT"/id.* "$OUT/stop" "$OUT/tty.0"
+script -qec "timeout 60 srun --mpi=spmix -N1 -n1 -w vn1 --pty sh -c 'echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.0; [ -t 0 ] && echo tty >$OUT/tty.0; n=0; while [ ! -e $OUT/stop ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n + 1)); done'" \
+    /dev/null </dev/null >"$OUT/pty.o" 2>&1 &
+BG=$!
+for _ in $(seq 100); do [ -e "$OUT/id.0" ] && break; sleep 0.1; done
+read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
+JOB=${JS%.*}
+if [ -n "$JS" ] && [ -e "$OUT/tty.0" ]; then
+    timeout 30 srun --mpi=none --jobid="$JOB" --overlap -w vn1 -N1 -n1 \
+        env LD_LIBRARY_PATH="$LIBDIR" "$PUSH" --ranks 0 "$OUT/p0" "$JS" </dev/null >"$OUT/push.o" 2>"$OUT/push.e"; rc=$?
+    if [ $rc = 1 ] && grep -q "PMIX_ERR_NOT_SUPPORTED" "$OUT/push.e" &&
+       grep -q "step $JS on vn1: rank 0: its stdin is a terminal (srun --pty)" "$SPMIX_VC_DIR/log/slurmd-vn1.log"; then
+        pass "srun --pty with SpmixStdinTool=yes: the task keeps its terminal, a push to it fails with PMIX_ERR_NOT_SUPPORTED (logged)"
+    else fail "srun --pty: push rc $rc"; sed 's/^/    /' "$OUT/push.o" "$OUT/push.e" | tail -n 5; fi
+else
+    fail "srun --pty under script(1): the task did not start with a terminal"; sed 's/^/    /' "$OUT/pty.o" | tail -n 5
+fi
+touch "$OUT/stop"
+wait "$BG"
+BG=""
 
 echo "test_iof: $NFAIL failure(s), $(echo "$(date +%s.%N) - $T0" | bc | cut -c1-5) s"
 [ $NFAIL = 0 ]

@@ -1,0 +1,328 @@
+/*
+ * stepd_stdin.c - the opt-in stdin of mpi/spmix (see stepd_stdin.h).
+ *
+ * Why a thread: in slurmstepd the library's progress thread runs the host's
+ * upcalls and must never wait for a task to read its pipe, and slurmstepd's
+ * main thread belongs to Slurm. The "stdin pump" thread owns the per-rank
+ * caches (lib/host/stdin.c), the listening socket and its own poll loop:
+ *   - tasks connect to stdin.sock, send their rank with {fd 0, pipe write
+ *     end} (or the word that fd 0 is a terminal) and wait for one byte;
+ *   - tools' pushes arrive through the push_stdin upcall (library thread),
+ *     which queues them and writes one byte to the wake pipe;
+ *   - each rank's Slurm stdin is read while its cache has room, and the
+ *     cache is written into the rank's pipe while the pipe takes it.
+ * srun's EOF ends that source only; a rank's stdin ends with a pushed EOF
+ * (zero-byte push or PMIX_IOF_COMPLETE), or when the rank closes it or exits.
+ *
+ * Wire (task -> pump, one message): struct spx_plg_stdin_hello, with two
+ * fds (SCM_RIGHTS) unless it says tty. Reply: 'K' taken, 'N' refused.
+ */
+#include "config.h"
+#include "plugin/conf.h"
+#include "plugin/stepd_stdin.h"
+#include "host/stdin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define SPX_PLG_STDIN_MAGIC 0x53504d49u   /* "SPMI" */
+#define SPX_PLG_STDIN_TTY 1u
+#define SPX_PLG_STDIN_MS 10000            /* a task waits this long for the pump */
+
+struct spx_plg_stdin_hello {
+    uint32_t magic, rank, flags;
+};
+
+static struct {
+    bool on, thread;
+    int lfd;                    /* listening socket */
+    int wake[2];                /* [1]: written by the upcall and by stop */
+    uint32_t uid;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    char label[128];
+    pthread_t tid;
+    int stop;                   /* atomic */
+} P = { .lfd = -1, .wake = { -1, -1 } };
+
+static void spx_plg_stdin_log(const char *line)
+{
+    spx_plg_err("%s", line);
+}
+
+bool spx_plg_stdin_on(void)
+{
+    return P.on;
+}
+
+/* ---- the pump (its own thread) ---- */
+
+static void spx_plg_stdin_reply(int fd, char c)
+{
+    ssize_t rc;
+
+    do {
+        rc = send(fd, &c, 1, MSG_NOSIGNAL);
+    } while (rc < 0 && errno == EINTR);
+}
+
+/* One task's hello on connection c (the job's user or root only). */
+static void spx_plg_stdin_hello(int c)
+{
+    struct spx_plg_stdin_hello h;
+    struct ucred cred;
+    socklen_t cl = sizeof(cred);
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } ctl;
+    struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                        .msg_controllen = sizeof(ctl.buf) };
+    struct pollfd pf = { .fd = c, .events = POLLIN };
+    int fds[2] = { -1, -1 }, slot;
+    ssize_t n = -1;
+    const char *why = NULL;
+
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+        (cred.uid != P.uid && cred.uid != 0)) {
+        spx_plg_err("%sstdin: a connection from uid %d refused (the job's uid is %u)", P.label,
+                    cl == sizeof(cred) ? (int)cred.uid : -1, P.uid);
+        return;
+    }
+    if (poll(&pf, 1, SPX_PLG_STDIN_MS) == 1)
+        n = recvmsg(c, &m, MSG_CMSG_CLOEXEC);
+    for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < k; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+                if (i < 2 && fds[i] < 0)
+                    fds[i] = fd;
+                else
+                    close(fd);
+            }
+        }
+    }
+    if (n != (ssize_t)sizeof(h) || h.magic != SPX_PLG_STDIN_MAGIC || (m.msg_flags & MSG_CTRUNC))
+        why = "malformed request";
+    else if ((slot = spx_host_stdin_slot(h.rank)) < 0)
+        why = "not a rank of this node";
+    else if (h.flags & SPX_PLG_STDIN_TTY)
+        spx_host_stdin_set_tty((uint32_t)slot);
+    else if (fds[0] < 0 || fds[1] < 0)
+        why = "no descriptors";
+    else if (spx_host_stdin_attach((uint32_t)slot, fds[1], fds[0]) != 0)
+        why = "the rank's stdin is taken already";
+    else
+        fds[0] = fds[1] = -1;   /* the module has them */
+    if (why != NULL)
+        spx_plg_err("%sstdin: a task's request refused: %s", P.label, why);
+    spx_plg_stdin_reply(c, why ? 'N' : 'K');
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+static void *spx_plg_stdin_loop(void *arg)
+{
+    size_t n = spx_host_stdin_npoll();
+    struct pollfd *pfd = calloc(2 + n, sizeof(*pfd));
+
+    (void)arg;
+    if (pfd == NULL) {
+        spx_plg_err("%sstdin: out of memory; the pump stops", P.label);
+        return NULL;
+    }
+    while (!__atomic_load_n(&P.stop, __ATOMIC_ACQUIRE)) {
+        pfd[0] = (struct pollfd){ .fd = P.wake[0], .events = POLLIN };
+        pfd[1] = (struct pollfd){ .fd = P.lfd, .events = POLLIN };
+        spx_host_stdin_poll_fill(&pfd[2]);
+        if (poll(pfd, 2 + n, spx_host_stdin_poll_ms()) < 0 && errno != EINTR) {
+            spx_plg_err("%sstdin: poll: %s", P.label, strerror(errno));
+            break;
+        }
+        if (pfd[0].revents) {
+            char b[64];
+            while (read(P.wake[0], b, sizeof(b)) > 0)
+                ;
+        }
+        if (__atomic_load_n(&P.stop, __ATOMIC_ACQUIRE))
+            break;
+        if (pfd[1].revents & POLLIN) {
+            int c = accept4(P.lfd, NULL, NULL, SOCK_CLOEXEC);
+            if (c >= 0) {
+                spx_plg_stdin_hello(c);
+                close(c);
+            }
+        }
+        spx_host_stdin_service(&pfd[2]);
+    }
+    free(pfd);
+    return NULL;
+}
+
+/* ---- slurmstepd: start and stop ---- */
+
+int spx_plg_stdin_start(const char *dir, uint32_t uid, const char *nspace, uint32_t nprocs,
+                        const uint32_t *local, uint32_t nlocal, const char *label)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct spx_host_stdin_cfg cfg = { .nspace = nspace, .nprocs = nprocs, .local = local,
+                                      .nlocal = nlocal, .prefix = label,
+                                      .log = spx_plg_stdin_log };
+    sigset_t all, old;
+    int rc;
+
+    snprintf(P.label, sizeof(P.label), "%s", label);
+    P.uid = uid;
+    if (snprintf(P.path, sizeof(P.path), "%s/stdin.sock", dir) >= (int)sizeof(P.path)) {
+        spx_plg_err("%sstdin: the step directory's name is too long for a socket", label);
+        return -1;
+    }
+    memcpy(sa.sun_path, P.path, strlen(P.path) + 1);
+    if (pipe2(P.wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
+        (P.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+        bind(P.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chown(P.path, uid, (gid_t)-1) < 0 ||
+        chmod(P.path, 0600) < 0 || listen(P.lfd, 64) < 0) {
+        spx_plg_err("%sstdin: cannot listen on %s: %s", label, P.path, strerror(errno));
+        spx_plg_stdin_fini();
+        return -1;
+    }
+    cfg.wake_fd = P.wake[1];
+    if (spx_host_stdin_init(&cfg) != 0) {
+        spx_plg_stdin_fini();
+        return -1;
+    }
+    /* the pump takes no signal: slurmstepd's own threads handle them */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&P.tid, NULL, spx_plg_stdin_loop, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        spx_plg_err("%sstdin: cannot start the pump: %s", label, strerror(rc));
+        spx_plg_stdin_fini();
+        return -1;
+    }
+    P.thread = P.on = true;
+    return 0;
+}
+
+void spx_plg_stdin_stop(void)
+{
+    if (P.thread) {
+        ssize_t rc;
+
+        __atomic_store_n(&P.stop, 1, __ATOMIC_RELEASE);
+        do {
+            rc = write(P.wake[1], "x", 1);
+        } while (rc < 0 && errno == EINTR);
+        pthread_join(P.tid, NULL);
+        P.thread = false;
+    }
+    spx_host_stdin_close();   /* held pushes: UNREACH; later ones refused */
+}
+
+void spx_plg_stdin_fini(void)
+{
+    spx_plg_stdin_stop();
+    spx_host_stdin_fini();
+    if (P.lfd >= 0)
+        close(P.lfd);
+    for (int i = 0; i < 2; i++)
+        if (P.wake[i] >= 0)
+            close(P.wake[i]);
+    if (P.path[0] != '\0')
+        unlink(P.path);
+    memset(&P, 0, sizeof(P));
+    P.lfd = P.wake[0] = P.wake[1] = -1;
+}
+
+/* ---- the task child (as the job's user) ---- */
+
+static int spx_plg_stdin_hand_over(uint32_t rank, bool tty, int pw, const char **why)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct spx_plg_stdin_hello h = { .magic = SPX_PLG_STDIN_MAGIC, .rank = rank,
+                                     .flags = tty ? SPX_PLG_STDIN_TTY : 0 };
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } ctl;
+    struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    int s, fds[2] = { 0, pw }, rc = -1;
+    struct pollfd pf;
+    char ack = 0;
+
+    memcpy(sa.sun_path, P.path, strlen(P.path) + 1);
+    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        *why = "cannot connect to the pump";
+        goto out;
+    }
+    if (!tty) {
+        struct cmsghdr *cm;
+
+        memset(&ctl, 0, sizeof(ctl));
+        m.msg_control = ctl.buf;
+        m.msg_controllen = sizeof(ctl.buf);
+        cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+        memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+    }
+    pf = (struct pollfd){ .fd = s, .events = POLLIN };
+    if (sendmsg(s, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(h))
+        *why = "cannot send to the pump";
+    else if (poll(&pf, 1, SPX_PLG_STDIN_MS) != 1 || read(s, &ack, 1) != 1)
+        *why = "no answer from the pump";
+    else if (ack != 'K')
+        *why = "the pump refused";
+    else
+        rc = 0;
+out:
+    if (s >= 0)
+        close(s);
+    return rc;
+}
+
+void spx_plg_stdin_task(uint32_t rank)
+{
+    const char *why = NULL;
+    int p[2] = { -1, -1 };
+    bool tty;
+
+    if (!P.on)
+        return;
+    if (fcntl(0, F_GETFD) < 0) {
+        spx_plg_err("%sstdin: rank %u has no fd 0; left as it is", P.label, rank);
+        return;
+    }
+    tty = isatty(0) == 1;
+    if (!tty && pipe2(p, O_CLOEXEC) < 0) {
+        spx_plg_err("%sstdin: rank %u: pipe: %s; its stdin stays srun's alone", P.label, rank,
+                    strerror(errno));
+        return;
+    }
+    if (spx_plg_stdin_hand_over(rank, tty, p[1], &why) != 0)
+        spx_plg_err("%sstdin: rank %u: %s (%s); its stdin stays %s", P.label, rank, why,
+                    strerror(errno), tty ? "the terminal" : "srun's alone");
+    else if (!tty && dup2(p[0], 0) < 0)   /* fd 0 is in the pump now: without it, nothing */
+        spx_plg_err("%sstdin: rank %u: dup2: %s", P.label, rank, strerror(errno));
+    if (p[0] >= 0)
+        close(p[0]);
+    if (p[1] >= 0)
+        close(p[1]);
+}
