@@ -92,7 +92,7 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
     step "Slurm: PMIx groups (it_group, it_grpinvite, it_grpfault, python3-pmix) on 3 nodes x 2"
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_groups.sh" --build "$sroot/build"
-    step "Slurm: tools reach every node's server; srun's stdin unchanged; pushes NOT_AVAILABLE"
+    step "Slurm: tools reach every node's server; srun's stdin unchanged; opt-in stdin fed by tools (SPMIX_STDIN=tool, SpmixStdinTool=yes)"
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_iof.sh" --build "$sroot/build"
     step "Slurm: unchanged Open MPI and mpi4py programs under mpi_spmix (1x2, 3x2, 4x4)"
     flock /tmp/spmix-vc.lock bash "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
