@@ -14,7 +14,8 @@
 #     namespace, our plugin first in PluginDir) and runs real jobs through
 #     srun --mpi=spmix: the same exchange on 3 nodes x 2 tasks, an unchanged
 #     Open MPI program (mpicc.openmpi), the group across the nodes, an
-#     sbatch script, and a PMIx_Abort
+#     sbatch script, a line pushed by spmix-push into task 3 of a running
+#     step (SPMIX_STDIN=tool), and a PMIx_Abort
 #     seen by srun; then tears the cluster down.
 # Every part runs on the first run: scripts/install-deps.sh installs what
 # they need (OpenPMIx's headers, Open MPI, Slurm's headers; cluster.sh adds
@@ -107,6 +108,19 @@ printf '#!/bin/sh\nsrun --mpi=spmix -N3 -n3 %s\n' "$out/demo_exchange" >"$out/jo
 chmod 755 "$out/job.sh"
 timeout 90 sbatch --wait -N3 -n3 -o "$out/job.out" "$out/job.sh" >/dev/null
 sort "$out/job.out" | sed 's/^/   /'
+echo "== a tool pushes a line into task 3 of a running srun step (SPMIX_STDIN=tool: its tasks' stdin takes tools' pushes)"
+rm -f "$out"/stepid.*
+SPMIX_STDIN=tool timeout 60 srun --mpi=spmix -N3 -n6 --ntasks-per-node=2 sh -c \
+    "echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$out/stepid.\$SLURM_PROCID; read line; echo \"task \$SLURM_PROCID read: \${line:-(end of input)}\"" \
+    </dev/null | sort &
+step_bg=$!
+for _ in $(seq 100); do [ -f "$out/stepid.0" ] && break; sleep 0.1; done
+js=$(cat "$out/stepid.0")
+echo "hello task 3, from spmix-push" | timeout 30 srun --mpi=none --jobid="${js%.*}" --overlap -w vn1 -N1 -n1 \
+    env LD_LIBRARY_PATH="$inst/lib/spmix" "$inst/bin/spmix-push" --ranks 3 --eof - "$js"
+timeout 30 srun --mpi=none --jobid="${js%.*}" --overlap -w vn1 -N1 -n1 \
+    env LD_LIBRARY_PATH="$inst/lib/spmix" "$inst/bin/spmix-push" --ranks 0-2,4-5 --eof /dev/null "$js"
+wait "$step_bg"
 echo "== PMIx_Abort(3) in rank 1 under srun: the step ends, srun shows why"
 set +e
 timeout 60 srun --mpi=spmix -N3 -n3 "$out/demo_exchange" --abort
