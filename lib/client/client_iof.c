@@ -234,6 +234,21 @@ static void *forward_stdin(void *arg)
     return NULL;
 }
 
+/* Frees what a forwarding holds (its wake pipe, targets, directives); fwd.lock held. */
+static void forward_state_clear(void)
+{
+    if (fwd.wake[0] >= 0) {
+        close(fwd.wake[0]);
+        close(fwd.wake[1]);
+    }
+    fwd.wake[0] = fwd.wake[1] = -1;
+    free(fwd.targets);
+    spx_info_array_free(fwd.dirs, fwd.ndirs);
+    fwd.targets = NULL;
+    fwd.dirs = NULL;
+    fwd.ntargets = fwd.ndirs = 0;
+}
+
 /* Joins the forwarding thread and frees its state; fwd.lock held (released
  * while joining: the thread takes it once, to say it reads no more). */
 static void forward_reap_locked(void)
@@ -242,14 +257,7 @@ static void forward_reap_locked(void)
     pthread_join(fwd.thread, NULL);
     pthread_mutex_lock(&fwd.lock);
     fwd.running = fwd.finished = false;
-    close(fwd.wake[0]);
-    close(fwd.wake[1]);
-    fwd.wake[0] = fwd.wake[1] = -1;
-    free(fwd.targets);
-    spx_info_array_free(fwd.dirs, fwd.ndirs);
-    fwd.targets = NULL;
-    fwd.dirs = NULL;
-    fwd.ntargets = fwd.ndirs = 0;
+    forward_state_clear();
 }
 
 void spx_client_iof_stop(bool send_eof)
@@ -293,17 +301,8 @@ static pmix_status_t forward_start(const pmix_proc_t *targets, size_t ntargets,
             rc = PMIX_SUCCESS;
         }
     }
-    if (rc != PMIX_SUCCESS) {
-        if (fwd.wake[0] >= 0) {
-            close(fwd.wake[0]);
-            close(fwd.wake[1]);
-        }
-        fwd.wake[0] = fwd.wake[1] = -1;
-        free(fwd.targets);
-        spx_info_array_free(fwd.dirs, fwd.ndirs);
-        fwd.targets = NULL;
-        fwd.dirs = NULL;
-    }
+    if (rc != PMIX_SUCCESS)
+        forward_state_clear();
     pthread_mutex_unlock(&fwd.lock);
     return rc;
 }
