@@ -117,6 +117,13 @@ static pmix_status_t only_nspace(char *out, size_t cap)
     q.keys = keys;
     pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &n);
     q.keys = NULL;
+    if (rc == PMIX_ERR_NOT_FOUND || (rc == PMIX_SUCCESS && n == 1 &&
+                                     res[0].value.type == PMIX_STRING &&
+                                     (!res[0].value.data.string || !res[0].value.data.string[0]))) {
+        if (rc == PMIX_SUCCESS)
+            PMIX_INFO_FREE(res, n);
+        return PMIX_ERR_NOT_FOUND; /* no job registered yet */
+    }
     if (rc != PMIX_SUCCESS)
         return rc;
     if (n != 1 || res[0].value.type != PMIX_STRING || !res[0].value.data.string ||
@@ -257,7 +264,14 @@ int main(int argc, char **argv)
     char ns[PMIX_MAX_NSLEN + 1];
     if (nspace)
         snprintf(ns, sizeof(ns), "%s", nspace);
-    else if ((rc = only_nspace(ns, sizeof(ns))) != PMIX_SUCCESS) {
+    else {
+        /* a launcher starts its server before it registers the job: a tool
+         * that came at once waits for the job (10 s at most) */
+        for (int tries = 0; (rc = only_nspace(ns, sizeof(ns))) == PMIX_ERR_NOT_FOUND &&
+                            tries < 100; tries++)
+            usleep(100 * 1000);
+    }
+    if (!nspace && rc != PMIX_SUCCESS) {
         PMIx_tool_finalize();
         return rc == PMIX_ERR_BAD_PARAM ? 1 : fail("cannot ask the server for its job", rc);
     }

@@ -544,6 +544,10 @@ static void do_register_nspace(void *arg)
     }
     LIST_INSERT_HEAD(&ctx->nspaces, c->ns, link);
     c->ns = NULL;
+    /* tools find the server once it has a job to show them: a tool that
+     * came between init and the job's registration would not find it */
+    if (ctx->tool_support && ctx->tool_dir && !ctx->tool_file)
+        (void)spx_srv_rendezvous_write(ctx, ctx->tool_dir);
     call_finish(c, PMIX_SUCCESS);
 }
 

@@ -1,13 +1,15 @@
 /* rendezvous.c - the file that lets tools find this server
- * (proto/rendezvous.h): written once the server listens, when the host asked
- * for tool support, and removed at finalize.
+ * (proto/rendezvous.h): written when the host registers the first namespace
+ * (a tool finds a server with a job), when it asked for tool support, and
+ * removed at finalize.
  *
  * The file is written under a temporary name created with O_EXCL|O_NOFOLLOW
  * (the directory may be world-writable: no following someone's symlink),
  * owned by the job's user, then renamed into place, so a tool never reads
  * half a file. A stale file of an earlier process with the same pid is
  * replaced, and so are the files of the same user whose server process is
- * gone. Runs on the host's thread in PMIx_server_init/finalize.
+ * gone. Written on the progress thread, removed on the host's thread after
+ * the progress thread let go of the server.
  */
 #include "config.h"
 #include "server/core.h"

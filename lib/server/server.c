@@ -261,13 +261,16 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
     if ((spx_srv->sock_path = malloc(len))) {
         snprintf(spx_srv->sock_path, len, "%s/s", spx_srv->dir);
         spx_srv_run_sync(start_on_thread, &st);
-        /* without the file tools can still come with PMIX_SERVER_URI: the
-         * job goes on (the failure is logged) */
-        if (st.rc == PMIX_SUCCESS && spx_srv->tool_support)
-            (void)spx_srv_rendezvous_write(spx_srv, systmp);
+        /* the file itself is written at the first namespace's registration
+         * (nspace.c); without it tools can still come with PMIX_SERVER_URI */
+        if (st.rc == PMIX_SUCCESS && spx_srv->tool_support &&
+            !(spx_srv->tool_dir = strdup(systmp)))
+            st.rc = PMIX_ERR_NOMEM;
     }
     if (st.rc != PMIX_SUCCESS) {
         spx_srv_run_sync(stop_on_thread, NULL);
+        free(spx_srv->tool_dir);
+        spx_srv->tool_dir = NULL;
         spx_private_dir_remove(spx_srv->dir);
         free(spx_srv->dir);
         free(spx_srv->sock_path);
@@ -293,8 +296,10 @@ SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
         return PMIX_ERR_INIT;
     }
     __atomic_store_n(&server_up, false, __ATOMIC_RELEASE);
-    spx_srv_rendezvous_remove(spx_srv); /* no new tool finds it */
     spx_srv_run_sync(stop_on_thread, NULL);
+    spx_srv_rendezvous_remove(spx_srv);
+    free(spx_srv->tool_dir);
+    spx_srv->tool_dir = NULL;
     spx_private_dir_remove(spx_srv->dir);
     free(spx_srv->dir);
     free(spx_srv->sock_path);
