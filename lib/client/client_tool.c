@@ -49,12 +49,11 @@ static const char *const tool_directives[] = {
     PMIX_MODEL_LIBRARY_NAME, PMIX_MODEL_LIBRARY_VERSION, PMIX_THREADING_MODEL,
     PMIX_TOOL_CONNECT_OPTIONAL, NULL};
 
+/* A string directive, or NULL when absent, not a string or empty. */
 static const char *info_str(const pmix_info_t *info, size_t n, const char *key)
 {
-    const pmix_info_t *i = spx_info_find(info, n, key);
-    return i && i->value.type == PMIX_STRING && i->value.data.string && i->value.data.string[0]
-               ? i->value.data.string
-               : NULL;
+    const char *s = spx_info_string(info, n, key);
+    return s && *s ? s : NULL;
 }
 
 static const char *rendezvous_dir(const pmix_info_t *info, size_t n)

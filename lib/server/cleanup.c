@@ -56,19 +56,13 @@ static char **split_commas(const char *s)
     return v;
 }
 
-static const char *info_str(const pmix_info_t *info, size_t n, const char *key)
-{
-    const pmix_info_t *i = spx_info_find(info, n, key);
-    return i && i->value.type == PMIX_STRING ? i->value.data.string : NULL;
-}
-
 static int add_paths(struct spx_srv_client *c, const char *list, bool is_dir,
                      const pmix_info_t *info, size_t ninfo)
 {
     char **paths = split_commas(list);
     if (!paths)
         return -1;
-    const char *ign = info_str(info, ninfo, PMIX_CLEANUP_IGNORE);
+    const char *ign = spx_info_string(info, ninfo, PMIX_CLEANUP_IGNORE);
     for (size_t i = 0; paths[i]; i++) {
         if (paths[i][0] != '/') {
             spx_warn("cleanup: relative path \"%s\" ignored", paths[i]);
@@ -96,8 +90,8 @@ static int add_paths(struct spx_srv_client *c, const char *list, bool is_dir,
 pmix_status_t spx_srv_cleanup_register(struct spx_srv_client *c, const pmix_info_t *info,
                                        size_t ninfo, bool only_if_all)
 {
-    const char *files = info_str(info, ninfo, PMIX_REGISTER_CLEANUP);
-    const char *dirs = info_str(info, ninfo, PMIX_REGISTER_CLEANUP_DIR);
+    const char *files = spx_info_string(info, ninfo, PMIX_REGISTER_CLEANUP);
+    const char *dirs = spx_info_string(info, ninfo, PMIX_REGISTER_CLEANUP_DIR);
     if (!files && !dirs)
         return PMIX_ERR_NOT_SUPPORTED;
     for (size_t i = 0; only_if_all && i < ninfo; i++)

@@ -81,6 +81,12 @@ bool spx_info_flag(const pmix_info_t *info, size_t n, const char *key)
     return spx_info_true(spx_info_find(info, n, key));
 }
 
+const char *spx_info_string(const pmix_info_t *info, size_t n, const char *key)
+{
+    const pmix_info_t *i = spx_info_find(info, n, key);
+    return i && i->value.type == PMIX_STRING ? i->value.data.string : NULL;
+}
+
 pmix_status_t spx_info_array_dup(pmix_info_t **dst, const pmix_info_t *src, size_t n)
 {
     pmix_info_t *out;

@@ -63,6 +63,9 @@ const pmix_info_t *spx_info_find(const pmix_info_t *info, size_t n, const char *
 
 /* spx_info_find + spx_info_true; false when absent. */
 bool spx_info_flag(const pmix_info_t *info, size_t n, const char *key);
+/* The string value of key (borrowed from info), or NULL when absent or not a
+ * string. */
+const char *spx_info_string(const pmix_info_t *info, size_t n, const char *key);
 
 /* Deep copy of src[0..n) into a new malloc'd array (NULL when n == 0).
  * Persistent (PMIX_INFO_PERSISTENT) entries are copied deeply too and the

@@ -100,6 +100,21 @@ static void ignore_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
         release_fn(release_cbdata);
 }
 
+/* Rank 0 invites every other rank (non-blocking) and dies once a first
+ * invitee accepted. Does not return. */
+static void lead_then_die(uint32_t n)
+{
+    pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
+    IT_CHECK(inv != NULL, "calloc");
+    for (uint32_t r = 1; r < n; r++)
+        PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+    IT_RC(PMIx_Group_invite_nb("grp-fault", inv, n - 1, NULL, 0, ignore_cb, NULL), PMIX_SUCCESS,
+          "PMIx_Group_invite_nb");
+    IT_WAIT_FOR(accepted, 20, "a first acceptance");
+    raise(SIGKILL);
+    abort(); /* not reached */
+}
+
 int main(int argc, char **argv)
 {
     IT_CHECK(argc == 2 || argc == 3,
@@ -227,15 +242,8 @@ int main(int argc, char **argv)
         IT_CHECK(rc != PMIX_SUCCESS, "construct with a dead member succeeded");
         IT_CHECK(it_now() - t0 < 5, "the construct took %.1f s to fail", it_now() - t0);
     } else if (strcmp(mode, "reselect") == 0 || strcmp(mode, "noleader") == 0) {
-        if (it_me.rank == 0) {
-            pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
-            for (uint32_t r = 1; r < n; r++)
-                PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
-            IT_RC(PMIx_Group_invite_nb("grp-fault", inv, n - 1, NULL, 0, ignore_cb, NULL),
-                  PMIX_SUCCESS, "PMIx_Group_invite_nb");
-            IT_WAIT_FOR(accepted, 20, "a first acceptance");
-            raise(SIGKILL);
-        }
+        if (it_me.rank == 0)
+            lead_then_die(n);
         IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
         if (it_me.rank == 1) { /* accepts, so that the leader dies */
             pmix_status_t jrc = PMIx_Group_join("grp-fault", &leader, PMIX_GROUP_ACCEPT, NULL, 0,
@@ -265,15 +273,8 @@ int main(int argc, char **argv)
                   PMIX_SUCCESS, "join of the new leader's group");
         }
     } else {
-        if (it_me.rank == 0) {
-            pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
-            for (uint32_t r = 1; r < n; r++)
-                PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
-            IT_RC(PMIx_Group_invite_nb("grp-fault", inv, n - 1, NULL, 0, ignore_cb, NULL),
-                  PMIX_SUCCESS, "PMIx_Group_invite_nb");
-            IT_WAIT_FOR(accepted, 20, "a first acceptance");
-            raise(SIGKILL);
-        }
+        if (it_me.rank == 0)
+            lead_then_die(n);
         IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
         t0 = it_now();
         if (it_me.rank == n - 1) {
