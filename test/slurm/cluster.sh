@@ -69,7 +69,16 @@ proc_exists() {
 start_proc() {
     local name=$1 log=$2 pid
     shift 2
-    setsid "$@" </dev/null >>"$log" 2>&1 9<&- &
+    (
+        # a daemon must not hold the caller's files open, above all the
+        # cluster lock taken by `flock /tmp/spmix-vc.lock` (fd 3 in flock(1)'s
+        # command form): a kept cluster would hold the lock until `down`
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
+        done
+        exec setsid "$@" </dev/null >>"$log" 2>&1
+    ) &
     pid=$!
     proc_stat "$pid" || die "$name exited at once (see $log)"
     echo "$name $pid $STAT_START" >>"$STATE/procs"

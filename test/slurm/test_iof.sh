@@ -250,10 +250,14 @@ else fail "SPMIX_STDIN=srun: rc $rc, got $(shas "$OUT/spmix.o")"; sed 's/^/    /
 
 # srun --pty (a terminal from script(1)): left alone, a push to it is refused
 rm -f "$OUT"/id.* "$OUT/stop" "$OUT/tty.0"
-script -qec "timeout 60 srun --mpi=spmix -N1 -n1 -w vn1 --pty sh -c 'echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.0; [ -t 0 ] && echo tty >$OUT/tty.0; n=0; while [ ! -e $OUT/stop ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n + 1)); done'" \
+# srun must be in the terminal's foreground process group or it stops on
+# SIGTTOU when it sets the terminal up: no timeout(1) between script and srun
+# (timeout makes a process group of its own), and a shell that runs the
+# command in its own group (SHELL is what script(1) runs the command with)
+env SHELL=/bin/sh timeout -k 5 90 script -qec "exec srun --mpi=spmix -N1 -n1 -w vn1 --pty sh -c 'echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.0; [ -t 0 ] && echo tty >$OUT/tty.0; n=0; while [ ! -e $OUT/stop ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n + 1)); done'" \
     /dev/null </dev/null >"$OUT/pty.o" 2>&1 &
 BG=$!
-for _ in $(seq 100); do [ -e "$OUT/id.0" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e "$OUT/id.0" ] && break; sleep 0.1; done
 read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
 JOB=${JS%.*}
 if [ -n "$JS" ] && [ -e "$OUT/tty.0" ]; then
