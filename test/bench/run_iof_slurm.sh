@@ -49,7 +49,7 @@ LAT=$BUILD/test/bench/bench_iof_latency
 BG=""
 cleanup() {
     [ -n "$BG" ] && kill "$BG" 2>/dev/null
-    rm -rf "$OUT"
+    [ "$KEEP" = 1 ] || rm -rf "$OUT"
     if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
 }
 trap cleanup EXIT

@@ -568,14 +568,16 @@ do_exec() {
     [ -n "$node" ] && [ $# -ge 2 ] || die "usage: $PROG exec NODE CMD..."
     shift
     [ -f "$STATE/procs" ] || die "cluster is not up"
+    local found=""
     while read -r name pid st; do
-        if [ "$name" = "slurmd-$node" ]; then
-            proc_alive "$pid" "$st" || die "slurmd of $node is not running"
-            exec 9<&-
-            exec nsenter -t "$pid" -n -u -m "$@"
-        fi
+        if [ "$name" = "slurmd-$node" ]; then found="$pid $st"; break; fi
     done <"$STATE/procs"
-    die "no node $node"
+    [ -n "$found" ] || die "no node $node"
+    read -r pid st <<<"$found"
+    proc_alive "$pid" "$st" || die "slurmd of $node is not running"
+    # outside the loop: CMD's stdin is ours, not the procs file
+    exec 9<&-
+    exec nsenter -t "$pid" -n -u -m "$@"
 }
 
 usage() {
