@@ -1,7 +1,9 @@
 /* client_query.c - PMIx_Query_info(_nb), PMIx_Resolve_peers, PMIx_Resolve_nodes.
  *
  * Each key of a query is answered by the first of: the library itself (the
- * PMIx Standard ABI levels, also before PMIx_Init), the job info received at
+ * PMIx Standard ABI levels and PMIX_QUERY_ATTRIBUTE_SUPPORT, the attributes
+ * each function honours, api/attr_support.h; also before PMIx_Init and in
+ * any process, client, tool or server), the job info received at
  * init (PMIX_QUERY_NAMESPACES, any job-level key such as PMIX_JOB_SIZE, for
  * queries without qualifiers; not for a tool connected to a server), the server. Keys left over go to the server as
  * one QUERY request holding only them; its answers are appended to the local
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/attr_support.h"
 #include "client/client.h"
 #include "codec/value.h"
 #include "progress/progress.h"
@@ -145,20 +148,37 @@ static void query_finish_merged(struct query_req *r, pmix_status_t srv_status, p
     query_finish(r, status, all, total);
 }
 
-/* Answers the keys the library knows by itself (usable before PMIx_Init);
- * true if key is one of them, out (when not NULL) then holds the answer. */
-static bool answer_from_library(const char *key, pmix_info_t *out)
+/* True if key is one the library answers by itself (usable before
+ * PMIx_Init). */
+static bool library_key(const char *key)
+{
+    return strcmp(key, PMIX_QUERY_STABLE_ABI_VERSION) == 0 ||
+           strcmp(key, PMIX_QUERY_PROVISIONAL_ABI_VERSION) == 0 ||
+           strcmp(key, PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0;
+}
+
+/* Answers a library key of query q into out (zeroed by the caller): 1, or
+ * -1 when the answer could not be built (out left empty); 0 if key is not
+ * the library's. */
+static int answer_from_library(const pmix_query_t *q, const char *key, pmix_info_t *out)
 {
     const char *v;
+    if (strcmp(key, PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0) {
+        /* the qualifiers were checked by query_check */
+        if (spx_attr_support_answer(q->qualifiers, q->nqual, out) == PMIX_SUCCESS)
+            return 1;
+        PMIX_INFO_DESTRUCT(out);
+        memset(out, 0, sizeof(*out));
+        return -1;
+    }
     if (strcmp(key, PMIX_QUERY_STABLE_ABI_VERSION) == 0)
         v = SPX_STD_ABI_STABLE;
     else if (strcmp(key, PMIX_QUERY_PROVISIONAL_ABI_VERSION) == 0)
         v = SPX_STD_ABI_PROVISIONAL;
     else
-        return false;
-    if (out)
-        PMIX_INFO_LOAD(out, key, v, PMIX_STRING);
-    return true;
+        return 0;
+    PMIX_INFO_LOAD(out, key, v, PMIX_STRING);
+    return out->value.data.string ? 1 : -1;
 }
 
 /* Answers one key from the job info into out; true if it could. */
@@ -260,10 +280,10 @@ static void query_on_thread(void *arg)
                      !(spx_client.tool && !spx_client.singleton);
         for (size_t k = 0; r->queries[q].keys[k]; k++, idx++) {
             const char *key = r->queries[q].keys[k];
-            if (answer_from_library(key, &r->local[r->nlocal]) ||
-                (plain && answer_locally(key, &r->local[r->nlocal])))
+            int lib = answer_from_library(&r->queries[q], key, &r->local[r->nlocal]);
+            if (lib > 0 || (lib == 0 && plain && answer_locally(key, &r->local[r->nlocal])))
                 r->nlocal++;
-            else {
+            else if (lib == 0) {
                 r->forward[idx] = true;
                 nforward++;
             }
@@ -283,27 +303,42 @@ static void query_on_thread(void *arg)
         query_finish_merged(r, rc, NULL, 0);
 }
 
+/* The qualifiers a query's answerers (library, job info, server, host)
+ * read; a required one outside this list fails the query (PMIX_INFO_REQD).
+ * All but PMIX_NSPACE select the answer to PMIX_QUERY_ATTRIBUTE_SUPPORT. */
+static const char *const query_qualifiers[] = {
+    PMIX_NSPACE,           PMIX_CLIENT_ATTRIBUTES, PMIX_SERVER_ATTRIBUTES, PMIX_TOOL_ATTRIBUTES,
+    PMIX_HOST_ATTRIBUTES,  PMIX_CLIENT_FUNCTIONS,  PMIX_SERVER_FUNCTIONS,  PMIX_TOOL_FUNCTIONS,
+    PMIX_HOST_FUNCTIONS,   NULL};
+
 /* PMIX_SUCCESS when the queries are well formed; *library_only tells whether
- * the library answers every key by itself (no init needed). */
-/* The only qualifier a query's answerers (library, job info, server, host)
- * read; a required one outside this list fails the query (PMIX_INFO_REQD). */
-static const char *const query_qualifiers[] = {PMIX_NSPACE, NULL};
+ * the library answers every key by itself (no init needed). A query for
+ * PMIX_QUERY_ATTRIBUTE_SUPPORT naming a function the library does not have
+ * fails here: PMIX_ERR_NOT_FOUND. */
 
 static pmix_status_t query_check(pmix_query_t queries[], size_t nqueries, bool *library_only)
 {
-    *library_only = true;
+    *library_only = false;
     if (!queries || nqueries == 0)
         return PMIX_ERR_BAD_PARAM;
-    for (size_t q = 0; q < nqueries; q++) {
+    for (size_t q = 0; q < nqueries; q++)
         if (!queries[q].keys || !queries[q].keys[0] ||
             (!queries[q].qualifiers && queries[q].nqual > 0))
             return PMIX_ERR_BAD_PARAM;
+    *library_only = true;
+    for (size_t q = 0; q < nqueries; q++)
+        for (size_t k = 0; queries[q].keys[k]; k++)
+            *library_only = *library_only && library_key(queries[q].keys[k]);
+    for (size_t q = 0; q < nqueries; q++) {
         pmix_status_t rc = spx_directives_check("PMIx_Query_info", queries[q].qualifiers,
                                                 queries[q].nqual, query_qualifiers);
         if (rc != PMIX_SUCCESS)
             return rc;
         for (size_t k = 0; queries[q].keys[k]; k++)
-            *library_only = *library_only && answer_from_library(queries[q].keys[k], NULL);
+            if (strcmp(queries[q].keys[k], PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0 &&
+                (rc = spx_attr_support_check(queries[q].qualifiers, queries[q].nqual)) !=
+                    PMIX_SUCCESS)
+                return rc;
     }
     return PMIX_SUCCESS;
 }
@@ -348,10 +383,14 @@ static pmix_status_t query_before_init(pmix_query_t queries[], size_t nqueries,
     size_t i = 0;
     for (size_t q = 0; q < nqueries; q++)
         for (size_t k = 0; queries[q].keys[k]; k++)
-            answer_from_library(queries[q].keys[k], &info[i++]);
-    *results = info;
-    *nresults = n;
-    return PMIX_SUCCESS;
+            i += answer_from_library(&queries[q], queries[q].keys[k], &info[i]) > 0;
+    if (i == 0) {
+        PMIX_INFO_FREE(info, n);
+        return PMIX_ERR_NOMEM;
+    }
+    *results = info; /* slots past i stay empty (zeroed) */
+    *nresults = i;
+    return i == n ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS;
 }
 
 SPX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
@@ -360,7 +399,7 @@ SPX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries
     bool library_only;
     bool initialized = spx_client_initialized();
     pmix_status_t rc = query_check(queries, nqueries, &library_only);
-    if (!initialized && (rc != PMIX_SUCCESS || !library_only))
+    if (!initialized && !library_only)
         return PMIX_ERR_INIT;
     if (rc != PMIX_SUCCESS)
         return rc;
