@@ -25,6 +25,10 @@
 #   tasks (distinct alphabets: each source's bytes complete and in order),
 #   the stdin ends once both sources ended; SPMIX_STDIN=srun turns the
 #   mpi.conf default off again (srun's stdin byte-exact, EOF with srun's);
+#   the SPANK plugin: srun --help lists --spmix-stdin; --spmix-stdin=tool
+#   (with --export=NONE, over SPMIX_STDIN=srun) feeds 6 tasks a 1 MiB push
+#   ended by its EOF; --spmix-stdin=srun turns SpmixStdinTool=yes off; a
+#   wrong value is refused by srun;
 #   a push to a task whose stdin is a terminal (srun --pty, under
 #   script(1)) fails with PMIX_ERR_NOT_SUPPORTED.
 # Prints PASS:/FAIL: lines; exit 1 if anything failed.
@@ -247,6 +251,38 @@ want=""; for t in 0 1 2 3 4 5; do want="$want$t $SHA "; done
 if [ $rc = 0 ] && [ "$(shas "$OUT/spmix.o")" = "$want" ]; then
     pass "SpmixStdinTool=yes but SPMIX_STDIN=srun: srun's stdin byte-exact, the tasks' stdin ends with srun's"
 else fail "SPMIX_STDIN=srun: rc $rc, got $(shas "$OUT/spmix.o")"; sed 's/^/    /' "$OUT/spmix.e" | tail -n 5; fi
+
+# the SPANK plugin: srun --spmix-stdin=tool|srun (plugstack.conf of the cluster)
+if srun --help 2>&1 | grep -q -- "--spmix-stdin=tool|srun"; then
+    pass "srun --help lists --spmix-stdin=tool|srun (spank_spmix.so in plugstack.conf)"
+else fail "srun --help does not list --spmix-stdin"; fi
+rm -f "$OUT"/id.*
+env SPMIX_STDIN=srun timeout 60 srun --mpi=spmix --spmix-stdin=tool --export=NONE -N3 -n6 -l /bin/sh -c \
+    "echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.\$SLURM_PROCID; sha256sum; echo \"env [\$SPMIX_STDIN]\"" \
+    </dev/null >"$OUT/spank.o" 2>"$OUT/spank.e" &
+BG=$!
+for _ in $(seq 100); do [ "$(ls "$OUT"/id.* 2>/dev/null | wc -l)" = 6 ] && break; sleep 0.1; done
+read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
+JOB=${JS%.*}
+ok=1
+push_ok "--spmix-stdin=tool: 1 MiB to all ranks with EOF" vn2 --eof "$OUT/data" "$JS" || ok=0
+for _ in $(seq 300); do kill -0 "$BG" 2>/dev/null || break; sleep 0.1; done
+kill "$BG" 2>/dev/null
+wait "$BG"; rc=$?
+BG=""
+want=""; for t in 0 1 2 3 4 5; do want="$want$t $SHA "; done
+if [ $ok = 1 ] && [ $rc = 0 ] && [ "$(shas "$OUT/spank.o")" = "$want" ] &&
+   [ "$(grep -c ': env \[\]$' "$OUT/spank.o")" = 6 ]; then
+    pass "srun --spmix-stdin=tool --export=NONE (over SPMIX_STDIN=srun in srun's environment): a push reaches the 6 tasks byte-exact, their stdin ends with the pushed EOF, SPMIX_STDIN is not in the tasks' environment"
+else fail "srun --spmix-stdin=tool: rc $rc, got $(shas "$OUT/spank.o")"; sed 's/^/    /' "$OUT/spank.o" "$OUT/spank.e" | tail -n 8; fi
+timeout 60 srun --mpi=spmix --spmix-stdin=srun -N3 -n6 -l sh -c sha256sum <"$OUT/data" >"$OUT/spank.o" 2>"$OUT/spank.e"; rc=$?
+if [ $rc = 0 ] && [ "$(shas "$OUT/spank.o")" = "$want" ]; then
+    pass "srun --spmix-stdin=srun over SpmixStdinTool=yes: srun's stdin byte-exact, the tasks' stdin ends with srun's"
+else fail "srun --spmix-stdin=srun: rc $rc, got $(shas "$OUT/spank.o")"; sed 's/^/    /' "$OUT/spank.e" | tail -n 5; fi
+timeout 30 srun --mpi=spmix --spmix-stdin=all -n1 true >"$OUT/spank.o" 2>&1; rc=$?
+if [ $rc != 0 ] && grep -q "spmix: --spmix-stdin=all: the value is tool or srun" "$OUT/spank.o"; then
+    pass "srun --spmix-stdin=all: refused by srun with a clear error"
+else fail "srun --spmix-stdin=all: rc $rc"; sed 's/^/    /' "$OUT/spank.o" | tail -n 5; fi
 
 # srun --pty (a terminal from script(1)): left alone, a push to it is refused
 rm -f "$OUT"/id.* "$OUT/stop" "$OUT/tty.0"
