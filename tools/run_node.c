@@ -10,7 +10,7 @@
  * PMIx_server_setup_fork. It then
  * loops on poll() over a signalfd (children, SIGINT/SIGTERM/SIGHUP), the wake
  * pipe the host module writes to (aborts), the launcher's control pipe and,
- * with --tag-output, the ranks' output pipes and, with --stdin tool, the
+ * with --tag-output or --output-tap, the ranks' output pipes (run_out) and, with --stdin tool, the
  * write ends of the ranks' stdin pipes (run_stdin: bytes pushed by tools). An abort or an abnormal death
  * ends the job early: the ranks of the job are notified
  * (PMIX_ERR_PROC_ABORTED; the server relays it to the other nodes), the
@@ -69,7 +69,7 @@ static struct {
     char (*names)[32], (*addrs)[32];
     struct spx_run_proc *procs;    /* nlocal entries */
     uint32_t nlocal, running;
-    struct spx_run_out *outs;      /* 2 per local rank with --tag-output */
+    struct spx_run_out *outs;      /* 2 per local rank with --tag-output or --output-tap */
     int sigfd, wake[2];
     const sigset_t *oldmask;
     bool ending, termed, killed, done_sent, finish, ctl_open;
@@ -274,7 +274,7 @@ static int spx_run_poll_ms(void)
  * or given up on). */
 static bool spx_run_local_over(double *drain_until)
 {
-    size_t nouts = N.o->tag ? 2 * (size_t)N.nlocal : 0;
+    size_t nouts = N.o->tag || N.o->tap ? 2 * (size_t)N.nlocal : 0;
     bool outs_open = false;
 
     if (N.running > 0)
@@ -293,7 +293,7 @@ static bool spx_run_local_over(double *drain_until)
  * caller's. */
 static void spx_run_loop(struct pollfd *pfd)
 {
-    size_t nouts = N.o->tag ? 2 * (size_t)N.nlocal : 0, nfds, in_at;
+    size_t nouts = N.o->tag || N.o->tap ? 2 * (size_t)N.nlocal : 0, nfds, in_at;
     double drain_until = 0;
 
     for (;;) {
@@ -404,7 +404,7 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     char **pmixenv = NULL, **env;
     int out[2] = { -1, -1 }, err[2] = { -1, -1 };
     int in = spx_run_stdin_child_fd((uint32_t)slot);   /* -1: inherit ours */
-    bool tag = N.o->tag;
+    bool tag = N.o->tag || N.o->tap;   /* the output comes through pipes */
     pid_t pid;
 
     rc = spx_host_setup_client(N.cfg->nspace, p->rank, geteuid(), getegid(), 0, &pmixenv);
@@ -459,8 +459,10 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     if (N.cfg->report_fd >= 0)
         spx_run_msg_send(N.cfg->report_fd, SPX_RUN_MSG_SPAWNED, p->rank, (int32_t)pid);
     if (tag) {
-        spx_run_out_init(&N.outs[2 * slot], out[0], 1, p->rank);
-        spx_run_out_init(&N.outs[2 * slot + 1], err[0], N.cfg->rank_err, p->rank);
+        spx_run_out_init(&N.outs[2 * slot], out[0], 1, p->rank, N.o->tag, N.o->tap,
+                         N.cfg->nspace, PMIX_FWD_STDOUT_CHANNEL);
+        spx_run_out_init(&N.outs[2 * slot + 1], err[0], N.cfg->rank_err, p->rank, N.o->tag,
+                         N.o->tap, N.cfg->nspace, PMIX_FWD_STDERR_CHANNEL);
     }
     return 0;
 }
@@ -591,7 +593,7 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
 {
     struct pollfd *pfd = NULL;
     uint32_t *local = NULL;
-    bool server = false, registered = false;
+    bool server = false, registered = false, piped;
     int code = 1;
     char prefix[48];
 
@@ -609,15 +611,16 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
         goto out;
     N.nlocal = spx_run_node_ranks(N.o, cfg->index, local);
     N.procs = calloc(N.nlocal ? N.nlocal : 1, sizeof(*N.procs));
-    N.outs = calloc(N.o->tag ? 2 * (size_t)N.nlocal : 1, sizeof(*N.outs));
-    pfd = calloc(3 + (N.o->tag ? 2 * (size_t)N.nlocal : 0) + N.nlocal, sizeof(*pfd));
+    piped = N.o->tag || N.o->tap;
+    N.outs = calloc(piped ? 2 * (size_t)N.nlocal : 1, sizeof(*N.outs));
+    pfd = calloc(3 + (piped ? 2 * (size_t)N.nlocal : 0) + N.nlocal, sizeof(*pfd));
     if (N.procs == NULL || N.outs == NULL || pfd == NULL || spx_run_setup_fds() < 0) {
         node_msg("setup: %s\n", strerror(errno));
         goto out;
     }
     for (uint32_t i = 0; i < N.nlocal; i++)
         N.procs[i].rank = local[i];
-    for (size_t i = 0; N.o->tag && i < 2 * (size_t)N.nlocal; i++)
+    for (size_t i = 0; piped && i < 2 * (size_t)N.nlocal; i++)
         N.outs[i].fd = -1;
     if (spx_run_describe_job() < 0) {
         node_msg("setup: %s\n", strerror(errno));

@@ -38,6 +38,7 @@ struct spx_run_opts {
     bool no_lib_path;      /* --no-lib-path */
     bool keep_going;       /* --keep-going: a rank or node that dies does not end the job */
     bool stdin_tool;       /* --stdin tool: the ranks' stdin is fed by tools (run_stdin) */
+    bool tap;              /* --output-tap: the ranks' output also goes to tools (run_out) */
     double timeout;        /* --timeout, 0: none */
     char **xvars;          /* -x arguments */
     size_t nx;

@@ -74,7 +74,7 @@ static void spx_run_usage(FILE *f)
 {
     fprintf(f, "usage: spmix-run -n N [--nodes M [--map block|cyclic] [--width W] [--stats]]\n"
                "                 [--timeout SEC] [--tag-output] [--no-lib-path] [--keep-going]\n"
-               "                 [--stdin tool]\n"
+               "                 [--stdin tool] [--output-tap]\n"
                "                 [-x VAR[=VALUE]]... [--] program [args...]\n"
                "Run N ranks of program under embedded PMIx servers, on this host or on M\n"
                "simulated nodes (node k at 127.0.0.(k+1)).\n"
@@ -84,7 +84,9 @@ static void spx_run_usage(FILE *f)
                "--stdin tool: each rank's stdin is a pipe fed by tools (PMIx_IOF_push) instead\n"
                "of spmix-run's stdin; it stays open until a tool pushes EOF to that rank (a\n"
                "zero-byte push, or one with PMIX_IOF_COMPLETE) or the job ends. Bytes from\n"
-               "one tool arrive in the order pushed.\n");
+               "one tool arrive in the order pushed.\n"
+               "--output-tap (or SPMIX_OUTPUT_TAP=1): the ranks' stdout and stderr also go to\n"
+               "tools (PMIx_IOF_pull); what spmix-run writes stays byte for byte the same.\n");
 }
 
 /* A whole number in lo..hi, or -1 with a message naming the option. */
@@ -115,6 +117,7 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         { "keep-going", no_argument, NULL, 'k' },
         { "enable-recovery", no_argument, NULL, 'k' },
         { "stdin", required_argument, NULL, 'S' },
+        { "output-tap", no_argument, NULL, 'O' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -123,6 +126,10 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
     char *end;
 
     o->nodes = 1;
+    {
+        const char *tap = getenv("SPMIX_OUTPUT_TAP");
+        o->tap = tap != NULL && strcmp(tap, "1") == 0;
+    }
     o->xvars = calloc((size_t)argc, sizeof(char *));
     if (o->xvars == NULL)
         return -1;
@@ -178,6 +185,9 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
                 return -1;
             }
             o->stdin_tool = strcmp(optarg, "tool") == 0;
+            break;
+        case 'O':
+            o->tap = true;
             break;
         case 'h':
             spx_run_usage(stdout);

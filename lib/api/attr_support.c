@@ -95,6 +95,9 @@ ATTR(a_iof_buffering_size, PMIX_IOF_BUFFERING_SIZE, PMIX_UINT32, "gather this ma
 ATTR(a_iof_buffering_time, PMIX_IOF_BUFFERING_TIME, PMIX_UINT32, "send gathered bytes on after at most this many seconds");
 ATTR(a_iof_push_stdin, PMIX_IOF_PUSH_STDIN, PMIX_BOOL, "read this process's stdin and forward it until EOF");
 ATTR(a_iof_complete, PMIX_IOF_COMPLETE, PMIX_BOOL, "end the targets' stdin (EOF) after these bytes");
+ATTR(a_iof_tag_output, PMIX_IOF_TAG_OUTPUT, PMIX_BOOL, "each line pulled starts [nspace,rank]<channel>: ");
+ATTR(a_iof_timestamp_output, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_BOOL, "each line pulled starts with the time it came");
+ATTR(a_iof_xml_output, PMIX_IOF_XML_OUTPUT, PMIX_BOOL, "output pulled as XML elements, one per piece of a line");
 ATTR(a_userid, PMIX_USERID, PMIX_UINT32, "the user the server's clients must run as");
 ATTR(a_grpid, PMIX_GRPID, PMIX_UINT32, "the group the server's clients must run as");
 ATTR(a_server_rank, PMIX_SERVER_RANK, PMIX_PROC_RANK, "the server's rank");
@@ -187,6 +190,8 @@ static const struct spx_attr_fn tool_fns[] = {
     {"PMIx_IOF_push", ATTRS(&a_iof_cache_size, &a_iof_drop_oldest, &a_iof_drop_newest,
                             &a_iof_buffering_size, &a_iof_buffering_time, &a_iof_push_stdin,
                             &a_iof_complete)},
+    {"PMIx_IOF_pull", ATTRS(&a_iof_tag_output, &a_iof_timestamp_output, &a_iof_xml_output)},
+    {"PMIx_IOF_deregister", NO_ATTRS},
 };
 
 const struct spx_attr_level spx_attr_levels[] = {

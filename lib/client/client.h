@@ -159,6 +159,12 @@ pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *pr
  * it with send_eof: a tool that leaves ends the stream it fed). */
 void spx_client_iof_stop(bool send_eof);
 
+/* client_iof_pull.c: an IOF_DATA frame from the server (progress thread;
+ * payload lent): the output goes to the PMIx_IOF_pull registration it names. */
+void spx_client_iof_data(spx_buf_t *payload);
+/* Forgets every PMIx_IOF_pull registration (finalize, progress thread). */
+void spx_client_iof_pull_clear(void);
+
 /* Fills job info for singleton mode (client_init.c). */
 void spx_client_singleton_jobinfo(void);
 

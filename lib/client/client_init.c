@@ -181,6 +181,10 @@ static void on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload
         spx_client_event_dispatch(payload);
         return;
     }
+    if (h->type == SPX_MSG_IOF_DATA) {
+        spx_client_iof_data(payload);
+        return;
+    }
     spx_conn_close(c, "unexpected message from the server", 1);
 }
 
@@ -718,6 +722,7 @@ static void teardown_on_thread(void *arg)
     fail_all_pending();
     spx_client_event_clear();
     spx_client_groups_clear();
+    spx_client_iof_pull_clear();
     pthread_mutex_lock(&spx_client.lock);
     free_stores();
     pthread_mutex_unlock(&spx_client.lock);

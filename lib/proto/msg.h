@@ -31,7 +31,7 @@ enum spx_msg_type {
      *            str the server's namespace, u32 the server's rank.
      *        A tool is accepted only by a server started with
      *        PMIX_SERVER_TOOL_SUPPORT and only from the job's user or root;
-     *        it may then send QUERY, IOF_PUSH and FINALIZE; other requests
+     *        it may then send QUERY, IOF_PUSH, IOF_PULL and FINALIZE; other requests
      *        are answered PMIX_ERR_NOT_SUPPORTED. */
     SPX_MSG_HELLO = 1,
     /* FINALIZE req: (empty)  rep: i32 status */
@@ -91,6 +91,19 @@ enum spx_msg_type {
      *         rep: i32 status - once the host took the bytes (they are no
      *            longer needed), not once they were read */
     SPX_MSG_IOF_PUSH = 16,
+    /* IOF_PULL req: u8 op (SPX_IOF_PULL_ADD / SPX_IOF_PULL_REMOVE), u32 id
+     *            (the puller's handler id, its own choice), u16 channels
+     *            (PMIX_FWD_STDOUT/STDERR/STDDIAG_CHANNEL bits; 0 for REMOVE),
+     *            proc[] sources (a rank, or WILDCARD for a whole namespace;
+     *            1..SPX_IOF_MAX_SOURCES for ADD, none for REMOVE)
+     *         rep: i32 status - ADD: the output of those sources on those
+     *            channels comes from now on as IOF_DATA frames naming id;
+     *            REMOVE: none comes after this reply */
+    SPX_MSG_IOF_PULL = 17,
+    /* IOF_DATA push (seq 0, server -> puller): u32 id, proc source, u16
+     *            channel (one bit), u8 flags (SPX_IOF_F_EOF: the source's
+     *            stream ended), u32 n, n bytes (at most SPX_IOF_MAX_CHUNK) */
+    SPX_MSG_IOF_DATA = 18,
     SPX_MSG_TYPE_MAX
 };
 
@@ -99,6 +112,10 @@ enum spx_msg_type {
 /* IOF_PUSH flags and the largest chunk of one request. */
 #define SPX_IOF_F_EOF 0x1u
 #define SPX_IOF_MAX_CHUNK (1u << 20)
+/* IOF_PULL operations and the most sources one ADD may name. */
+#define SPX_IOF_PULL_ADD 1u
+#define SPX_IOF_PULL_REMOVE 2u
+#define SPX_IOF_MAX_SOURCES 4096u
 
 /* Operations of a GROUP request. */
 enum spx_grp_op {

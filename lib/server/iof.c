@@ -22,10 +22,12 @@
  * one pusher reach each host in the order they were made (one connection,
  * one network path per node).
  * Everything runs on the progress thread; the hosts' callbacks are shifted
- * onto it. ctx->iof belongs to this file.
+ * onto it. ctx->iof belongs to this file; its registry of pullers (output
+ * to tools, iof_pull.c) is made and freed here with it.
  */
 #include "config.h"
 #include "server/core.h"
+#include "server/iof_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +76,13 @@ struct spx_srv_iof {
      * too late (UNREACH), not to a process that never was (BAD_PARAM) */
     char gone[GONE_NSPACES][PMIX_MAX_NSLEN + 1];
     unsigned ngone;
+    struct spx_srv_pulls *pulls; /* output pulled by tools (iof_pull.c; owned) */
 };
+
+struct spx_srv_pulls *spx_srv_iof_pulls(struct spx_srv_ctx *ctx)
+{
+    return ctx->iof ? ctx->iof->pulls : NULL;
+}
 
 static bool nspace_was_here(const struct spx_srv_iof *s, const char *nspace)
 {
@@ -450,6 +458,11 @@ static int iof_setup(struct spx_srv_ctx *ctx)
     if (!(ctx->iof = calloc(1, sizeof(*ctx->iof))))
         return -1;
     LIST_INIT(&ctx->iof->pushes);
+    if (!(ctx->iof->pulls = spx_srv_pulls_create())) {
+        free(ctx->iof);
+        ctx->iof = NULL;
+        return -1;
+    }
     return 0;
 }
 
@@ -485,6 +498,7 @@ static void iof_teardown(struct spx_srv_ctx *ctx)
         free(ps->nodes);
         free(ps);
     }
+    spx_srv_pulls_destroy(ctx->iof->pulls);
     free(ctx->iof);
     ctx->iof = NULL;
 }

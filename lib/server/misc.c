@@ -1,7 +1,7 @@
 /* misc.c - the small PMIx_server_* entry points: setup_application,
- * setup_local_support, and those this server does not support yet (IOF
- * delivery, inventory, process sets, resources), which say so honestly with
- * PMIX_ERR_NOT_SUPPORTED and never call back.
+ * setup_local_support, and those this server does not support yet
+ * (inventory, process sets, resources), which say so honestly with
+ * PMIX_ERR_NOT_SUPPORTED and never call back. (IOF delivery: iof_pull.c.)
  *
  * Callbacks of the supported ones run later on the progress thread.
  */
@@ -81,16 +81,6 @@ SPX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nsp
     m->op_cb = cbfunc;
     m->cbdata = cbdata;
     return shift_cb(m, run_op_cb);
-}
-
-SPX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
-                                                 pmix_iof_channel_t channel,
-                                                 const pmix_byte_object_t *bo,
-                                                 const pmix_info_t info[], size_t ninfo,
-                                                 pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    (void)source, (void)channel, (void)bo, (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
-    return spx_server_active() ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_INIT;
 }
 
 SPX_EXPORT pmix_status_t PMIx_server_collect_inventory(pmix_info_t directives[], size_t ndirs,

@@ -17,6 +17,7 @@
 #include "server/engine_get.h"
 #include "server/engine_group.h"
 #include "server/engine_pubsub.h"
+#include "server/iof_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,7 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 static int tool_refuse(struct spx_srv_peer *p, uint8_t type, uint32_t seq, const char **why)
 {
     if (type == SPX_MSG_COMMIT || type == SPX_MSG_FENCE_LOCAL || type == SPX_MSG_EVENT ||
+        type == SPX_MSG_IOF_DATA ||
         type == 0 || type >= SPX_MSG_TYPE_MAX) {
         *why = "a request tools may not send";
         return 0;
@@ -397,7 +399,7 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
     else if (p->state != SPX_PEER_READY || h->type == SPX_MSG_HELLO)
         why = "request during the handshake or a second HELLO";
     else if (p->tool && h->type != SPX_MSG_QUERY && h->type != SPX_MSG_FINALIZE &&
-             h->type != SPX_MSG_IOF_PUSH)
+             h->type != SPX_MSG_IOF_PUSH && h->type != SPX_MSG_IOF_PULL)
         rc = tool_refuse(p, h->type, h->seq, &why);
     else if (h->type == SPX_MSG_COMMIT)
         rc = spx_srv_handle_commit(p, payload);
@@ -409,9 +411,12 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = spx_srv_handle_get(p, h->seq, payload);
     else if (h->type == SPX_MSG_NOTIFY)
         rc = spx_srv_handle_notify(p, h->seq, payload);
+    else if (h->type == SPX_MSG_IOF_PULL)
+        rc = spx_srv_handle_iof_pull(p, h->seq, payload);
     else if (h->type == SPX_MSG_GROUP)
         rc = spx_srv_handle_group(p, h->seq, payload);
-    else if (h->type == SPX_MSG_EVENT || h->type >= SPX_MSG_TYPE_MAX || h->type == 0)
+    else if (h->type == SPX_MSG_EVENT || h->type == SPX_MSG_IOF_DATA ||
+             h->type >= SPX_MSG_TYPE_MAX || h->type == 0)
         why = "unknown message type";
     else
         rc = spx_srv_handle_upcall(p, h->type, h->seq, payload);

@@ -277,6 +277,18 @@ static void iof_push(uint8_t client, const pmix_proc_t *targets, size_t n, uint8
     msg(client, SPX_MSG_IOF_PUSH, &p);
 }
 
+static void iof_pull(uint8_t client, uint8_t op, uint32_t id, uint16_t channels,
+                     const pmix_proc_t *sources, size_t n)
+{
+    spx_buf_t p;
+    spx_buf_init(&p);
+    spx_buf_push_u8(&p, op);
+    spx_buf_push_u32(&p, id);
+    spx_buf_push_u16(&p, channels);
+    spx_codec_push_proc_array(&p, sources, n);
+    msg(client, SPX_MSG_IOF_PULL, &p);
+}
+
 static void tool_hello(uint8_t client)
 {
     spx_buf_t p;
@@ -435,6 +447,30 @@ int main(int argc, char **argv)
     get(4, 0, "key", 0);
     empty(4, SPX_MSG_FINALIZE);
     emit("tool_iof");
+
+    /* output pulled (IOF_PULL): a client pulls one rank, a tool WILDCARD of
+     * stdout and stderr, the same id twice, a removal, the removal of an id
+     * that is not there, a malformed op, an IOF_DATA sent to the server */
+    begin(MODE_NOW);
+    op1(OP_OPEN, 4);
+    tool_hello(4);
+    {
+        pmix_proc_t one = proc(1), all = proc(PMIX_RANK_WILDCARD);
+        iof_pull(0, SPX_IOF_PULL_ADD, 0, PMIX_FWD_STDOUT_CHANNEL, &one, 1);
+        iof_pull(4, SPX_IOF_PULL_ADD, 7, PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL,
+                 &all, 1);
+        iof_pull(4, SPX_IOF_PULL_ADD, 7, PMIX_FWD_STDOUT_CHANNEL, &all, 1);
+        iof_pull(4, SPX_IOF_PULL_REMOVE, 7, 0, NULL, 0);
+        iof_pull(4, SPX_IOF_PULL_REMOVE, 8, 0, NULL, 0);
+        iof_pull(0, SPX_IOF_PULL_REMOVE, 0, 0, NULL, 0);
+        iof_pull(1, 9, 1, PMIX_FWD_STDOUT_CHANNEL, &all, 1);
+        spx_buf_t p;
+        spx_buf_init(&p);
+        spx_buf_push_u32(&p, 1);
+        msg(2, SPX_MSG_IOF_DATA, &p);
+    }
+    empty(4, SPX_MSG_FINALIZE);
+    emit("iof_pull");
 
     /* a GET whose timeout expires */
     begin(MODE_NOW);
