@@ -11,7 +11,8 @@
  * does not fit is dropped) or PMIX_IOF_DROP_OLDEST (cached bytes are dropped
  * to make room), or as the rank reads with neither (back-pressure, nothing
  * lost). A target's second source (src: Slurm's stdin of the task) is read
- * into the same cache while it has room, never dropped. The cache is written
+ * into the same cache while it has room, never dropped; while the cache is
+ * empty and no push waits, splice(2) moves its bytes straight into the pipe. The cache is written
  * into the rank's pipe (non-blocking) whenever it is writable (with
  * PMIX_IOF_BUFFERING_SIZE, in whole blocks of that size unless
  * PMIX_IOF_BUFFERING_TIME passed since the oldest of them came, the cache is
@@ -90,6 +91,7 @@ struct spx_stdin_target {
     uint64_t dropped;
     bool eof_req, ended, tty;         /* under S.lock (written by the loop's thread) */
     bool tty_logged;                  /* under S.lock */
+    bool no_splice;                   /* splice(2) refused these fds: read instead */
 };
 
 static struct {
@@ -628,16 +630,48 @@ static ssize_t spx_stdin_write(struct spx_stdin_target *t)
     return (ssize_t)total;
 }
 
-/* The second source's bytes into t's cache, as many as fit (one read). Its
- * EOF or an error closes that source only. */
+/* The second source's bytes straight into the rank's pipe, when nothing
+ * else must go first (cache empty, no pushed bytes queued, no block
+ * buffering; a pushed EOF waits for this source's end anyway): splice(2) moves them in the kernel, they never enter this
+ * process. 1: bytes moved; 0: not now (EAGAIN: the source is empty or the
+ * pipe full; or splice does not take these fds): the caller reads instead;
+ * -1: the source ended. */
+static int spx_stdin_splice_src(struct spx_stdin_target *t, size_t room)
+{
+    ssize_t n;
+
+    if (t->len != 0 || t->head != NULL || t->bsize != 0 || t->no_splice)
+        return 0;
+    do {
+        n = splice(t->src, NULL, t->fd, NULL, room, SPLICE_F_NONBLOCK);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0)
+        return 1;
+    if (n == 0)
+        return -1;
+    if (errno != EAGAIN)
+        t->no_splice = true;
+    return 0;
+}
+
+/* The second source's bytes into the rank's pipe (spliced) or t's cache, as
+ * many as fit (one read). Its EOF or an error closes that source only. */
 static void spx_stdin_read_src(struct spx_stdin_target *t)
 {
     size_t room = t->len < t->limit ? t->limit - t->len : 0;
     unsigned char tmp[SPX_STDIN_READ_MAX];
     ssize_t n;
+    int spliced;
 
     if (room == 0)
         return;
+    spliced = spx_stdin_splice_src(t, room);
+    if (spliced > 0)
+        return;
+    if (spliced < 0) {
+        spx_stdin_close_fd(&t->src);
+        return;
+    }
     if (room > sizeof(tmp))
         room = sizeof(tmp);
     do {
