@@ -74,7 +74,7 @@ rate() {
     # every task must have read every byte
     cat "$OUT"/t.* | awk -v b="$BYTES" 'NR == 1 { s = $1; e = $2 }
         { if ($1 < s) s = $1; if ($2 > e) e = $2; if ($3 != b - 1) bad = 1 }
-        END { if (bad) print "fail"; else printf "%.0f\n", (b - 1) / (e - s) / 1e6 }'
+        END { if (bad) print "fail"; else printf "%.1f\n", (b - 1) / (e - s) / 1e6 }'
 }
 # wait_ids N: the step's N tasks started; sets JS
 wait_ids() {
