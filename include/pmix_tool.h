@@ -27,6 +27,8 @@ PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server,
 /* Deprecated: same as PMIx_tool_attach_to_server without the server out-arg. */
 PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc,
                                                       pmix_info_t info[], size_t ninfo);
+/* PMIx v5: true while the tool is connected to a server. */
+PMIX_EXPORT bool PMIx_tool_is_connected(void);
 
 /* Output delivered to a PMIx_IOF_pull handler; payload and info are
  * borrowed for the duration of the call. */

@@ -153,6 +153,16 @@ struct spx_tool_start {
  * this process's identity. */
 pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *proc);
 
+/* A tool's connection after PMIx_tool_init (client_init.c, for
+ * client_tool.c's attach and disconnect; caller holds init_lock, not on the
+ * progress thread). connect: while not connected, connects to the server at
+ * path (borrowed) asking for spx_client.myproc as identity; sets myproc and
+ * server_proc from the reply. disconnect: FINALIZE, then the connection is
+ * closed without a lost-connection event; pending and later requests answer
+ * PMIX_ERR_UNREACH, cached values are dropped. */
+pmix_status_t spx_client_tool_connect(const char *path);
+void spx_client_tool_disconnect(void);
+
 /* Stops forwarding this process's stdin (PMIX_IOF_PUSH_STDIN), waiting for
  * its thread, which sends EOF to its targets when send_eof; nothing when
  * none runs. Not on the progress thread (client_iof.c; PMIx_Finalize calls

@@ -726,7 +726,60 @@ static void teardown_on_thread(void *arg)
     pthread_mutex_lock(&spx_client.lock);
     free_stores();
     pthread_mutex_unlock(&spx_client.lock);
+    free(spx_client.server_path);
+    spx_client.server_path = NULL;
     spx_wait_signal(w, PMIX_SUCCESS);
+}
+
+/* ---- a tool's later connections (client_tool.c) ---- */
+
+pmix_status_t spx_client_tool_connect(const char *path)
+{
+    int fd = spx_unix_connect(path);
+    if (fd < 0) {
+        spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(errno));
+        return PMIX_ERR_UNREACH;
+    }
+    pmix_status_t rc = handshake(fd);
+    if (rc != PMIX_SUCCESS) {
+        close(fd);
+        return rc;
+    }
+    struct attach_req r = {.fd = fd}; /* fd owned by the connection now */
+    spx_wait_init(&r.wait);
+    spx_progress_shift(attach_on_thread, &r);
+    rc = spx_wait_block(&r.wait);
+    spx_wait_fini(&r.wait);
+    if (rc == PMIX_SUCCESS)
+        spx_client.singleton = false; /* a tool started alone has a server now */
+    return rc;
+}
+
+static void disconnect_on_thread(void *arg)
+{
+    spx_wait_t *w = arg;
+    if (spx_client.conn) {
+        spx_conn_set_arg(spx_client.conn, (void *)1); /* asked for: no lost-connection event */
+        spx_conn_close(spx_client.conn, "the tool disconnected", 0);
+    }
+    fail_all_pending();
+    spx_client.conn = NULL;
+    spx_client.conn_lost = true;
+    spx_wait_signal(w, PMIX_SUCCESS);
+}
+
+void spx_client_tool_disconnect(void)
+{
+    spx_wait_t w;
+    spx_wait_init(&w);
+    spx_progress_shift(finalize_on_thread, &w); /* the server forgets us in order */
+    (void)spx_wait_block(&w);
+    spx_wait_fini(&w);
+    spx_wait_init(&w);
+    spx_progress_shift(disconnect_on_thread, &w);
+    (void)spx_wait_block(&w);
+    spx_wait_fini(&w);
+    spx_client_cache_reset(); /* that server's answers */
 }
 
 SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)

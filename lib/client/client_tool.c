@@ -1,4 +1,5 @@
-/* client_tool.c - PMIx_tool_init and PMIx_tool_finalize: a tool finds a
+/* client_tool.c - the tool API (PMIx_tool_init, _finalize, _attach_to_server,
+ * _get_servers, _set_server, _disconnect, _is_connected): a tool finds a
  * server through the ways PMIx defines and connects to it as a tool
  * (proto/msg.h HELLO, proto/rendezvous.h); once connected it uses the
  * client's machinery (PMIx_Query_info, PMIx_Finalize's path).
@@ -18,8 +19,19 @@
  * The rendezvous directory: PMIX_SYSTEM_TMPDIR or PMIX_SERVER_TMPDIR (info,
  * then environment), else $TMPDIR, else /tmp. Only files owned by this user
  * or root are read; a server refuses a tool of another user anyway.
- * Not yet: attaching to more than one server (PMIx_tool_attach_to_server,
- * _set_server, _get_servers, _disconnect answer PMIX_ERR_NOT_SUPPORTED).
+ *
+ * A tool holds one server at a time (the client's one connection):
+ * PMIx_tool_attach_to_server connects a tool that has none (started with
+ * PMIX_TOOL_DO_NOT_CONNECT, or after PMIx_tool_disconnect) by the same
+ * discovery attributes (an empty info array: PMIX_ERR_BAD_PARAM, as the
+ * standard says), keeping the tool's identity; naming the server it
+ * holds succeeds with that server's id; naming another is
+ * PMIX_ERR_NOT_SUPPORTED (disconnect first). PMIx_tool_get_servers lists the
+ * one server (none: PMIX_ERR_UNREACH); PMIx_tool_set_server accepts it and
+ * answers PMIX_ERR_UNREACH for any other; PMIx_tool_disconnect ends a stdin
+ * forwarding, tells the server (FINALIZE) and closes: later requests answer
+ * PMIX_ERR_UNREACH until the next attach. These calls block (not on the
+ * progress thread) and are serialized with init and finalize by init_lock.
  */
 #include "config.h"
 
@@ -36,6 +48,7 @@
 #include <pmix_tool.h>
 
 #include "client/client.h"
+#include "progress/progress.h"
 #include "proto/msg.h"
 #include "proto/rendezvous.h"
 #include "types/types.h"
@@ -109,45 +122,45 @@ static int read_lines(const char *file, char **lines, int nlines)
 }
 
 /* The socket path of uri "spmix:<path>" (a copy), or NULL with a log line. */
-static char *uri_path(const char *uri, const char *from)
+static char *uri_path(const char *fn, const char *uri, const char *from)
 {
     size_t pl = strlen(SPX_URI_PREFIX);
     if (!uri || strncmp(uri, SPX_URI_PREFIX, pl) != 0 || !uri[pl]) {
-        spx_error("PMIx_tool_init: %s: '%.200s' is not the address of an spmix server", from,
+        spx_error("%s: %s: '%.200s' is not the address of an spmix server", fn, from,
                   uri ? uri : "(empty)");
         return NULL;
     }
     return strdup(uri + pl);
 }
 
-static char *path_from_file(const char *file, const char *from)
+static char *path_from_file(const char *fn, const char *file, const char *from)
 {
     char *line[1];
     if (read_lines(file, line, 1) != 0) {
-        spx_error("PMIx_tool_init: %s: cannot read %s: %s", from, file, strerror(errno));
+        spx_error("%s: %s: cannot read %s: %s", fn, from, file, strerror(errno));
         return NULL;
     }
-    char *p = uri_path(line[0], from);
+    char *p = uri_path(fn, line[0], from);
     free(line[0]);
     return p;
 }
 
 /* Looks through dir's rendezvous files: the one of pid (pid > 0), the one
  * naming nspace, or the only one. Socket path (a copy) or NULL (logged). */
-static char *path_from_dir(const char *dir, long pid, const char *nspace)
+static char *path_from_dir(const char *fn, const char *dir, long pid, const char *nspace)
 {
     char file[PATH_MAX];
     if (pid > 0) {
         if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-            spx_error("PMIx_tool_init: PMIX_SERVER_PIDINFO: no process %ld", pid);
+            spx_error("%s: PMIX_SERVER_PIDINFO: no process %ld", fn, pid);
             return NULL;
         }
         snprintf(file, sizeof(file), "%s/%s%ld", dir, SPX_RDV_PREFIX, pid);
-        return path_from_file(file, "PMIX_SERVER_PIDINFO");
+        return path_from_file(fn, file, "PMIX_SERVER_PIDINFO");
     }
     DIR *d = opendir(dir);
     if (!d) {
-        spx_error("PMIx_tool_init: cannot read the rendezvous directory %s: %s", dir,
+        spx_error("%s: cannot read the rendezvous directory %s: %s", fn, dir,
                   strerror(errno));
         return NULL;
     }
@@ -169,7 +182,7 @@ static char *path_from_dir(const char *dir, long pid, const char *nspace)
         if (!nspace || (line[1] && strcmp(line[1], nspace) == 0)) {
             count++;
             if (!found)
-                found = uri_path(line[0], file);
+                found = uri_path(fn, line[0], file);
         }
         free(line[0]);
         free(line[1]);
@@ -179,18 +192,19 @@ static char *path_from_dir(const char *dir, long pid, const char *nspace)
         return found;
     free(found);
     if (count == 0)
-        spx_error("PMIx_tool_init: no spmix server %s%s%sin %s",
+        spx_error("%s: no spmix server %s%s%sin %s", fn,
                   nspace ? "of namespace " : "", nspace ? nspace : "", nspace ? " " : "", dir);
     else
-        spx_error("PMIx_tool_init: %d spmix servers in %s: name one (PMIX_SERVER_PIDINFO, "
+        spx_error("%s: %d spmix servers in %s: name one (PMIX_SERVER_PIDINFO, "
                   "PMIX_SERVER_NSPACE or PMIX_SERVER_URI)",
-                  count, dir);
+                  fn, count, dir);
     return NULL;
 }
 
 /* The socket to connect to (*path, owned), or none (*path NULL) for
  * PMIX_TOOL_DO_NOT_CONNECT. */
-static pmix_status_t find_server(const pmix_info_t *info, size_t n, char **path)
+static pmix_status_t find_server(const char *fn, const pmix_info_t *info, size_t n,
+                                 char **path)
 {
     *path = NULL;
     if (spx_info_flag(info, n, PMIX_TOOL_DO_NOT_CONNECT))
@@ -200,10 +214,10 @@ static pmix_status_t find_server(const pmix_info_t *info, size_t n, char **path)
     const char *ns = info_str(info, n, PMIX_SERVER_NSPACE);
     const pmix_info_t *pid = spx_info_find(info, n, PMIX_SERVER_PIDINFO);
     if (uri)
-        *path = strncmp(uri, "file:", 5) == 0 ? path_from_file(uri + 5, "PMIX_SERVER_URI")
-                                              : uri_path(uri, "PMIX_SERVER_URI");
+        *path = strncmp(uri, "file:", 5) == 0 ? path_from_file(fn, uri + 5, "PMIX_SERVER_URI")
+                                              : uri_path(fn, uri, "PMIX_SERVER_URI");
     else if (att)
-        *path = path_from_file(att, "PMIX_TOOL_ATTACHMENT_FILE");
+        *path = path_from_file(fn, att, "PMIX_TOOL_ATTACHMENT_FILE");
     else if (pid) {
         long v = pid->value.type == PMIX_PID    ? (long)pid->value.data.pid
                  : pid->value.type == PMIX_INT  ? (long)pid->value.data.integer
@@ -211,13 +225,13 @@ static pmix_status_t find_server(const pmix_info_t *info, size_t n, char **path)
                                                   : -1;
         if (v <= 0)
             return PMIX_ERR_BAD_PARAM;
-        *path = path_from_dir(rendezvous_dir(info, n), v, NULL);
+        *path = path_from_dir(fn, rendezvous_dir(info, n), v, NULL);
     } else if (spx_info_flag(info, n, PMIX_CONNECT_TO_SYSTEM)) {
-        spx_error("PMIx_tool_init: PMIX_CONNECT_TO_SYSTEM: spmix runs no system server; "
-                  "name the job's server (PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE)");
+        spx_error("%s: PMIX_CONNECT_TO_SYSTEM: spmix runs no system server; "
+                  "name the job's server (PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE)", fn);
         return PMIX_ERR_UNREACH;
     } else
-        *path = path_from_dir(rendezvous_dir(info, n), 0, ns);
+        *path = path_from_dir(fn, rendezvous_dir(info, n), 0, ns);
     return *path ? PMIX_SUCCESS : PMIX_ERR_UNREACH;
 }
 
@@ -242,10 +256,18 @@ SPX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], s
     char *path = NULL;
     if (spx_client_initialized())
         return spx_client_init(NULL, proc); /* counted, as PMIx_Init */
-    if ((rc = find_server(info, ninfo, &path)) != PMIX_SUCCESS)
+    if ((rc = find_server("PMIx_tool_init", info, ninfo, &path)) != PMIX_SUCCESS)
         return rc;
     t.path = path;
+    pthread_mutex_lock(&spx_client.init_lock); /* server_path goes with init_count */
+    free(spx_client.server_path);
+    spx_client.server_path = NULL;
+    pthread_mutex_unlock(&spx_client.init_lock);
     rc = spx_client_init(&t, proc);
+    pthread_mutex_lock(&spx_client.init_lock);
+    if (rc == PMIX_SUCCESS && !spx_client.server_path)
+        spx_client.server_path = path, path = NULL;
+    pthread_mutex_unlock(&spx_client.init_lock);
     free(path);
     return rc;
 }
@@ -253,4 +275,158 @@ SPX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], s
 SPX_EXPORT pmix_status_t PMIx_tool_finalize(void)
 {
     return PMIx_Finalize(NULL, 0);
+}
+
+/* ---- one server at a time: attach, servers, disconnect ---- */
+
+/* Connected to a server? Called with init_lock held (or for a glance). */
+static bool tool_connected(void)
+{
+    pthread_mutex_lock(&spx_client.lock);
+    bool up = spx_client.send_fd >= 0;
+    pthread_mutex_unlock(&spx_client.lock);
+    return up;
+}
+
+/* Are a and b the same server socket? (the same file, however named) */
+static bool same_socket(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b)
+        return false;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
+}
+
+/* Takes init_lock and checks that this process is an initialized tool
+ * (PMIX_SUCCESS, lock held) or says why not (lock released). */
+static pmix_status_t tool_lock(const char *fn)
+{
+    pmix_status_t rc = spx_progress_guard(fn);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&spx_client.init_lock);
+    if (spx_client.init_count == 0)
+        rc = PMIX_ERR_INIT;
+    else if (!spx_client.tool) {
+        spx_error("%s: this process is a client (PMIx_Init), not a tool", fn);
+        rc = PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (rc != PMIX_SUCCESS)
+        pthread_mutex_unlock(&spx_client.init_lock);
+    return rc;
+}
+
+static const char *const attach_directives[] = {
+    PMIX_SERVER_URI,    PMIX_TOOL_ATTACHMENT_FILE, PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE,
+    PMIX_CONNECT_TO_SYSTEM, PMIX_CONNECT_SYSTEM_FIRST, PMIX_SYSTEM_TMPDIR, PMIX_SERVER_TMPDIR,
+    PMIX_PRIMARY_SERVER, NULL};
+
+SPX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_proc_t *server,
+                                                    pmix_info_t info[], size_t ninfo)
+{
+    if (!info || !ninfo) { /* the standard: the server must be named */
+        spx_error("PMIx_tool_attach_to_server: no server named (PMIX_SERVER_URI, "
+                  "PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE, PMIX_TOOL_ATTACHMENT_FILE)");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_status_t rc = spx_directives_check("PMIx_tool_attach_to_server", info, ninfo,
+                                            attach_directives);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if ((rc = tool_lock("PMIx_tool_attach_to_server")) != PMIX_SUCCESS)
+        return rc;
+    char *path = NULL;
+    rc = find_server("PMIx_tool_attach_to_server", info, ninfo, &path);
+    if (rc == PMIX_SUCCESS && !path)
+        rc = PMIX_ERR_BAD_PARAM; /* PMIX_TOOL_DO_NOT_CONNECT is no server */
+    if (rc == PMIX_SUCCESS && tool_connected()) {
+        if (!same_socket(path, spx_client.server_path)) {
+            spx_error("PMIx_tool_attach_to_server: a tool holds one server at a time: "
+                      "PMIx_tool_disconnect from %s:%u first",
+                      spx_client.server_proc.nspace, spx_client.server_proc.rank);
+            rc = PMIX_ERR_NOT_SUPPORTED;
+        }
+    } else if (rc == PMIX_SUCCESS) {
+        rc = spx_client_tool_connect(path);
+        if (rc == PMIX_SUCCESS) {
+            free(spx_client.server_path);
+            spx_client.server_path = path;
+            path = NULL;
+        }
+    }
+    if (myproc) /* the tool's identity, whatever the outcome */
+        *myproc = spx_client.myproc;
+    if (rc == PMIX_SUCCESS && server)
+        *server = spx_client.server_proc;
+    pthread_mutex_unlock(&spx_client.init_lock);
+    free(path);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[],
+                                                     size_t ninfo)
+{
+    return PMIx_tool_attach_to_server(proc, NULL, info, ninfo);
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *nservers)
+{
+    if (!servers || !nservers)
+        return PMIX_ERR_BAD_PARAM;
+    *servers = NULL;
+    *nservers = 0;
+    pmix_status_t rc = tool_lock("PMIx_tool_get_servers");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (!tool_connected())
+        rc = PMIX_ERR_UNREACH; /* connected to none */
+    else if (!(*servers = calloc(1, sizeof(pmix_proc_t))))
+        rc = PMIX_ERR_NOMEM;
+    else {
+        (*servers)[0] = spx_client.server_proc;
+        *nservers = 1;
+    }
+    pthread_mutex_unlock(&spx_client.init_lock);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_info_t info[],
+                                              size_t ninfo)
+{
+    if (!server || (ninfo && !info))
+        return PMIX_ERR_BAD_PARAM;
+    /* none honoured: PMIX_WAIT_FOR_CONNECTION cannot bring a second server */
+    pmix_status_t rc = spx_directives_check("PMIx_tool_set_server", info, ninfo, NULL);
+    if (rc != PMIX_SUCCESS || (rc = tool_lock("PMIx_tool_set_server")) != PMIX_SUCCESS)
+        return rc;
+    if (!tool_connected() || !PMIX_CHECK_PROCID(server, &spx_client.server_proc)) {
+        spx_error("PMIx_tool_set_server: not connected to %s:%u (a tool holds one server at "
+                  "a time: PMIx_tool_attach_to_server makes it the one)",
+                  server->nspace, server->rank);
+        rc = PMIX_ERR_UNREACH;
+    }
+    pthread_mutex_unlock(&spx_client.init_lock);
+    return rc;
+}
+
+SPX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
+{
+    pmix_status_t rc = tool_lock("PMIx_tool_disconnect");
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (!tool_connected() || (server && !PMIX_CHECK_PROCID(server, &spx_client.server_proc)))
+        rc = PMIX_ERR_NOT_FOUND; /* not a server of this tool */
+    else {
+        spx_client_iof_stop(true); /* a stdin forwarding to that server ends */
+        spx_client_tool_disconnect();
+    }
+    pthread_mutex_unlock(&spx_client.init_lock);
+    return rc;
+}
+
+SPX_EXPORT bool PMIx_tool_is_connected(void)
+{
+    return spx_client_initialized() && spx_client.tool && tool_connected();
 }

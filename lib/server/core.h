@@ -298,6 +298,11 @@ void spx_srv_ns_free_all(struct spx_srv_ctx *ctx);
 /* ---- peer.c ---- */
 /* The listener's accept callback; arg: the struct spx_srv_ctx (borrowed). */
 void spx_srv_accept(int fd, uid_t uid, gid_t gid, pid_t pid, void *arg);
+/* May tool peer p see the data and events of namespace nspace? Root's tools
+ * see every namespace; another user's only those whose registered local
+ * processes all run as that user (a namespace unknown here: yes, the answer
+ * says it is unknown). */
+bool spx_srv_tool_may_see(const struct spx_srv_peer *p, const char *nspace);
 void spx_srv_peer_ref(struct spx_srv_peer *p);
 void spx_srv_peer_unref(struct spx_srv_peer *p);
 void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason);

@@ -1,6 +1,6 @@
 /* events.c - event notification: NOTIFY from a client, PMIx_Notify_event of
  * the server process itself (spx_server_notify), and the EVENT frames pushed
- * to local clients.
+ * to local clients and to the tools that may see the event's namespace.
  *
  * The EVENT payload is encoded once per event and copied for each client in
  * range. A client's event is also handed to the host's notify_event when its
@@ -70,6 +70,19 @@ static bool in_range(const struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
     }
 }
 
+/* A tool hears the events of namespaces it may see in any range but
+ * PROC_LOCAL (and CUSTOM ranges that do not name it): it watches jobs it is
+ * no member of, so an event for a job's namespace reaches it too. */
+static bool tool_hears(const struct spx_srv_ctx *ctx, const struct spx_srv_peer *p,
+                       const pmix_proc_t *source, pmix_data_range_t range,
+                       const pmix_info_t *info, size_t ninfo)
+{
+    if (range == PMIX_RANGE_PROC_LOCAL || range == PMIX_RANGE_INVALID ||
+        (range == PMIX_RANGE_CUSTOM && !in_custom_range(ctx, &p->proc, info, ninfo)))
+        return false;
+    return spx_srv_tool_may_see(p, source->nspace);
+}
+
 static bool range_leaves_node(pmix_data_range_t range)
 {
     return range != PMIX_RANGE_PROC_LOCAL && range != PMIX_RANGE_LOCAL &&
@@ -94,9 +107,10 @@ void spx_srv_event_deliver(struct spx_srv_ctx *ctx, pmix_status_t status, const 
     size_t n = 0;
     struct spx_srv_peer *p;
     LIST_FOREACH(p, &ctx->peers, link) {
-        if (p == except || p->state != SPX_PEER_READY || !p->conn || !p->client)
+        if (p == except || p->state != SPX_PEER_READY || !p->conn)
             continue;
-        if (!in_range(ctx, &p->proc, source, range, info, ninfo))
+        if (p->tool ? !tool_hears(ctx, p, source, range, info, ninfo)
+                    : !p->client || !in_range(ctx, &p->proc, source, range, info, ninfo))
             continue;
         spx_buf_t copy;
         spx_buf_init(&copy);

@@ -368,6 +368,38 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 
 /* ---- dispatch ---- */
 
+bool spx_srv_tool_may_see(const struct spx_srv_peer *p, const char *nspace)
+{
+    if (p->uid == 0)
+        return true;
+    const struct spx_srv_ns *ns = spx_srv_ns_find(p->ctx, nspace);
+    const struct spx_srv_client *cl;
+    if (ns)
+        SLIST_FOREACH(cl, &ns->clients, link)
+            if (cl->uid != p->uid)
+                return false;
+    return true;
+}
+
+/* A tool's GET: of a namespace it may see (spx_srv_tool_may_see), then as
+ * a client's (the tool is a member of no namespace: it sees what a process
+ * of another job on this node would). */
+static int tool_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    spx_buf_t peek;
+    pmix_proc_t target;
+    spx_buf_init_borrowed(&peek, b->data + b->pos, spx_buf_remaining(b));
+    if (spx_codec_pull_proc(&peek, &target) != 0)
+        return -1;
+    target.nspace[PMIX_MAX_NSLEN] = '\0';
+    if (!spx_srv_tool_may_see(p, target.nspace)) {
+        spx_info("%s: GET of %s refused: a job of another user", p->name, target.nspace);
+        spx_srv_reply_status(p, SPX_MSG_GET, seq, PMIX_ERR_NO_PERMISSIONS);
+        return 0;
+    }
+    return spx_srv_handle_get(p, seq, b);
+}
+
 /* A tool's request that tools may not make (yet): answered
  * PMIX_ERR_NOT_SUPPORTED; a frame that has no reply (COMMIT, FENCE_LOCAL, an
  * unknown type) closes the connection with *why set. Returns 0. */
@@ -399,7 +431,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
     else if (p->state != SPX_PEER_READY || h->type == SPX_MSG_HELLO)
         why = "request during the handshake or a second HELLO";
     else if (p->tool && h->type != SPX_MSG_QUERY && h->type != SPX_MSG_FINALIZE &&
-             h->type != SPX_MSG_IOF_PUSH && h->type != SPX_MSG_IOF_PULL)
+             h->type != SPX_MSG_IOF_PUSH && h->type != SPX_MSG_IOF_PULL &&
+             h->type != SPX_MSG_GET)
         rc = tool_refuse(p, h->type, h->seq, &why);
     else if (h->type == SPX_MSG_COMMIT)
         rc = spx_srv_handle_commit(p, payload);
@@ -408,7 +441,7 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
     else if (h->type == SPX_MSG_FENCE_LOCAL)
         rc = spx_srv_handle_fence_local(p, payload);
     else if (h->type == SPX_MSG_GET)
-        rc = spx_srv_handle_get(p, h->seq, payload);
+        rc = p->tool ? tool_get(p, h->seq, payload) : spx_srv_handle_get(p, h->seq, payload);
     else if (h->type == SPX_MSG_NOTIFY)
         rc = spx_srv_handle_notify(p, h->seq, payload);
     else if (h->type == SPX_MSG_IOF_PULL)

@@ -1,7 +1,12 @@
 /*
  * it_tool.c: a tool attaches to a running spmix-run job (tool.sh).
- *   it_tool job DIR      a rank: rank 0 writes its namespace to DIR/ready,
- *                        then every rank waits for DIR/done and finalizes
+ *   it_tool job DIR [abort]
+ *                        a rank: rank 0 writes what it reads of its job
+ *                        (job size, its node's local peers, rank 1's
+ *                        hostname) to DIR/facts and its namespace to
+ *                        DIR/ready, then every rank waits for DIR/done and
+ *                        finalizes; with abort, rank 1 exits without
+ *                        finalizing as soon as DIR/abort exists
  *   it_tool tool HOW [ARG] [EXPECT_NSPACE]
  *                        a tool: PMIx_tool_init finding the server by HOW
  *                        (default | pid ARG | nspace ARG | uri ARG | file ARG |
@@ -9,17 +14,65 @@
  *                        must list EXPECT_NSPACE; prints "tool NS:RANK" and
  *                        "namespaces LIST"; exits 2 when PMIx_tool_init fails
  *                        (its status printed), 1 on a failed check
+ *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
+ *                        the calls past PMIx_tool_init, for a tool started
+ *                        alone: attach to server A (and again: the same;
+ *                        to B: refused while A is held), get_servers,
+ *                        set_server, PMIx_Get of job A's data (equal to
+ *                        what its rank 0 read: FACTS_A), disconnect (later
+ *                        requests unreachable), attach to B, register for
+ *                        PMIX_ERR_PROC_ABORTED, create ABORT_B and wait for
+ *                        the event of job B's rank 1; prints "api ok"
  */
 #include "itest.h"
 
 #include <pmix_tool.h>
 #include <sys/stat.h>
 
-static int job(const char *dir)
+/* key of proc as a string ("%u" for integers), malloc'd. */
+static char *get_str(const pmix_proc_t *proc, const char *key)
+{
+    pmix_value_t *val = NULL;
+    char *out = NULL;
+    pmix_status_t rc = PMIx_Get(proc, key, NULL, 0, &val);
+    IT_CHECK(rc == PMIX_SUCCESS, "PMIx_Get(%s:%u, %s): %s", proc->nspace, (unsigned)proc->rank,
+             key, PMIx_Error_string(rc));
+    if (val->type == PMIX_STRING)
+        out = strdup(val->data.string);
+    else if (val->type == PMIX_UINT32) {
+        char num[16];
+        snprintf(num, sizeof(num), "%u", val->data.uint32);
+        out = strdup(num);
+    }
+    IT_CHECK(out != NULL, "%s has type %d", key, val->type);
+    PMIX_VALUE_RELEASE(val);
+    return out;
+}
+
+static const char *const fact_keys[] = {PMIX_JOB_SIZE, PMIX_LOCAL_PEERS, PMIX_HOSTNAME};
+
+/* The target of fact k: the job (size, this node's peers) or its rank 1. */
+static void fact_proc(pmix_proc_t *p, const char *nspace, size_t k)
+{
+    PMIX_LOAD_PROCID(p, nspace, k == 2 ? 1 : PMIX_RANK_WILDCARD);
+}
+
+static int job(const char *dir, bool abort_mode)
 {
     char path[4096];
     IT_RC(PMIx_Init(&it_me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
     if (it_me.rank == 0) {
+        snprintf(path, sizeof(path), "%s/facts", dir);
+        FILE *ff = fopen(path, "w");
+        IT_CHECK(ff != NULL, "cannot write %s", path);
+        for (size_t k = 0; k < sizeof(fact_keys) / sizeof(fact_keys[0]); k++) {
+            pmix_proc_t p;
+            fact_proc(&p, it_me.nspace, k);
+            char *v = get_str(&p, fact_keys[k]);
+            fprintf(ff, "%s\n", v);
+            free(v);
+        }
+        fclose(ff);
         snprintf(path, sizeof(path), "%s/ready.tmp", dir);
         FILE *f = fopen(path, "w");
         IT_CHECK(f != NULL, "cannot write %s", path);
@@ -30,10 +83,14 @@ static int job(const char *dir)
         IT_CHECK(rename(path, done) == 0, "rename");
     }
     snprintf(path, sizeof(path), "%s/done", dir);
+    char abort_path[4096];
+    snprintf(abort_path, sizeof(abort_path), "%s/abort", dir);
     struct stat st;
     double t0 = it_now();
     while (stat(path, &st) != 0) {
         IT_CHECK(it_now() - t0 < 40, "no %s after 40 s", path);
+        if (abort_mode && it_me.rank == 1 && stat(abort_path, &st) == 0)
+            _exit(5); /* dies: the job's server tells who listens */
         it_sleep_ms(20);
     }
     IT_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
@@ -91,25 +148,170 @@ static int tool(int argc, char **argv)
         PMIX_INFO_FREE(res, nres);
         q.keys = NULL;
         /* a request tools may not make is refused, the connection stays */
-        pmix_value_t *val = NULL;
-        pmix_proc_t any;
-        PMIX_LOAD_PROCID(&any, expect ? expect : it_me.nspace, 0);
-        rc = PMIx_Get(&any, PMIX_JOB_SIZE, NULL, 0, &val);
-        IT_CHECK(rc != PMIX_SUCCESS, "PMIx_Get from a tool succeeded (not built yet)");
-        if (val)
-            PMIX_VALUE_RELEASE(val);
+        IT_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_ERR_NOT_SUPPORTED, "PMIx_Fence from a tool");
         IT_RC(PMIx_Query_info(&q, 0, &res, &nres), PMIX_ERR_BAD_PARAM, "PMIx_Query_info(none)");
     }
     IT_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     return 0;
 }
 
+/* ---- the calls past PMIx_tool_init ---- */
+
+static volatile int aborted_seen;
+static pmix_proc_t aborted_src;
+
+static void on_aborted(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (status == PMIX_ERR_PROC_ABORTED && source) {
+        aborted_src = *source;
+        __atomic_store_n(&aborted_seen, 1, __ATOMIC_RELEASE);
+    }
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static pmix_status_t attach(const char *uri, pmix_proc_t *me, pmix_proc_t *srv)
+{
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
+    pmix_status_t rc = PMIx_tool_attach_to_server(me, srv, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    return rc;
+}
+
+static pmix_status_t query_namespaces(char **out)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
+    q.keys = keys;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+    q.keys = NULL;
+    *out = NULL;
+    if (rc == PMIX_SUCCESS && nres == 1 && res[0].value.type == PMIX_STRING)
+        *out = strdup(res[0].value.data.string);
+    if (res)
+        PMIX_INFO_FREE(res, nres);
+    return rc;
+}
+
+static int api(char **argv)
+{
+    const char *uri_a = argv[2], *ns_a = argv[3], *facts_a = argv[4];
+    const char *uri_b = argv[5], *ns_b = argv[6], *abort_b = argv[7];
+    bool yes = true;
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
+    pmix_proc_t me0, me, srv_a, srv, *servers = NULL;
+    size_t nservers = 9;
+    IT_RC(PMIx_tool_init(&me0, &info, 1), PMIX_SUCCESS, "PMIx_tool_init(alone)");
+    PMIX_INFO_DESTRUCT(&info);
+    it_me = me0;
+    /* alone: no server */
+    IT_CHECK(!PMIx_tool_is_connected(), "connected after PMIX_TOOL_DO_NOT_CONNECT");
+    IT_RC(PMIx_tool_get_servers(&servers, &nservers), PMIX_ERR_UNREACH, "get_servers(alone)");
+    IT_CHECK(servers == NULL && nservers == 0, "servers listed while alone");
+    IT_RC(PMIx_tool_disconnect(&me0), PMIX_ERR_NOT_FOUND, "disconnect(alone)");
+    IT_RC(PMIx_tool_attach_to_server(&me, &srv, NULL, 0), PMIX_ERR_BAD_PARAM,
+          "attach without a server");
+    /* attach to A: the tool keeps its identity */
+    IT_RC(attach(uri_a, &me, &srv_a), PMIX_SUCCESS, "attach(A)");
+    IT_CHECK(PMIX_CHECK_PROCID(&me, &me0), "identity changed: %s:%u, was %s:%u", me.nspace,
+             (unsigned)me.rank, me0.nspace, (unsigned)me0.rank);
+    IT_CHECK(srv_a.nspace[0] != '\0', "attach(A) gave no server id");
+    IT_CHECK(PMIx_tool_is_connected(), "not connected after attach(A)");
+    printf("server A %s:%u\n", srv_a.nspace, (unsigned)srv_a.rank);
+    /* the same server again: its id; another: refused, A kept */
+    memset(&srv, 0, sizeof(srv));
+    IT_RC(attach(uri_a, NULL, &srv), PMIX_SUCCESS, "attach(A) again");
+    IT_CHECK(PMIX_CHECK_PROCID(&srv, &srv_a), "attach(A) again gave %s:%u", srv.nspace,
+             (unsigned)srv.rank);
+    IT_RC(attach(uri_b, &me, &srv), PMIX_ERR_NOT_SUPPORTED, "attach(B) while A is held");
+    char *nss = NULL;
+    IT_RC(query_namespaces(&nss), PMIX_SUCCESS, "query after attach(B) refused");
+    IT_CHECK(nss && strstr(nss, ns_a) && !strstr(nss, ns_b), "namespaces '%s'", nss ? nss : "");
+    free(nss);
+    /* the one server */
+    IT_RC(PMIx_tool_get_servers(&servers, &nservers), PMIX_SUCCESS, "get_servers");
+    IT_CHECK(nservers == 1 && PMIX_CHECK_PROCID(&servers[0], &srv_a), "get_servers: %zu, %s",
+             nservers, nservers ? servers[0].nspace : "-");
+    PMIX_PROC_FREE(servers, nservers);
+    IT_RC(PMIx_tool_set_server(&srv_a, NULL, 0), PMIX_SUCCESS, "set_server(A)");
+    PMIX_LOAD_PROCID(&srv, "no-such-server", 0);
+    IT_RC(PMIx_tool_set_server(&srv, NULL, 0), PMIX_ERR_UNREACH, "set_server(another)");
+    IT_RC(PMIx_tool_disconnect(&srv), PMIX_ERR_NOT_FOUND, "disconnect(another)");
+    /* job A's data, as its rank 0 reads it */
+    FILE *f = fopen(facts_a, "r");
+    IT_CHECK(f != NULL, "cannot read %s", facts_a);
+    for (size_t k = 0; k < sizeof(fact_keys) / sizeof(fact_keys[0]); k++) {
+        char want[4096];
+        IT_CHECK(fgets(want, sizeof(want), f) != NULL, "%s: no line %zu", facts_a, k + 1);
+        want[strcspn(want, "\n")] = '\0';
+        pmix_proc_t p;
+        fact_proc(&p, ns_a, k);
+        char *got = get_str(&p, fact_keys[k]);
+        IT_CHECK(strcmp(got, want) == 0, "tool's %s of %s:%u is '%s', the job's '%s'",
+                 fact_keys[k], p.nspace, (unsigned)p.rank, got, want);
+        printf("get %s %s\n", fact_keys[k], got);
+        free(got);
+    }
+    fclose(f);
+    /* disconnect: requests go nowhere; again: no such server */
+    IT_RC(PMIx_tool_disconnect(&srv_a), PMIX_SUCCESS, "disconnect(A)");
+    IT_CHECK(!PMIx_tool_is_connected(), "connected after disconnect");
+    IT_RC(query_namespaces(&nss), PMIX_ERR_UNREACH, "query after disconnect");
+    free(nss);
+    pmix_value_t *val = NULL;
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, ns_a, PMIX_RANK_WILDCARD);
+    IT_RC(PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val), PMIX_ERR_UNREACH,
+          "PMIx_Get after disconnect");
+    IT_RC(PMIx_tool_disconnect(&srv_a), PMIX_ERR_NOT_FOUND, "disconnect(A) twice");
+    /* then B: the one server now, and its job's events reach the tool */
+    pmix_proc_t srv_b;
+    IT_RC(attach(uri_b, &me, &srv_b), PMIX_SUCCESS, "attach(B) after disconnect");
+    IT_CHECK(PMIX_CHECK_PROCID(&me, &me0), "identity changed at attach(B)");
+    IT_RC(PMIx_tool_get_servers(&servers, &nservers), PMIX_SUCCESS, "get_servers(B)");
+    IT_CHECK(nservers == 1 && PMIX_CHECK_PROCID(&servers[0], &srv_b), "get_servers(B)");
+    PMIX_PROC_FREE(servers, nservers);
+    IT_RC(query_namespaces(&nss), PMIX_SUCCESS, "query at B");
+    IT_CHECK(nss && strstr(nss, ns_b), "namespaces at B '%s'", nss ? nss : "");
+    free(nss);
+    pmix_status_t code = PMIX_ERR_PROC_ABORTED;
+    int id = (int)PMIx_Register_event_handler(&code, 1, NULL, 0, on_aborted, NULL, NULL);
+    IT_CHECK(id >= 0, "PMIx_Register_event_handler: %d", id);
+    f = fopen(abort_b, "w");
+    IT_CHECK(f != NULL, "cannot create %s", abort_b);
+    fclose(f);
+    IT_WAIT_FOR(aborted_seen, 20,
+                "PMIX_ERR_PROC_ABORTED of job B");
+    IT_CHECK(PMIX_CHECK_NSPACE(aborted_src.nspace, ns_b) && aborted_src.rank == 1,
+             "the event's source is %s:%u", aborted_src.nspace, (unsigned)aborted_src.rank);
+    printf("event PMIX_ERR_PROC_ABORTED %s:%u\n", aborted_src.nspace,
+           (unsigned)aborted_src.rank);
+    IT_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
+    printf("api ok\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "job") == 0)
-        return job(argv[2]);
+        return job(argv[2], argc > 3 && strcmp(argv[3], "abort") == 0);
+    if (argc >= 8 && strcmp(argv[1], "api") == 0)
+        return api(argv);
     if (argc >= 3 && strcmp(argv[1], "tool") == 0)
         return tool(argc, argv);
-    fprintf(stderr, "usage: it_tool job DIR | it_tool tool HOW [ARG] [NSPACE]\n");
+    fprintf(stderr, "usage: it_tool job DIR [abort] | it_tool tool HOW [ARG] [NSPACE] | "
+                    "it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B\n");
     return 1;
 }

@@ -3,7 +3,12 @@
 # (the one rendezvous file, PMIX_SERVER_PIDINFO, _NSPACE, _URI literal and
 # file:, PMIX_TOOL_ATTACHMENT_FILE), gets its own identity, queries the
 # namespaces; PMIX_TOOL_DO_NOT_CONNECT runs alone; a wrong pid and a tool of
-# another user are refused; the rendezvous file goes with the job
+# another user are refused; the rendezvous file goes with the job.
+# The calls past PMIx_tool_init (it_tool api), with a second job B: a tool
+# started alone attaches to A (again: the same; to B: refused while A is
+# held), lists and sets its server, reads A's job data (equal to what A's
+# rank 0 reads), disconnects, attaches to B and hears the
+# PMIX_ERR_PROC_ABORTED of B's rank 1, which B's server raises
 # on 1 node, then on 3 simulated nodes (one rendezvous file: node 0's,
 # named after spmix-run's pid)
 if [ -z "${SPX_NODES:-}" ]; then
@@ -18,10 +23,16 @@ mkdir -p "$rdv" "$sync_dir" || spx_fail "mkdir"
 TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 3 --nodes "$SPX_NODES" \
     --timeout $((SPX_TIMEOUT - 10)) "$prog" job "$sync_dir" >"$SPX_OUT" 2>"$SPX_ERR" &
 job=$!
+rdv_b="$SPX_TMP/rdv_b"
+sync_b="$SPX_TMP/sync_b"
+mkdir -p "$rdv_b" "$sync_b" || spx_fail "mkdir"
+TMPDIR="$rdv_b" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 3 --nodes "$SPX_NODES" \
+    --timeout $((SPX_TIMEOUT - 10)) "$prog" job "$sync_b" abort >"$SPX_OUT.b" 2>"$SPX_ERR.b" &
+job_b=$!
 i=0
-while [ ! -f "$sync_dir/ready" ]; do
+while [ ! -f "$sync_dir/ready" ] || [ ! -f "$sync_b/ready" ]; do
     i=$((i + 1))
-    [ $i -lt 400 ] || { kill "$job"; spx_fail "the job did not start in 20 s"; }
+    [ $i -lt 400 ] || { kill "$job" "$job_b"; spx_fail "the jobs did not start in 20 s"; }
     sleep 0.05
 done
 ns=$(cat "$sync_dir/ready")
@@ -60,6 +71,22 @@ id1=$(TMPDIR="$rdv" "$prog" tool default "" "$ns" | sed -n 's/^tool //p')
 id2=$(TMPDIR="$rdv" "$prog" tool default "" "$ns" | sed -n 's/^tool //p')
 [ -n "$id1" ] && [ "$id1" != "$id2" ] || { touch "$sync_dir/done"; spx_fail "tool identities '$id1' '$id2'"; }
 
+set -- "$rdv_b"/spmix.tool.*
+[ $# -eq 1 ] && [ -f "$1" ] || { touch "$sync_dir/done" "$sync_b/done"; spx_fail "not one rendezvous file in $rdv_b: $*"; }
+uri_b=$(head -1 "$1")
+out=$(timeout 60 "$prog" api "$uri" "$ns" "$sync_dir/facts" "$uri_b" "$(cat "$sync_b/ready")" \
+      "$sync_b/abort" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || ! echo "$out" | grep -q "^api ok"; then
+    touch "$sync_dir/done" "$sync_b/done"
+    spx_fail "the tool calls: rc $rc: $out"
+fi
+echo "$out" | grep -v "^spmix\[" | sed 's/^/    /'
+touch "$sync_b/done"
+wait "$job_b"
+rc=$?
+[ $rc -ne 0 ] || { touch "$sync_dir/done"; spx_fail "job B's rank 1 died, yet B ended with 0"; }
+
 out=$(TMPDIR="$rdv" timeout 20 "$prog" tool none 2>&1)
 echo "$out" | grep -q "^tool spmix-tool\.[0-9]*:0" || { touch "$sync_dir/done"; spx_fail "do-not-connect: $out"; }
 out=$(TMPDIR="$rdv" timeout 20 "$prog" tool pid 1 2>&1)
@@ -77,4 +104,4 @@ rc=$?
 [ $rc -eq 0 ] || spx_fail "the job ended with $rc"
 [ ! -e "$file" ] || spx_fail "the rendezvous file $file outlived the job"
 rm -f "$rdv/spmix.tool.$dead"
-spx_pass "tools attach by every discovery way, query, and are refused when they should be ($SPX_NODES node(s))"
+spx_pass "tools attach by every discovery way, query, get job data, hear a job's events, attach/disconnect/list/set their server, and are refused when they should be ($SPX_NODES node(s))"
