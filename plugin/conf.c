@@ -26,6 +26,7 @@ static s_p_options_t spx_plg_options[] = {
     { .key = "SpmixTreeWidth", .type = SPX_S_P_UINT32 },
     { .key = "SpmixTmpDir", .type = SPX_S_P_STRING },
     { .key = "SpmixStdinTool", .type = SPX_S_P_BOOLEAN },
+    { .key = "SpmixOutputTap", .type = SPX_S_P_BOOLEAN },
     { .key = NULL },
 };
 
@@ -47,6 +48,7 @@ void spx_plg_conf_defaults(void)
     spx_plg_conf.timeout = SPX_PLG_DEFAULT_TIMEOUT;
     spx_plg_conf.tree_width = SPX_PLG_DEFAULT_WIDTH;
     spx_plg_conf.stdin_tool = false;
+    spx_plg_conf.output_tap = false;
 }
 
 int spx_plg_conf_parse_ports(const char *s, uint16_t *lo, uint16_t *hi)
@@ -110,6 +112,8 @@ void spx_plg_conf_set(s_p_hashtbl_t *tbl)
         spx_plg_conf.set_ld_library_path = b;
     if (slurm_s_p_get_boolean(&b, "SpmixStdinTool", tbl))
         spx_plg_conf.stdin_tool = b;
+    if (slurm_s_p_get_boolean(&b, "SpmixOutputTap", tbl))
+        spx_plg_conf.output_tap = b;
     if (slurm_s_p_get_string(&s, "SpmixPortRange", tbl)) {
         if (spx_plg_conf_parse_ports(s, &spx_plg_conf.port_lo, &spx_plg_conf.port_hi) != 0)
             spx_plg_err("SpmixPortRange=%s is not LO-HI (1 <= LO <= HI <= 65535); using %u-%u",
@@ -162,6 +166,7 @@ s_p_hashtbl_t *spx_plg_conf_get(void)
     if (spx_plg_conf.tmpdir != NULL)
         slurm_s_p_parse_pair(tbl, "SpmixTmpDir", spx_plg_conf.tmpdir);
     slurm_s_p_parse_pair(tbl, "SpmixStdinTool", spx_plg_conf.stdin_tool ? "yes" : "no");
+    slurm_s_p_parse_pair(tbl, "SpmixOutputTap", spx_plg_conf.output_tap ? "yes" : "no");
     return tbl;
 }
 
@@ -192,5 +197,6 @@ List spx_plg_conf_get_printable(void)
     spx_plg_conf_print(l, "SpmixTreeWidth", v);
     spx_plg_conf_print(l, "SpmixTmpDir", spx_plg_conf.tmpdir ? spx_plg_conf.tmpdir : "(TMPDIR or /tmp)");
     spx_plg_conf_print(l, "SpmixStdinTool", spx_plg_conf.stdin_tool ? "yes" : "no");
+    spx_plg_conf_print(l, "SpmixOutputTap", spx_plg_conf.output_tap ? "yes" : "no");
     return l;
 }

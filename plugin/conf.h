@@ -15,6 +15,8 @@
  *   SpmixTmpDir=DIR           base of the per-step directories (default: job's TMPDIR or /tmp)
  *   SpmixStdinTool=B          the tasks' stdin is fed by tools' pushes merged with
  *                             srun's stdin (default no; a step asks with SPMIX_STDIN=tool)
+ *   SpmixOutputTap=B          the tasks' stdout/stderr also reach PMIx tools that pull
+ *                             them (default no; a step asks with SPMIX_OUTPUT=tool)
  */
 #ifndef SPX_PLG_CONF_H
 #define SPX_PLG_CONF_H
@@ -42,6 +44,7 @@ struct spx_plg_conf {
     uint32_t tree_width;
     char *tmpdir;              /* malloc'd; NULL: job's TMPDIR or /tmp */
     bool stdin_tool;           /* SpmixStdinTool */
+    bool output_tap;           /* SpmixOutputTap */
 };
 
 /* The current settings (defaults until conf_set ran). Read-only for callers. */

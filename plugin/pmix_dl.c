@@ -33,6 +33,9 @@ static struct {
     pmix_status_t (*info_load)(pmix_info_t *, const char *, const void *, pmix_data_type_t);
     void (*value_destruct)(pmix_value_t *);
     const char *(*error_string)(pmix_status_t);
+    pmix_status_t (*iof_deliver)(const pmix_proc_t *, pmix_iof_channel_t,
+                                 const pmix_byte_object_t *, const pmix_info_t[], size_t,
+                                 pmix_op_cbfunc_t, void *);
 } api;
 
 #define SPX_PLG_SYM(field, name) { (void **)&api.field, name }
@@ -51,6 +54,7 @@ int spx_plg_pmix_open(const char *libdir, char *err, size_t errlen)
         SPX_PLG_SYM(info_load, "PMIx_Info_load"),
         SPX_PLG_SYM(value_destruct, "PMIx_Value_destruct"),
         SPX_PLG_SYM(error_string, "PMIx_Error_string"),
+        SPX_PLG_SYM(iof_deliver, "PMIx_server_IOF_deliver"),
     };
 
     if (api.handle != NULL)
@@ -159,4 +163,12 @@ void PMIx_Value_destruct(pmix_value_t *val)
 const char *PMIx_Error_string(pmix_status_t status)
 {
     return api.error_string ? api.error_string(status) : "PMIx library not loaded";
+}
+
+pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source, pmix_iof_channel_t channel,
+                                      const pmix_byte_object_t *bo, const pmix_info_t info[],
+                                      size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return api.iof_deliver ? api.iof_deliver(source, channel, bo, info, ninfo, cbfunc, cbdata)
+                           : PMIX_ERR_INIT;
 }

@@ -7,16 +7,21 @@
  *       (spmix-push), and ends once both ended; srun: srun's stdin only,
  *       whatever mpi.conf's SpmixStdinTool says. The same as SPMIX_STDIN=...
  *       in srun's environment, which the option overrides.
+ *   --spmix-output=tool|srun
+ *       tool: what the tasks write on stdout and stderr also reaches PMIx
+ *       tools that pull it (PMIx_IOF_pull); srun gets it unchanged either
+ *       way. srun: the tasks write to Slurm directly, whatever mpi.conf's
+ *       SpmixOutputTap says. The same as SPMIX_OUTPUT=...
  *
- * How the choice reaches mpi_spmix: the option is set in the step's
- * environment as SPMIX_STDIN, which the MPI plugin reads (and removes) in
+ * How a choice reaches mpi_spmix: it is set in the step's environment
+ * (SPMIX_STDIN, SPMIX_OUTPUT), which the MPI plugin reads (and removes) in
  * slurmstepd before the tasks start. In srun (local context) it goes into
  * srun's own environment, which srun passes on unless --export limits it; in
  * slurmstepd (remote context, before the MPI plugin's hooks) it is set in the
  * step's environment as well, so that --export=NONE steps get it too.
  *
  * The plugin does nothing for steps that do not use --mpi=spmix: the
- * variable is read only by mpi_spmix.
+ * variables are read only by mpi_spmix.
  */
 #include "config.h"
 
@@ -29,20 +34,31 @@
 #pragma GCC visibility push(default)
 SPANK_PLUGIN(spmix, 1);
 
-/* The value given to --spmix-stdin ("tool" or "srun"), "" when not given. */
-static char stdin_choice[8];
+/* The values given ("tool" or "srun"), "" when not given. */
+static char stdin_choice[8], output_choice[8];
+
+static int take_choice(const char *opt, const char *optarg, char *out)
+{
+    if (optarg == NULL || (strcmp(optarg, "tool") != 0 && strcmp(optarg, "srun") != 0)) {
+        slurm_error("spmix: --%s=%s: the value is tool or srun", opt, optarg ? optarg : "(none)");
+        return -1;
+    }
+    strcpy(out, optarg);
+    return 0;
+}
 
 static int stdin_option(int val, const char *optarg, int remote)
 {
     (void)val;
-    if (optarg == NULL || (strcmp(optarg, "tool") != 0 && strcmp(optarg, "srun") != 0)) {
-        slurm_error("spmix: --spmix-stdin=%s: the value is tool or srun",
-                    optarg ? optarg : "(none)");
-        return -1;
-    }
-    strcpy(stdin_choice, optarg);
     (void)remote;
-    return 0;
+    return take_choice("spmix-stdin", optarg, stdin_choice);
+}
+
+static int output_option(int val, const char *optarg, int remote)
+{
+    (void)val;
+    (void)remote;
+    return take_choice("spmix-output", optarg, output_choice);
 }
 
 struct spank_option spank_options[] = {
@@ -50,28 +66,40 @@ struct spank_option spank_options[] = {
      "[--mpi=spmix] tasks' stdin: tool = srun's stdin merged with PMIx tools' pushes "
      "(spmix-push), ended once both ended; srun = srun's stdin only",
      1, 0, stdin_option},
+    {"spmix-output", "tool|srun",
+     "[--mpi=spmix] tasks' stdout/stderr: tool = also to PMIx tools that pull it "
+     "(srun gets it unchanged); srun = to srun only",
+     1, 0, output_option},
     SPANK_OPTIONS_TABLE_END};
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av);
 #pragma GCC visibility pop
+
+/* Sets var to choice in the step's environment (see the top). */
+static int put_choice(spank_t sp, const char *var, const char *choice)
+{
+    if (choice[0] == '\0')
+        return 0;
+    if (spank_context() == S_CTX_LOCAL) {
+        if (setenv(var, choice, 1) != 0) {
+            slurm_error("spmix: cannot set %s", var);
+            return -1;
+        }
+    } else if (spank_context() == S_CTX_REMOTE) {
+        spank_err_t rc = spank_setenv(sp, var, choice, 1);
+        if (rc != ESPANK_SUCCESS) {
+            slurm_error("spmix: cannot set %s in the step: %s", var, spank_strerror(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    if (stdin_choice[0] == '\0')
-        return 0;
-    if (spank_context() == S_CTX_LOCAL) {
-        if (setenv("SPMIX_STDIN", stdin_choice, 1) != 0) {
-            slurm_error("spmix: cannot set SPMIX_STDIN for --spmix-stdin");
-            return -1;
-        }
-    } else if (spank_context() == S_CTX_REMOTE) {
-        spank_err_t rc = spank_setenv(sp, "SPMIX_STDIN", stdin_choice, 1);
-        if (rc != ESPANK_SUCCESS) {
-            slurm_error("spmix: --spmix-stdin: cannot set SPMIX_STDIN in the step: %s",
-                        spank_strerror(rc));
-            return -1;
-        }
-    }
+    if (put_choice(sp, "SPMIX_STDIN", stdin_choice) != 0 ||
+        put_choice(sp, "SPMIX_OUTPUT", output_choice) != 0)
+        return -1;
     return 0;
 }

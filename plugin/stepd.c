@@ -28,12 +28,16 @@
  * stdin.sock and starts the stdin pump, a thread of its own with its own
  * poll loop - the library's progress thread, which runs the push_stdin
  * upcall, must never block on the tasks' pipes, and slurmstepd's main thread
- * is Slurm's. Without the option none of it exists.
+ * is Slurm's. Without the option none of it exists. The opt-in output tap
+ * (SpmixOutputTap=yes, SPMIX_OUTPUT=tool|srun) is the same shape in
+ * stepd_output.c: output.sock and the output pump, which writes the tasks'
+ * stdout/stderr on to Slurm and hands it to PMIx_server_IOF_deliver.
  * task (in the task child, as the user, before exec): copies that
  * environment for the task's rank and puts SpmixLibDir first in
  * LD_LIBRARY_PATH; with the opt-in stdin, hands fd 0 to the pump and reads a
- * pipe the pump feeds instead (stepd_stdin.h); nothing in the child touches
- * the library.
+ * pipe the pump feeds instead (stepd_stdin.h); with the tap, fd 1 and 2
+ * become pipes the output pump reads (stepd_output.h); nothing in the child
+ * touches the library.
  * fini (the step is over): the pump stops (held pushes fail), deregister,
  * PMIx_server_finalize (threads, sockets and the server's directory go),
  * unload, remove the step directory.
@@ -44,6 +48,7 @@
 #include "plugin/layout.h"
 #include "plugin/plugin.h"
 #include "plugin/pmix_dl.h"
+#include "plugin/stepd_output.h"
 #include "plugin/stepd_stdin.h"
 #include "host/server.h"
 
@@ -320,12 +325,31 @@ static bool spx_plg_stdin_wanted(char **env)
     return on;
 }
 
+/* The opt-in output tap: SPMIX_OUTPUT from the step (tool / srun) over
+ * mpi.conf's SpmixOutputTap; the variable is for us, not for the tasks. */
+static bool spx_plg_output_wanted(char **env)
+{
+    const char *v = slurm_getenvp(env, "SPMIX_OUTPUT");
+    bool on = spx_plg_conf.output_tap;
+
+    if (v != NULL && strcmp(v, "tool") == 0)
+        on = true;
+    else if (v != NULL && strcmp(v, "srun") == 0)
+        on = false;
+    else if (v != NULL)
+        spx_plg_err("SPMIX_OUTPUT=%.60s is neither tool nor srun; ignored (SpmixOutputTap=%s)",
+                    v, on ? "yes" : "no");
+    slurm_unsetenvp(env, "SPMIX_OUTPUT");
+    return on;
+}
+
 int spx_plg_stepd_prefork(char ***env)
 {
     char myname[256], *secret = NULL, *map = NULL;
     const char *nodelist, *why = NULL, *m;
     char err[512], label[320];
     bool stdin_tool = spx_plg_stdin_wanted(*env);
+    bool output_tap = spx_plg_output_wanted(*env);
     int rc = -1;
 
     if (S.loaded || S.up) {
@@ -393,6 +417,8 @@ int spx_plg_stepd_prefork(char ***env)
     if (stdin_tool && spx_plg_stdin_start(S.dir, S.uid, S.nspace, S.ntasks, S.map.ranks[S.me],
                                           S.map.count[S.me], label) != 0)
         goto out;
+    if (output_tap && spx_plg_output_start(S.dir, S.uid, S.nspace, label) != 0)
+        goto out;
     if (spx_plg_server_start(*env, myname, secret) != 0)
         goto out;
     S.up = true;
@@ -452,12 +478,14 @@ int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env)
     }
     slurm_unsetenvp(*env, SPX_PLG_ENV_SRUN_PORT);
     spx_plg_stdin_task(job->gtaskid);   /* opt-in: fd 0 fed by the pump */
+    spx_plg_output_task(job->gtaskid);  /* opt-in: fd 1 and 2 through the tap */
     return SLURM_SUCCESS;
 }
 
 void spx_plg_stepd_fini(void)
 {
     spx_plg_stdin_stop();   /* pushes still held fail before the server goes */
+    spx_plg_output_stop();  /* the rest of the output to srun, then closed */
     if (S.registered) {
         if (spx_host_deregister_job(S.nspace, SPX_PLG_SYNC_SEC) == PMIX_ERR_TIMEOUT) {
             spx_plg_err("the PMIx server did not release %s; leaving it running", S.nspace);
