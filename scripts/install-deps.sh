@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs the Debian 12 packages spmix needs to build, test and demo:
 # the build tools and libraries, the test tools, OpenPMIx's headers (ABI
-# cross-check, demo), Slurm's headers (the plugin), Open MPI with mpi4py
+# cross-check, demo), Slurm's headers (the plugin), libmunge's and munge
+# (tools on hosts without a server of a step authenticate with munge),
+# Open MPI with mpi4py
 # (the demo's and CI's unchanged Open MPI / mpi4py programs, which would
 # otherwise be skipped) and OpenPMIx's Python binding python3-pmix (a group
 # built from Python on our library, test/python/grp_invite.sh, skipped
@@ -10,7 +12,7 @@
 # Idempotent; runs apt-get update only when a package is missing.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config libevent-dev libhwloc-dev nettle-dev check
-libpmix-dev clang libclang-rt-14-dev valgrind python3 libslurm-dev
+libpmix-dev clang libclang-rt-14-dev valgrind python3 libslurm-dev libmunge-dev munge
 openmpi-bin libopenmpi-dev python3-mpi4py python3-pmix"
 missing=""
 for p in $PKGS; do

@@ -100,6 +100,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     vc "$top/test/slurm/test_groups.sh" --build "$sroot/build"
     step "Slurm: tools reach every node's server; srun's stdin unchanged; opt-in stdin fed by tools (SPMIX_STDIN=tool, SpmixStdinTool=yes)"
     vc "$top/test/slurm/test_iof.sh" --build "$sroot/build"
+    step "Slurm: a tool on the login node (the host) reaches a step over its tree port, authenticated by munge; other users and hostile bytes refused"
+    vc "$top/test/slurm/test_remote_tool.sh" --build "$sroot/build"
     step "Slurm: unchanged Open MPI and mpi4py programs under mpi_spmix (1x2, 3x2, 4x4)"
     vc "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
     step "Slurm: the drop-in build (--enable-pmix-typename) answers srun --mpi=pmix"

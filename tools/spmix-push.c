@@ -8,7 +8,14 @@
  * server of Slurm step JOBID.STEP (PMIX_SERVER_NSPACE
  * "slurm.spmix.srv.JOBID.STEP.<node>", the node being $SLURMD_NODENAME or
  * the short host name: mpi/spmix names its servers so), or the one server
- * whose rendezvous file is in $TMPDIR (or /tmp). The job: --nspace, the
+ * whose rendezvous file is in $TMPDIR (or /tmp). On a host that is not a
+ * node of the step (a login node; scontrol says which nodes are), the
+ * step's first node's server over its tree port: PMIX_SERVER_URI
+ * "spmix-tcp://NODEADDR:PORT" (scontrol show node: NodeAddr; the port is
+ * the step's ResvPorts, else derived from SpmixPortRange of scontrol show
+ * config as mpi/spmix derives it), authenticated by munge (the socket of
+ * Slurm's AuthInfo=socket=..., given to the library as SPMIX_MUNGE_SOCKET
+ * unless set); that server reaches every rank of the step. The job: --nspace, the
  * step's "slurm.spmix.JOBID.STEP", or the one namespace the server serves.
  * The bytes go in pushes of 1 MiB, up to INFLIGHT at once (reading the
  * input overlaps pushing), each buffer reused once the job's host took its
@@ -26,7 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <hwloc.h>
@@ -91,11 +100,13 @@ static void usage(FILE *f)
                "                  [--nspace NSPACE] [FILE|-] [JOBID.STEP]\n"
                "Sends FILE (or stdin) to the stdin of the ranks of a job started with\n"
                "spmix-run --stdin tool, or of Slurm step JOBID.STEP (srun --mpi=spmix;\n"
-               "run on a node of the step).\n"
+               "on a node of the step, or on another host over the step's tree port,\n"
+               "authenticated by munge).\n"
                "  --ranks LIST|all  ranks to feed: \"0,2-4\" or all (default: all)\n"
                "  --eof             end the ranks' stdin after the data\n"
                "  --pid PID         the job's spmix-run (default: the only job in $TMPDIR or /tmp)\n"
-               "  --uri URI         the server's address (spmix:<socket>, or file:<path>)\n"
+               "  --uri URI         the server's address (spmix:<socket>, spmix-tcp://HOST:PORT,\n"
+               "                    or file:<path>)\n"
                "  --nspace NSPACE   the job (default: the only one the server serves)\n"
                "  -h, --help        this text\n");
 }
@@ -171,6 +182,143 @@ static void node_name(char *out, size_t cap)
     out[strcspn(out, ".")] = '\0';
 }
 
+/* ---- a login node: the step's first node, from scontrol ---- */
+
+extern char **environ;
+
+/* Runs argv (scontrol ...) and puts its stdout, at most cap - 1 bytes, in
+ * out. 0 when it exited 0. */
+static int run_cmd(char *const argv[], char *out, size_t cap)
+{
+    int p[2];
+    size_t got = 0;
+    pid_t pid;
+    int st = -1;
+    posix_spawn_file_actions_t fa;
+
+    out[0] = '\0';
+    if (pipe(p) != 0)
+        return -1;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_addclose(&fa, p[0]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[1]);
+    if (rc != 0) {
+        close(p[0]);
+        return -1;
+    }
+    for (;;) {
+        char junk[4096];
+        ssize_t n = got + 1 < cap ? read(p[0], out + got, cap - 1 - got)
+                                  : read(p[0], junk, sizeof(junk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (got + 1 < cap)
+            got += (size_t)n;
+    }
+    out[got] = '\0';
+    close(p[0]);
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The value of KEY= (a word: up to a blank) in out, or "" (text: scontrol -o). */
+static void field(const char *text, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    out[0] = '\0';
+    for (const char *q = text; (q = strstr(q, key)); q += kl) {
+        if ((q == text || q[-1] == ' ' || q[-1] == '\n') && q[kl] == '=') {
+            size_t n = strcspn(q + kl + 1, " \t\n");
+            snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), q + kl + 1);
+            return;
+        }
+    }
+}
+
+/* "KEY = VALUE" of scontrol show config: VALUE or "". */
+static void config_value(const char *text, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    out[0] = '\0';
+    for (const char *q = text; (q = strstr(q, key)); q += kl)
+        if ((q == text || q[-1] == '\n') && (q[kl] == ' ' || q[kl] == '=')) {
+            const char *v = q + kl + strspn(q + kl, " =");
+            size_t n = strcspn(v, "\n");
+            snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), v);
+            return;
+        }
+}
+
+/* Where a host without a server of step job.step reaches it: *uri set
+ * ("spmix-tcp://ADDR:PORT") and 0; 1 when this host (me) is a node of the
+ * step (use its own server); -1 when scontrol does not know the step. */
+static int step_remote(unsigned long job, unsigned long step, const char *me, char *uri,
+                       size_t cap)
+{
+    static char out[65536];
+    char id[64], nodes[4096], resv[64], first[256], addr[256], range[64], auth[1024];
+    snprintf(id, sizeof(id), "%lu.%lu", job, step);
+    char *show_step[] = {"scontrol", "show", "step", id, "-o", NULL};
+    if (run_cmd(show_step, out, sizeof(out)) != 0)
+        return -1;
+    field(out, "NodeList", nodes, sizeof(nodes));
+    field(out, "ResvPorts", resv, sizeof(resv));
+    if (!nodes[0])
+        return -1;
+    char *names[] = {"scontrol", "show", "hostnames", nodes, NULL};
+    if (run_cmd(names, out, sizeof(out)) != 0 || !out[0])
+        return -1;
+    first[0] = '\0';
+    for (char *save = NULL, *n = strtok_r(out, "\n", &save); n; n = strtok_r(NULL, "\n", &save)) {
+        if (strcmp(n, me) == 0)
+            return 1;
+        if (!first[0])
+            snprintf(first, sizeof(first), "%s", n);
+    }
+    char *show_node[] = {"scontrol", "show", "node", first, "-o", NULL};
+    if (run_cmd(show_node, out, sizeof(out)) != 0)
+        return -1;
+    field(out, "NodeAddr", addr, sizeof(addr));
+    if (!addr[0])
+        snprintf(addr, sizeof(addr), "%s", first);
+    char *show_config[] = {"scontrol", "show", "config", NULL};
+    if (run_cmd(show_config, out, sizeof(out)) != 0)
+        out[0] = '\0';
+    config_value(out, "SpmixPortRange", range, sizeof(range));
+    config_value(out, "AuthInfo", auth, sizeof(auth));
+    /* munged's socket as Slurm's own daemons use it (AuthInfo=socket=PATH) */
+    const char *sock = strstr(auth, "socket=");
+    if (sock && !getenv("SPMIX_MUNGE_SOCKET")) {
+        sock += 7;
+        char path[1024];
+        snprintf(path, sizeof(path), "%.*s", (int)strcspn(sock, ", "), sock);
+        setenv("SPMIX_MUNGE_SOCKET", path, 1);
+    }
+    /* the tree port as plugin/stepd.c derives it: Slurm's reserved port
+     * (MpiParams=ports=), else SpmixPortRange (default 26000-27999) hashed
+     * by job and step id */
+    unsigned long port = 0, lo = 26000, hi = 27999;
+    if (resv[0] >= '1' && resv[0] <= '9')
+        port = strtoul(resv, NULL, 10);
+    if (!port || port > 65535) {
+        if (range[0] && (sscanf(range, "%lu-%lu", &lo, &hi) != 2 || lo < 1 || hi > 65535 ||
+                         lo > hi))
+            lo = 26000, hi = 27999;
+        port = lo + (((uint64_t)job * 2654435761u + (uint64_t)step * 40503u) % (hi - lo + 1));
+    }
+    snprintf(uri, cap, "spmix-tcp://%s%s%s:%lu", strchr(addr, ':') ? "[" : "", addr,
+             strchr(addr, ':') ? "]" : "", port);
+    return 0;
+}
+
 /* The targets for LIST ("all" or "0,2-4") of nspace into *out (malloc'd). */
 static int targets_of(const char *list, const char *nspace, pmix_proc_t **out, size_t *n)
 {
@@ -241,7 +389,8 @@ int main(int argc, char **argv)
     pmix_info_t info[1];
     size_t ninfo = 0;
     pid_t spid = (pid_t)pid;
-    char srvns[PMIX_MAX_NSLEN + 1], stepns[PMIX_MAX_NSLEN + 1], node[128];
+    char srvns[PMIX_MAX_NSLEN + 1], stepns[PMIX_MAX_NSLEN + 1], node[128], remote[600];
+    int where = 1; /* Slurm: 1 this node's server, 0 remote[], -1 step unknown to scontrol */
     if (pid > 0)
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_PIDINFO, &spid, PMIX_PID);
     else if (uri)
@@ -250,13 +399,21 @@ int main(int argc, char **argv)
         node_name(node, sizeof(node));
         snprintf(srvns, sizeof(srvns), "slurm.spmix.srv.%lu.%lu.%s", sjob, sstep, node);
         snprintf(stepns, sizeof(stepns), "slurm.spmix.%lu.%lu", sjob, sstep);
-        PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
+        where = getenv("SLURMD_NODENAME") ? 1 : step_remote(sjob, sstep, node, remote,
+                                                              sizeof(remote));
+        if (where == 0)
+            PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_URI, remote, PMIX_STRING);
+        else
+            PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
         if (!nspace)
             nspace = stepns;
     }
     pmix_proc_t me;
     pmix_status_t rc = PMIx_tool_init(&me, ninfo ? info : NULL, ninfo);
-    if (rc != PMIX_SUCCESS && slurm)
+    if (rc != PMIX_SUCCESS && slurm && where == 0)
+        fprintf(stderr, "spmix-push: cannot reach step %lu.%lu from this host (%s) at %s\n",
+                sjob, sstep, node, remote);
+    else if (rc != PMIX_SUCCESS && slurm)
         fprintf(stderr, "spmix-push: no server of step %lu.%lu on this node (%s): run on a "
                         "node of the step, launched with srun --mpi=spmix\n", sjob, sstep, node);
     if (rc != PMIX_SUCCESS)

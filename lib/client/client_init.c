@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "client/client_remote.h"
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
@@ -609,10 +610,11 @@ static pmix_status_t first_init(const struct spx_tool_start *tool)
             rc = PMIX_ERR_INIT;
         int fd = -1;
         if (rc == PMIX_SUCCESS) {
-            fd = spx_unix_connect(path);
+            fd = spx_client_connect(path); /* unix socket or spmix-tcp:// */
             if (fd < 0) {
-                spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(errno));
-                rc = PMIX_ERR_UNREACH;
+                int e = errno;
+                spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(e));
+                rc = spx_client_connect_status(e);
             }
         }
         if (rc == PMIX_SUCCESS)
@@ -735,10 +737,11 @@ static void teardown_on_thread(void *arg)
 
 pmix_status_t spx_client_tool_connect(const char *path)
 {
-    int fd = spx_unix_connect(path);
+    int fd = spx_client_connect(path);
     if (fd < 0) {
-        spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(errno));
-        return PMIX_ERR_UNREACH;
+        int e = errno;
+        spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(e));
+        return spx_client_connect_status(e);
     }
     pmix_status_t rc = handshake(fd);
     if (rc != PMIX_SUCCESS) {

@@ -6,8 +6,11 @@
  *
  * Which server (first that applies):
  *   PMIX_TOOL_DO_NOT_CONNECT    none: the tool runs alone (its own identity)
- *   PMIX_SERVER_URI             "spmix:<socket>", or "file:<path>" of a file
- *                               whose first line is such a URI
+ *   PMIX_SERVER_URI             "spmix:<socket>", "spmix-tcp://HOST:PORT" (a
+ *                               step's server on another host, over its tree
+ *                               port, authenticated by munge: client_remote.c),
+ *                               or "file:<path>" of a file whose first line is
+ *                               such a URI
  *   PMIX_TOOL_ATTACHMENT_FILE   a file whose first line is the URI
  *   PMIX_SERVER_PIDINFO         the server in process pid: its rendezvous file
  *   PMIX_SERVER_NSPACE          the server whose rendezvous file names it
@@ -48,6 +51,7 @@
 #include <pmix_tool.h>
 
 #include "client/client.h"
+#include "client/client_remote.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "proto/rendezvous.h"
@@ -125,6 +129,8 @@ static int read_lines(const char *file, char **lines, int nlines)
 static char *uri_path(const char *fn, const char *uri, const char *from)
 {
     size_t pl = strlen(SPX_URI_PREFIX);
+    if (spx_client_remote_uri(uri))
+        return strdup(uri); /* client_remote.c connects to it */
     if (!uri || strncmp(uri, SPX_URI_PREFIX, pl) != 0 || !uri[pl]) {
         spx_error("%s: %s: '%.200s' is not the address of an spmix server", fn, from,
                   uri ? uri : "(empty)");

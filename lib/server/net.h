@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <pmix_common.h>
 
 struct event_base;
@@ -50,6 +51,10 @@ typedef struct spx_srv_net_up {
     void (*recv)(uint32_t from, uint8_t channel, const void *data, size_t len, void *arg);
     void (*node_lost)(uint32_t node, const char *reason, void *arg);
     void (*node_left)(uint32_t node, void *arg);
+    /* A tool the network authenticated on its port (fd owned by the callee
+     * from now on, uid/gid its proven identity, label for log lines); may be
+     * NULL: the network then refuses tools. */
+    void (*tool_accept)(int fd, uid_t uid, gid_t gid, const char *label, void *arg);
 } spx_srv_net_up_t;
 
 /* Completion of a collective: data is every node's contribution concatenated

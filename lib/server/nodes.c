@@ -205,8 +205,19 @@ static void mn_node_left(uint32_t node, void *arg)
     mn_node_gone(ctx, node, false);
 }
 
+/* A tool the tree authenticated by munge on its port (a tool on a host
+ * without a server of the step): a peer as a local one, with the
+ * credential's uid/gid and no pid (-1, which SO_PEERCRED never gives,
+ * marks it remote: peer.c lets it be a tool only). */
+static void mn_tool_accept(int fd, uid_t uid, gid_t gid, const char *label, void *arg)
+{
+    spx_debug("server: %s joins the local peers", label);
+    spx_srv_accept(fd, uid, gid, -1, arg);
+}
+
 static const spx_srv_net_up_t mn_up = {.recv = mn_recv, .node_lost = mn_node_lost,
-                                       .node_left = mn_node_left};
+                                       .node_left = mn_node_left,
+                                       .tool_accept = mn_tool_accept};
 
 static spx_srv_net_create_f net_factory; /* NULL: the tree engine (tests replace it) */
 

@@ -332,6 +332,10 @@ static int handle_hello(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         return tool_hello(p, seq, nspace, rank);
     if (kind != SPX_PEER_CLIENT)
         return -1;
+    if (p->pid == -1) { /* came in on the tree port (nodes.c): tools only */
+        hello_refuse(p, seq, PMIX_ERR_NO_PERMISSIONS, "a remote connection may only be a tool");
+        return 0;
+    }
     struct spx_srv_client *cl = spx_srv_client_find(p->ctx, nspace, rank);
     if (!cl) {
         hello_refuse(p, seq, PMIX_ERR_NOT_FOUND, "not a registered client");

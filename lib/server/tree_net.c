@@ -87,7 +87,7 @@ void *spx_srv_tree_net_create(struct event_base *base, const spx_srv_net_cfg_t *
     if (!tn)
         return NULL;
     tn->ops = (spx_tree_ops_t){.recv = up->recv, .node_lost = up->node_lost,
-                               .node_left = up->node_left};
+                               .node_left = up->node_left, .tool_accept = up->tool_accept};
     spx_tree_config_t tc = {.node_index = cfg->node_index,
                             .nnodes = cfg->nnodes,
                             .width = cfg->width,

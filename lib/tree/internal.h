@@ -34,12 +34,15 @@
 #define SPX_TREE_SPARE_MAX (16u << 20)  /* a link keeps a frame block up to this for the next */
 
 /* A link's life: outgoing CONNECTING -> HELLO_SENT -> READY, incoming
- * WAIT_HELLO -> WAIT_PROOF -> READY; any -> CLOSED (link_bury, then reaped). */
+ * WAIT_HELLO -> WAIT_PROOF -> READY; any -> CLOSED (link_bury, then reaped).
+ * A tool's connection: WAIT_HELLO -> TOOL_WAIT_CRED -> handed to
+ * ops.tool_accept (the link closes, the socket lives on) or CLOSED. */
 typedef enum spx_tree_link_state {
     SPX_TREE_LINK_CONNECTING, /* outgoing: TCP connect in progress */
     SPX_TREE_LINK_HELLO_SENT, /* outgoing: waiting for the acceptor's CHALLENGE */
     SPX_TREE_LINK_WAIT_HELLO, /* incoming: waiting for HELLO */
     SPX_TREE_LINK_WAIT_PROOF, /* incoming: CHALLENGE sent, waiting for PROOF */
+    SPX_TREE_LINK_TOOL_WAIT_CRED, /* incoming tool: TOOL_CHALLENGE sent, waiting for TOOL_CRED */
     SPX_TREE_LINK_READY,      /* authenticated: frames go to spx_tree_dispatch */
     SPX_TREE_LINK_CLOSED,     /* in t->graveyard */
 } spx_tree_link_state_t;
@@ -76,6 +79,7 @@ typedef struct spx_tree_link {
     spx_tree_t *t;
     spx_conn_t *conn;   /* NULL while connecting; not used once closed */
     int fd;             /* outgoing, while connecting */
+    int sock;           /* incoming: the accepted socket (the conn's; not owned) */
     struct event *ev;   /* connect completion */
     struct event *auth_ev;
     bool outgoing;

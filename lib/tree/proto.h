@@ -19,6 +19,20 @@
  *                                 u32 connector | u32 acceptor)
  *   Nonces come from getrandom(). The connector sends nothing else before it
  *   has checked step 2; the acceptor accepts nothing else before step 3.
+ *
+ *   A tool (no secret: a PMIx tool on a host without a server of the step)
+ *   authenticates with munge instead, and then leaves the tree protocol:
+ *   step 4 TOOL_HELLO     tool -> server: u32 SPX_TREE_TOOL_VERSION
+ *   step 5 TOOL_CHALLENGE server -> tool: raw[32] nonce_a
+ *   step 6 TOOL_CRED      tool -> server: str munge credential (at most
+ *                         SPX_TREE_TOOL_MAX_CRED bytes) whose payload is
+ *                         SPX_TREE_TOOL_LABEL | nonce_a (tool_auth.h)
+ *   step 7 TOOL_ACK       server -> tool: i32 status, str reason ("" when 0)
+ *   After an ACK with status 0 the connection belongs to the server's client
+ *   layer with the credential's uid and gid: the tool's next frame is the
+ *   client protocol's HELLO (proto/msg.h), sent only once the ACK arrived.
+ *   An ACK with an error is followed by the close; anything malformed or
+ *   out of order closes at once (logged, counted as an auth reject).
  * UP:        str set_id, u32 seq, i32 status, u32 flags, u8 up_flags, bytes data
  * DOWN:      str set_id, u32 seq, i32 status, bytes data
  * MSG:       u8 channel, bytes data                     (point to point)
@@ -46,6 +60,10 @@ enum spx_tree_auth_step {
     SPX_TREE_AUTH_HELLO = 1,
     SPX_TREE_AUTH_CHALLENGE = 2,
     SPX_TREE_AUTH_PROOF = 3,
+    SPX_TREE_AUTH_TOOL_HELLO = 4,
+    SPX_TREE_AUTH_TOOL_CHALLENGE = 5,
+    SPX_TREE_AUTH_TOOL_CRED = 6,
+    SPX_TREE_AUTH_TOOL_ACK = 7,
 };
 
 #include <stdint.h>
@@ -58,5 +76,9 @@ const char *spx_tree_auth_step_str(uint8_t step);
 #define SPX_TREE_MAX_REASON 1024u /* longest NODE_LOST reason accepted */
 #define SPX_TREE_AUTH_LABEL_ACCEPTOR "spmix-tree-acceptor"
 #define SPX_TREE_AUTH_LABEL_CONNECTOR "spmix-tree-connector"
+#define SPX_TREE_TOOL_VERSION 1u
+#define SPX_TREE_TOOL_LABEL "spmix-tree-tool"
+#define SPX_TREE_TOOL_MAX_CRED 4096u   /* longest munge credential accepted */
+#define SPX_TREE_TOOL_MAX_REASON 512u  /* longest ACK reason a tool reads */
 
 #endif

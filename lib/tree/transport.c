@@ -9,12 +9,20 @@
  * Incoming: accept, wait for HELLO, answer CHALLENGE, check PROOF. Before
  * that only AUTH frames are accepted; a bad HMAC, a foreign frame or a
  * timeout closes the connection with a log line and counts an auth reject.
+ * A PMIx tool may come in on the same port (proto.h, TOOL_* steps): its
+ * munge credential for this connection's nonce is checked (tool_auth.h),
+ * answered with an ACK, and the socket handed to ops.tool_accept with the
+ * credential's uid/gid. The connection never read past the credential's
+ * frame (spx_conn reads one frame at a time), so nothing the tool sends
+ * after the ACK is lost; it counts among the unauthenticated connections
+ * (SPX_TREE_MAX_UNAUTH, SPX_TREE_AUTH_TIMEOUT) until then.
  * A ready link that closes means the node is lost (tree.c broadcasts it);
  * an outgoing attempt that fails is retried until the deadline, then the
  * node is declared lost too.
  */
 #include "config.h"
 #include "tree/internal.h"
+#include "tree/tool_auth.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -87,6 +95,7 @@ const char *spx_tree_link_state_str(spx_tree_link_state_t s)
     case SPX_TREE_LINK_HELLO_SENT: return "HELLO_SENT";
     case SPX_TREE_LINK_WAIT_HELLO: return "WAIT_HELLO";
     case SPX_TREE_LINK_WAIT_PROOF: return "WAIT_PROOF";
+    case SPX_TREE_LINK_TOOL_WAIT_CRED: return "TOOL_WAIT_CRED";
     case SPX_TREE_LINK_READY: return "READY";
     case SPX_TREE_LINK_CLOSED: return "CLOSED";
     }
@@ -99,6 +108,10 @@ const char *spx_tree_auth_step_str(uint8_t step)
     case SPX_TREE_AUTH_HELLO: return "HELLO";
     case SPX_TREE_AUTH_CHALLENGE: return "CHALLENGE";
     case SPX_TREE_AUTH_PROOF: return "PROOF";
+    case SPX_TREE_AUTH_TOOL_HELLO: return "TOOL_HELLO";
+    case SPX_TREE_AUTH_TOOL_CHALLENGE: return "TOOL_CHALLENGE";
+    case SPX_TREE_AUTH_TOOL_CRED: return "TOOL_CRED";
+    case SPX_TREE_AUTH_TOOL_ACK: return "TOOL_ACK";
     }
     return "UNKNOWN";
 }
@@ -151,6 +164,7 @@ static spx_tree_link_t *link_new(spx_tree_t *t, bool outgoing, uint32_t peer)
         return NULL;
     l->t = t;
     l->fd = -1;
+    l->sock = -1;
     l->outgoing = outgoing;
     l->peer = peer;
     l->auth_ev = evtimer_new(t->base, auth_timeout_cb, l);
@@ -282,11 +296,93 @@ static void reject(spx_tree_link_t *l, const char *why)
     spx_conn_close(l->conn, why, 1);
 }
 
+/* ---- tools (munge) ---- */
+
+/* Sends a tool its TOOL_ACK and waits (a second at most) until the socket
+ * took it: the link closes right after. 0 or -1. */
+static int tool_ack(spx_tree_link_t *l, int32_t status, const char *why)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, SPX_TREE_AUTH_TOOL_ACK);
+    spx_buf_push_i32(&b, status);
+    spx_buf_push_str(&b, why ? why : "");
+    if (send_auth(l, &b) < 0)
+        return -1;
+    return spx_conn_flush_wait(l->conn, 1000);
+}
+
+/* Refuses a tool that spoke the protocol: it learns why, then the close. */
+static void tool_refuse(spx_tree_link_t *l, int32_t status, const char *why)
+{
+    char msg[SPX_TREE_TOOL_MAX_REASON];
+    snprintf(msg, sizeof(msg), "tool refused: %s", why);
+    tool_ack(l, status, msg);
+    reject(l, msg);
+}
+
+static void tool_hello(spx_tree_link_t *l, spx_buf_t *p)
+{
+    spx_tree_t *t = l->t;
+    uint32_t version = spx_buf_pull_u32(p);
+    if (spx_buf_finish(p) < 0)
+        return reject(l, "malformed tool hello");
+    if (version != SPX_TREE_TOOL_VERSION)
+        return tool_refuse(l, PMIX_ERR_NOT_SUPPORTED, "tool protocol version mismatch");
+    if (!t->ops.tool_accept)
+        return tool_refuse(l, PMIX_ERR_NOT_SUPPORTED, "this server takes no tools on its tree port");
+    if (!spx_tool_auth_supported())
+        return tool_refuse(l, PMIX_ERR_NOT_SUPPORTED,
+                           "this server was built without libmunge (libmunge-dev)");
+    if (fill_nonce(l->nonce_a) < 0)
+        return reject(l, "getrandom failed");
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, SPX_TREE_AUTH_TOOL_CHALLENGE);
+    spx_buf_push_raw(&b, l->nonce_a, SPX_TREE_NONCE_LEN);
+    l->state = SPX_TREE_LINK_TOOL_WAIT_CRED;
+    if (send_auth(l, &b) < 0)
+        spx_conn_close(l->conn, "tree: cannot send a tool challenge", 1);
+}
+
+static void tool_cred(spx_tree_link_t *l, spx_buf_t *p)
+{
+    spx_tree_t *t = l->t;
+    char cred[SPX_TREE_TOOL_MAX_CRED + 1], why[SPX_TREE_TOOL_MAX_REASON - 32];
+    if (spx_buf_remaining(p) > 4 + SPX_TREE_TOOL_MAX_CRED)
+        return reject(l, "tool credential too long");
+    spx_buf_pull_str_into(p, cred, sizeof(cred));
+    if (spx_buf_finish(p) < 0)
+        return reject(l, "malformed tool credential");
+    uid_t uid;
+    gid_t gid;
+    if (spx_tool_auth_decode(cred, l->nonce_a, &uid, &gid, why, sizeof(why)) != 0)
+        return tool_refuse(l, PMIX_ERR_NO_PERMISSIONS, why);
+    char label[160];
+    snprintf(label, sizeof(label), "remote tool uid %ld (%s)", (long)uid,
+             spx_conn_label(l->conn));
+    int fd = dup(l->sock); /* the socket outlives this link's close */
+    if (fd < 0)
+        return tool_refuse(l, PMIX_ERR_NOMEM, "out of file descriptors");
+    if (tool_ack(l, PMIX_SUCCESS, NULL) != 0) {
+        close(fd);
+        return spx_conn_close(l->conn, "tree: cannot answer a tool", 1);
+    }
+    spx_info("tree: node %u: %s: munge credential of uid %ld gid %ld accepted; handed to the "
+             "server", t->self, spx_conn_label(l->conn), (long)uid, (long)gid);
+    spx_conn_close(l->conn, "tree: handed to the server as a tool", 0);
+    t->ops.tool_accept(fd, uid, gid, label, t->ops_arg);
+}
+
 static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
 {
     spx_tree_t *t = l->t;
     uint8_t step = spx_buf_pull_u8(p);
     uint8_t mac[SPX_SHA256_LEN], want[SPX_SHA256_LEN];
+    if (l->state == SPX_TREE_LINK_WAIT_HELLO && step == SPX_TREE_AUTH_TOOL_HELLO)
+        return tool_hello(l, p);
+    if (l->state == SPX_TREE_LINK_TOOL_WAIT_CRED && step == SPX_TREE_AUTH_TOOL_CRED)
+        return tool_cred(l, p);
     if (l->state == SPX_TREE_LINK_WAIT_HELLO && step == SPX_TREE_AUTH_HELLO) {
         uint32_t from = spx_buf_pull_u32(p), to = spx_buf_pull_u32(p);
         spx_buf_pull_raw(p, l->nonce_c, SPX_TREE_NONCE_LEN);
@@ -670,6 +766,7 @@ static void accept_cb(evutil_socket_t lfd, short w, void *arg)
             continue;
         }
         l->state = SPX_TREE_LINK_WAIT_HELLO;
+        l->sock = fd;
         t->n_unauth++;
         l->conn = spx_conn_create(t->base, fd, label, link_on_frame, link_on_close, l);
         if (!l->conn) {

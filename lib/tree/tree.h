@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 #include <pmix_common.h>
 #include <event2/event.h>
@@ -60,6 +61,12 @@ typedef struct spx_tree_ops {
      * collectives that still waited for it failed. Called once, instead of
      * node_lost; may be NULL. */
     void (*node_left)(uint32_t node_index, void *arg);
+    /* A PMIx tool authenticated by munge on this node's tree port (proto.h,
+     * AUTH steps TOOL_*): fd, a connected socket now owned by the callee,
+     * carries the client protocol from its next frame, as uid/gid; label
+     * names the peer for log lines (borrowed). May be NULL: tools are then
+     * refused. */
+    void (*tool_accept)(int fd, uid_t uid, gid_t gid, const char *label, void *arg);
 } spx_tree_ops_t;
 
 typedef struct spx_tree_config {

@@ -527,13 +527,16 @@ do_up() {
     done
 
     vlog "up: slurm daemons"
+    # slurmd (and the slurmstepds it starts, with spmix's servers) learn our
+    # munged socket from SPMIX_MUNGE_SOCKET: the servers check the munge
+    # credentials of tools from other hosts (lib/tree/tool_auth.h)
     # slurmctld: own UTS namespace so its host name is the SlurmctldHost name
     start_proc slurmctld "$STATE/log/slurmctld.out" unshare --uts /bin/sh -c \
         "hostname $CTL_NAME && exec slurmctld -D -c -f '$SLURM_CONF'"
     for k in $(seq 1 "$n"); do
         start_proc "slurmd-vn$k" "$STATE/log/slurmd-vn$k.out" \
             unshare --mount --uts --propagation private nsenter --net="/run/netns/$PFX-vn$k" /bin/sh -c \
-            "mount --bind '$STATE/hosts' /etc/hosts && hostname vn$k && exec slurmd -D -f '$SLURM_CONF' -N vn$k"
+            "mount --bind '$STATE/hosts' /etc/hosts && hostname vn$k && export SPMIX_MUNGE_SOCKET='$STATE/munge/munge.socket' && exec slurmd -D -f '$SLURM_CONF' -N vn$k"
     done
 
     vlog "up: waiting for the nodes"
