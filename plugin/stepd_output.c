@@ -244,8 +244,9 @@ static void stream_read(struct stream *t)
     if (rc != PMIX_SUCCESS) {   /* no callback comes */
         if (rc != PMIX_OPERATION_SUCCEEDED && !O.deliver_logged) {
             O.deliver_logged = true;
-            spx_plg_err("%soutput: the server does not take output (%s); srun still gets it",
-                        O.label, PMIx_Error_string(rc));
+            /* info: an error line in slurmstepd would reach the user's stderr */
+            spx_plg_info("%soutput: the server does not take output (%s); srun still gets it",
+                         O.label, PMIx_Error_string(rc));
         }
         chunk_unref(c);
     }

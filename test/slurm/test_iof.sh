@@ -29,6 +29,9 @@
 #   (with --export=NONE, over SPMIX_STDIN=srun) feeds 6 tasks a 1 MiB push
 #   ended by its EOF; --spmix-stdin=srun turns SpmixStdinTool=yes off; a
 #   wrong value is refused by srun;
+#   the output tap (SPMIX_OUTPUT=tool, --spmix-output=tool with
+#   --export=NONE): 3 MiB of stdout and 100 kB of stderr byte-exact through
+#   srun and into srun -o/-e files of 6 tasks;
 #   a push to a task whose stdin is a terminal (srun --pty, under
 #   script(1)) fails with PMIX_ERR_NOT_SUPPORTED.
 # Prints PASS:/FAIL: lines; exit 1 if anything failed.
@@ -283,6 +286,37 @@ timeout 30 srun --mpi=spmix --spmix-stdin=all -n1 true >"$OUT/spank.o" 2>&1; rc=
 if [ $rc != 0 ] && grep -q "spmix: --spmix-stdin=all: the value is tool or srun" "$OUT/spank.o"; then
     pass "srun --spmix-stdin=all: refused by srun with a clear error"
 else fail "srun --spmix-stdin=all: rc $rc"; sed 's/^/    /' "$OUT/spank.o" | tail -n 5; fi
+
+# the output tap: what srun delivers is unchanged (SPMIX_OUTPUT=tool,
+# --spmix-output=tool). Bytes, not labelled lines: srun -l splits lines by
+# itself, differently from run to run, also under --mpi=none.
+head -c 3145728 /dev/urandom >"$OUT/big"
+P="cat $OUT/big; head -c 100000 $OUT/big >&2"
+BIGSHA=$(sum "$OUT/big"); ERRSHA=$(head -c 100000 "$OUT/big" | sha256sum | cut -d' ' -f1)
+for how in env flag; do
+    rm -f "$OUT"/o.* "$OUT"/e.*
+    if [ $how = env ]; then
+        name="SPMIX_OUTPUT=tool"
+        SPMIX_OUTPUT=tool timeout 60 srun --mpi=spmix -N1 -n1 -w vn2 sh -c "$P" >"$OUT/tap.o" 2>"$OUT/tap.e"; rc1=$?
+        SPMIX_OUTPUT=tool timeout 60 srun --mpi=spmix -N3 -n6 -o "$OUT/o.%t" -e "$OUT/e.%t" sh -c "$P"; rc2=$?
+    else
+        name="srun --spmix-output=tool --export=NONE"
+        timeout 60 srun --mpi=spmix --spmix-output=tool --export=NONE -N1 -n1 -w vn2 /bin/sh -c "$P" \
+            >"$OUT/tap.o" 2>"$OUT/tap.e"; rc1=$?
+        timeout 60 srun --mpi=spmix --spmix-output=tool --export=NONE -N3 -n6 -o "$OUT/o.%t" \
+            -e "$OUT/e.%t" /bin/sh -c "$P"; rc2=$?
+    fi
+    bad=""
+    [ "$(sum "$OUT/tap.o")" = "$BIGSHA" ] || bad="$bad srun-stdout"
+    [ "$(sum "$OUT/tap.e")" = "$ERRSHA" ] || bad="$bad srun-stderr"
+    for t in 0 1 2 3 4 5; do
+        [ "$(sum "$OUT/o.$t" 2>/dev/null)" = "$BIGSHA" ] || bad="$bad o.$t"
+        [ "$(sum "$OUT/e.$t" 2>/dev/null)" = "$ERRSHA" ] || bad="$bad e.$t"
+    done
+    if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -z "$bad" ]; then
+        pass "$name: 3 MiB on stdout and 100 kB on stderr byte-exact through srun (1 task) and into srun -o/-e files (6 tasks on 3 nodes)"
+    else fail "$name: rc $rc1/$rc2, wrong:$bad"; tail -n 3 "$OUT/tap.e"; fi
+done
 
 # srun --pty (a terminal from script(1)): left alone, a push to it is refused
 rm -f "$OUT"/id.* "$OUT/stop" "$OUT/tty.0"
