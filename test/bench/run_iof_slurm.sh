@@ -18,6 +18,8 @@
 #                                  (a tool's zero-byte push ends the tool side)
 #   SPMIX_STDIN=tool srun --mpi=spmix < /dev/null, spmix-push --eof from vn1
 #                                  the same bytes pushed (to rank 0; to all 6)
+# Then the output tap: MIB MiB of each task's stdout to srun, the step timed,
+# with SPMIX_OUTPUT=tool and without.
 # Then the round trip of a 64-byte line (test/bench/bench_iof_latency, 2000
 # times): srun's stdin (--mpi=none) against a blocking PMIx_IOF_push from
 # vn1 into a task on vn1 and into a task on vn3 (through the servers' tree).
@@ -132,6 +134,26 @@ for i in $(seq "$RUNS"); do
 done
 for k in $names; do echo "runs $k (MB/s): $(tr '\n' ' ' <"$OUT/r.$k")"; eval "m_$k=$(median <"$OUT/r.$k")"; done
 
+# output: the tasks write MIB MiB each to stdout, srun writes it to /dev/null;
+# the whole step timed (launch included, the same in both modes), with the
+# tap (SPMIX_OUTPUT=tool, no tool pulling) and without
+out_run() { # ENV NTASKS: MB/s of stdout per task
+    local t0 t1
+    t0=$(date +%s.%N)
+    env $1 timeout 300 srun --mpi=spmix $(nodes_of "$2") sh -c "head -c $BYTES /dev/zero" \
+        >/dev/null 2>"$OUT/out.e" || sed 's/^/    srun: /' "$OUT/out.e" >&2
+    t1=$(date +%s.%N)
+    awk -v b="$BYTES" -v a="$t0" -v c="$t1" 'BEGIN { printf "%.1f\n", b / (c - a) / 1e6 }'
+}
+for k in out1 tap1 out6 tap6; do : >"$OUT/r.$k"; done
+for i in $(seq "$RUNS"); do
+    out_run "" 1 >>"$OUT/r.out1"
+    out_run SPMIX_OUTPUT=tool 1 >>"$OUT/r.tap1"
+    out_run "" 6 >>"$OUT/r.out6"
+    out_run SPMIX_OUTPUT=tool 6 >>"$OUT/r.tap6"
+done
+for k in out1 tap1 out6 tap6; do echo "runs $k (MB/s): $(tr '\n' ' ' <"$OUT/r.$k")"; eval "m_$k=$(median <"$OUT/r.$k")"; done
+
 # small-write round trip
 mkfifo "$OUT/fifo" && chmod 666 "$OUT/fifo"
 lat_pipe() {
@@ -182,6 +204,12 @@ echo "| SPMIX_STDIN=tool, spmix-push from vn1 (rank 0 / all ranks) | $m_push1 | 
 echo "| push / srun's stdin (--mpi=none) | $(ratio "$m_push1" "$m_none1") | $(ratio "$m_push6" "$m_none6") |"
 echo "| interposition / --mpi=none | $(ratio "$m_inter1" "$m_none1") | $(ratio "$m_inter6" "$m_none6") |"
 echo "| --mpi=spmix / --mpi=none | $(ratio "$m_spmix1" "$m_none1") | $(ratio "$m_spmix6" "$m_none6") |"
+echo
+echo "| stdout of \`head -c\` to srun (> /dev/null), whole step ($MIB MiB, median of $RUNS) | 1 task (MB/s) | 6 tasks on 3 nodes (MB/s each) |"
+echo "|---|---:|---:|"
+echo "| srun --mpi=spmix | $m_out1 | $m_out6 |"
+echo "| SPMIX_OUTPUT=tool (the tap, no tool pulling) | $m_tap1 | $m_tap6 |"
+echo "| tap / without | $(ratio "$m_tap1" "$m_out1") | $(ratio "$m_tap6" "$m_out6") |"
 echo
 echo "| 64-byte line, write to read back (2000 times) | median (us) | p99 (us) |"
 echo "|---|---:|---:|"
