@@ -345,7 +345,9 @@ enum spx_srv_channel {
     SPX_SRV_CH_PUBSUB_GONE = 7, /* pubsub.c: a process that used the directory finalized */
     SPX_SRV_CH_GROUP = 8,      /* group_invite.c: invitation answers and outcomes */
     SPX_SRV_CH_IOF_PUSH = 9,   /* iof.c: a part of a push for this node's host */
-    SPX_SRV_CH_IOF_ACK = 10    /* iof.c: that host took it (or failed) */
+    SPX_SRV_CH_IOF_ACK = 10,   /* iof.c: that host took it (or failed) */
+    SPX_SRV_CH_IOF_SUB = 11,   /* iof_pull.c: a pull of another node's tool, added or removed */
+    SPX_SRV_CH_IOF_OUT = 12    /* iof_pull.c: output of this node for that pull */
 };
 /* A channel's bit in spx_srv_engine_ops.channels. */
 #define SPX_SRV_CH_BIT(ch) (1u << (ch))

@@ -402,6 +402,10 @@ static void iof_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, sp
 {
     if (!ctx->iof)
         return;
+    if (channel == SPX_SRV_CH_IOF_SUB || channel == SPX_SRV_CH_IOF_OUT) {
+        spx_srv_pulls_recv(ctx, from, channel, b); /* output to tools: iof_pull.c */
+        return;
+    }
     uint64_t id = spx_buf_pull_u64(b);
     if (channel == SPX_SRV_CH_IOF_ACK) {
         pmix_status_t st = spx_buf_pull_i32(b);
@@ -439,6 +443,7 @@ static void iof_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     (void)lost;
     if (!ctx->iof)
         return;
+    spx_srv_pulls_node_gone(ctx, node);
     struct iof_push *ps, *next;
     for (ps = LIST_FIRST(&ctx->iof->pushes); ps; ps = next) {
         next = LIST_NEXT(ps, link);
@@ -473,6 +478,7 @@ static void iof_stop(struct spx_srv_ctx *ctx)
 {
     if (!ctx->iof)
         return;
+    spx_srv_pulls_flush(ctx); /* the output tools have not read yet */
     struct iof_push *ps, *next;
     for (ps = LIST_FIRST(&ctx->iof->pushes); ps; ps = next) {
         next = LIST_NEXT(ps, link);
@@ -505,7 +511,8 @@ static void iof_teardown(struct spx_srv_ctx *ctx)
 
 const struct spx_srv_engine_ops spx_srv_iof_engine = {
     .name = "iof",
-    .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_PUSH) | SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_ACK),
+    .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_PUSH) | SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_ACK) |
+                SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_SUB) | SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_OUT),
     .setup = iof_setup,
     .stop = iof_stop,
     .teardown = iof_teardown,

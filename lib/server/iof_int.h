@@ -21,4 +21,12 @@ struct spx_srv_pulls *spx_srv_iof_pulls(struct spx_srv_ctx *ctx);
  * malformed payload (the caller closes the connection). */
 int spx_srv_handle_iof_pull(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
 
+/* A message of another node on channel IOF_SUB or IOF_OUT (b borrowed). */
+void spx_srv_pulls_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b);
+/* The server stops (progress thread): what waits in the pullers'
+ * connections is written out first (at most 2 s in all). */
+void spx_srv_pulls_flush(struct spx_srv_ctx *ctx);
+/* Node is gone: its pulls end here, and no reply waits for it. */
+void spx_srv_pulls_node_gone(struct spx_srv_ctx *ctx, uint32_t node);
+
 #endif

@@ -13,8 +13,18 @@
  * when the socket takes them (spx_conn_sendv copies only what waits). Then
  * the host's callback runs: the bytes are no longer needed.
  *
- * Only output delivered to this server reaches its pullers: under
- * spmix-run, a rank's output goes to the server of its own node.
+ * Other nodes (multi-node mode): a pull is also sent to every other node
+ * (channel IOF_SUB: u8 op ADD, u64 key, u16 channels, proc[] sources; each
+ * node answers op ACK with the key), and the puller's reply waits for those
+ * answers, so output written after the reply reaches it from every node.
+ * A node keeps the pulls of other nodes and sends them the matching output
+ * it is given (channel IOF_OUT: u64 key, proc source, u16 channel, u8 flags,
+ * u32 n, n bytes), which the pull's node passes on to its puller as its own.
+ * When a pull ends (deregistered, or its puller gone) the other nodes hear
+ * op REMOVE; output still on its way is dropped at the pull's node (no pull
+ * of that key any more), so nothing reaches a puller after its REMOVE was
+ * answered. A node that goes away takes its pulls with it, and a reply that
+ * waits for it stops waiting.
  *
  * A puller that does not read is never allowed to hold the job: once more
  * than PULL_MAX_LAG bytes of its frames wait in its connection, further
@@ -33,6 +43,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "codec/value.h"
 #include "progress/progress.h"
@@ -47,6 +58,10 @@ struct pull {
     LIST_ENTRY(pull) link;      /* in spx_srv_pulls.list */
     struct spx_srv_peer *peer;  /* referenced */
     uint32_t id;                /* the peer's handler id */
+    uint64_t key;               /* names it to the other nodes */
+    uint32_t seq;               /* the ADD to answer once the other nodes did */
+    uint8_t *waiting;           /* [node]: its ACK is awaited (owned; NULL: answered) */
+    size_t nwaiting;
     uint16_t channels;
     pmix_proc_t *sources;       /* owned */
     size_t nsources;
@@ -55,15 +70,49 @@ struct pull {
     uint64_t dropped;           /* bytes not sent (lag) */
 };
 
+/* A pull of another node's puller. */
+struct rsub {
+    LIST_ENTRY(rsub) link;      /* in spx_srv_pulls.remote */
+    uint32_t origin;            /* the puller's node */
+    uint64_t key;
+    uint16_t channels;
+    pmix_proc_t *sources;       /* owned */
+    size_t nsources;
+};
+
 struct spx_srv_pulls {
     LIST_HEAD(, pull) list;
+    LIST_HEAD(, rsub) remote;
+    uint64_t next_key;
 };
+
+enum { SUB_ADD = 1, SUB_REMOVE = 2, SUB_ACK = 3 };
 
 /* Registrations of this process's server; read on any thread (deliver). */
 static unsigned npulls;
 
-static void pull_free(struct pull *pu)
+static void sub_send(struct spx_srv_ctx *ctx, int node, uint8_t op, uint64_t key,
+                     uint16_t channels, const pmix_proc_t *src, size_t nsrc)
 {
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u8(&b, op);
+    spx_buf_push_u64(&b, key);
+    spx_buf_push_u16(&b, channels);
+    spx_codec_push_proc_array(&b, src, nsrc);
+    int rc = node < 0 ? spx_srv_mn_bcast(ctx, SPX_SRV_CH_IOF_SUB, &b)
+                      : spx_srv_mn_send(ctx, (uint32_t)node, SPX_SRV_CH_IOF_SUB, &b);
+    if (rc != 0 && ctx->active)
+        spx_warn("IOF: cannot tell the other nodes about pull %llu", (unsigned long long)key);
+    spx_buf_fini(&b);
+}
+
+/* tell: the other nodes forget it too (not at teardown). */
+static void pull_free(struct pull *pu, bool tell)
+{
+    if (tell && pu->peer->ctx->mn)
+        sub_send(pu->peer->ctx, -1, SUB_REMOVE, pu->key, 0, NULL, 0);
+    free(pu->waiting);
     LIST_REMOVE(pu, link);
     __atomic_sub_fetch(&npulls, 1, __ATOMIC_RELEASE);
     if (pu->dropped)
@@ -74,11 +123,21 @@ static void pull_free(struct pull *pu)
     free(pu);
 }
 
+static void rsub_free(struct rsub *rs)
+{
+    LIST_REMOVE(rs, link);
+    __atomic_sub_fetch(&npulls, 1, __ATOMIC_RELEASE);
+    free(rs->sources);
+    free(rs);
+}
+
 struct spx_srv_pulls *spx_srv_pulls_create(void)
 {
     struct spx_srv_pulls *pl = calloc(1, sizeof(*pl));
-    if (pl)
+    if (pl) {
         LIST_INIT(&pl->list);
+        LIST_INIT(&pl->remote);
+    }
     return pl;
 }
 
@@ -87,7 +146,9 @@ void spx_srv_pulls_destroy(struct spx_srv_pulls *pl)
     if (!pl)
         return;
     while (!LIST_EMPTY(&pl->list))
-        pull_free(LIST_FIRST(&pl->list));
+        pull_free(LIST_FIRST(&pl->list), false);
+    while (!LIST_EMPTY(&pl->remote))
+        rsub_free(LIST_FIRST(&pl->remote));
     free(pl);
 }
 
@@ -101,6 +162,40 @@ static struct pull *pull_find(struct spx_srv_pulls *pl, const struct spx_srv_pee
 }
 
 /* ---- IOF_PULL ---- */
+
+/* Sends pu to the other nodes (none: false, answer now); true when its
+ * reply waits for their ACKs. */
+static bool pull_tell_nodes(struct spx_srv_ctx *ctx, struct pull *pu)
+{
+    uint32_t nn = spx_srv_mn_nnodes(ctx), me = spx_srv_mn_me(ctx);
+    if (!ctx->mn || nn < 2 || !(pu->waiting = calloc(nn, 1)))
+        return false;
+    for (uint32_t k = 0; k < nn; k++)
+        if (k != me && !spx_srv_mn_node_is_lost(ctx, k)) {
+            pu->waiting[k] = 1;
+            pu->nwaiting++;
+        }
+    if (pu->nwaiting == 0) {
+        free(pu->waiting);
+        pu->waiting = NULL;
+        return false;
+    }
+    sub_send(ctx, -1, SUB_ADD, pu->key, pu->channels, pu->sources, pu->nsources);
+    return true;
+}
+
+/* Node answered (or is gone): pu's reply goes once nobody is awaited. */
+static void pull_node_done(struct pull *pu, uint32_t node)
+{
+    if (!pu->waiting || node >= spx_srv_mn_nnodes(pu->peer->ctx) || !pu->waiting[node])
+        return;
+    pu->waiting[node] = 0;
+    if (--pu->nwaiting > 0)
+        return;
+    free(pu->waiting);
+    pu->waiting = NULL;
+    spx_srv_reply_status(pu->peer, SPX_MSG_IOF_PULL, pu->seq, PMIX_SUCCESS);
+}
 
 int spx_srv_handle_iof_pull(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 {
@@ -127,7 +222,7 @@ int spx_srv_handle_iof_pull(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     else if (!add && !pu)
         rc = PMIX_ERR_NOT_FOUND;
     else if (!add)
-        pull_free(pu);
+        pull_free(pu, true);
     else if (pu)
         rc = PMIX_ERR_DUPLICATE_KEY;
     else if (!(pu = calloc(1, sizeof(*pu))))
@@ -142,10 +237,14 @@ int spx_srv_handle_iof_pull(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         src = NULL;
         if (p->conn)
             spx_conn_counters(p->conn, &pu->out_base, NULL, NULL, NULL);
+        pu->key = ++pl->next_key;
+        pu->seq = seq;
         LIST_INSERT_HEAD(&pl->list, pu, link);
         __atomic_add_fetch(&npulls, 1, __ATOMIC_RELEASE);
         spx_debug("%s: IOF pull %u of %zu source(s), channels 0x%x", p->name, (unsigned)id,
                   nsrc, (unsigned)channels);
+        if (pull_tell_nodes(p->ctx, pu))
+            return 0; /* answered once the other nodes have it */
     }
     free(src);
     spx_srv_reply_status(p, SPX_MSG_IOF_PULL, seq, rc);
@@ -201,6 +300,29 @@ static void pull_send(struct pull *pu, const pmix_proc_t *src, uint16_t channel,
     } while (off < n);
 }
 
+/* Output for another node's pull, in pieces of at most SPX_IOF_MAX_CHUNK. */
+static void out_send(struct spx_srv_ctx *ctx, const struct rsub *rs, const pmix_proc_t *src,
+                     uint16_t channel, const char *bytes, size_t n, bool eof)
+{
+    size_t off = 0;
+    do {
+        size_t k = n - off > SPX_IOF_MAX_CHUNK ? SPX_IOF_MAX_CHUNK : n - off;
+        bool last = off + k == n;
+        spx_buf_t b;
+        spx_buf_init(&b);
+        spx_buf_push_u64(&b, rs->key);
+        spx_codec_push_proc(&b, src);
+        spx_buf_push_u16(&b, channel);
+        spx_buf_push_u8(&b, last && eof ? SPX_IOF_F_EOF : 0);
+        spx_buf_push_bytes(&b, bytes ? bytes + off : "", k);
+        if (spx_buf_failed(&b) || spx_srv_mn_send(ctx, rs->origin, SPX_SRV_CH_IOF_OUT, &b) != 0)
+            spx_debug("IOF: output for node %u's pull %llu lost", rs->origin,
+                      (unsigned long long)rs->key);
+        spx_buf_fini(&b);
+        off += k;
+    } while (off < n);
+}
+
 static void deliver_now(struct spx_srv_ctx *ctx, const pmix_proc_t *src, uint16_t channel,
                         const char *bytes, size_t n, bool eof)
 {
@@ -213,11 +335,18 @@ static void deliver_now(struct spx_srv_ctx *ctx, const pmix_proc_t *src, uint16_
         if (!pu->peer->conn || pu->peer->state == SPX_PEER_CLOSED) {
             spx_debug("%s: IOF pull %u dropped: the puller is gone", pu->peer->name,
                       (unsigned)pu->id);
-            pull_free(pu); /* the puller went away */
+            pull_free(pu, true); /* the puller went away */
             continue;
         }
         if (pull_wants(pu, src, channel))
             pull_send(pu, src, channel, bytes, n, eof);
+    }
+    struct rsub *rs;
+    LIST_FOREACH(rs, &pl->remote, link) {
+        struct pull probe = {.channels = rs->channels, .sources = rs->sources,
+                             .nsources = rs->nsources};
+        if (pull_wants(&probe, src, channel))
+            out_send(ctx, rs, src, channel, bytes, n, eof);
     }
 }
 
@@ -284,4 +413,123 @@ SPX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
         return PMIX_ERR_NOT_AVAILABLE;
     }
     return PMIX_SUCCESS;
+}
+
+/* ---- the other nodes (channels IOF_SUB, IOF_OUT; iof.c hands them here) ---- */
+
+static void recv_sub(struct spx_srv_ctx *ctx, struct spx_srv_pulls *pl, uint32_t from, spx_buf_t *b)
+{
+    uint8_t op = spx_buf_pull_u8(b);
+    uint64_t key = spx_buf_pull_u64(b);
+    uint16_t channels = spx_buf_pull_u16(b);
+    pmix_proc_t *src = NULL;
+    size_t nsrc = 0;
+    if (spx_buf_failed(b) || spx_codec_pull_proc_array(b, &src, &nsrc) != 0 ||
+        spx_buf_finish(b) != 0 || (op == SUB_ADD && (nsrc == 0 || nsrc > SPX_IOF_MAX_SOURCES ||
+                                                    !channels || (channels & ~OUT_CHANNELS)))) {
+        spx_warn("IOF: malformed pull from node %u dropped", from);
+        free(src);
+        return;
+    }
+    struct rsub *rs;
+    if (op == SUB_ACK) {
+        struct pull *pu;
+        LIST_FOREACH(pu, &pl->list, link)
+            if (pu->key == key) {
+                pull_node_done(pu, from);
+                break;
+            }
+    } else if (op == SUB_ADD) {
+        if ((rs = calloc(1, sizeof(*rs)))) {
+            rs->origin = from;
+            rs->key = key;
+            rs->channels = channels;
+            rs->sources = src;
+            rs->nsources = nsrc;
+            src = NULL;
+            LIST_INSERT_HEAD(&pl->remote, rs, link);
+            __atomic_add_fetch(&npulls, 1, __ATOMIC_RELEASE);
+        }
+        sub_send(ctx, (int)from, SUB_ACK, key, 0, NULL, 0); /* also without memory: no wait */
+    } else if (op == SUB_REMOVE) {
+        LIST_FOREACH(rs, &pl->remote, link)
+            if (rs->origin == from && rs->key == key) {
+                rsub_free(rs);
+                break;
+            }
+    }
+    free(src);
+}
+
+static void recv_out(struct spx_srv_pulls *pl, uint32_t from, spx_buf_t *b)
+{
+    pmix_proc_t src;
+    uint64_t key = spx_buf_pull_u64(b);
+    int prc = spx_codec_pull_proc(b, &src);
+    uint16_t ch = spx_buf_pull_u16(b);
+    uint8_t flags = spx_buf_pull_u8(b);
+    uint32_t n = spx_buf_pull_u32(b);
+    if (prc != 0 || spx_buf_failed(b) || n > SPX_IOF_MAX_CHUNK || spx_buf_remaining(b) != n ||
+        !ch || (ch & (ch - 1)) || (ch & ~OUT_CHANNELS) || (flags & ~SPX_IOF_F_EOF)) {
+        spx_warn("IOF: malformed output from node %u dropped", from);
+        return;
+    }
+    struct pull *pu;
+    LIST_FOREACH(pu, &pl->list, link)
+        if (pu->key == key)
+            break;
+    if (!pu)
+        return; /* ended meanwhile */
+    if (!pu->peer->conn || pu->peer->state == SPX_PEER_CLOSED) {
+        pull_free(pu, true); /* the puller went away: the other nodes stop sending */
+        return;
+    }
+    pull_send(pu, &src, ch, (const char *)b->data + b->pos, n, flags & SPX_IOF_F_EOF);
+}
+
+void spx_srv_pulls_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
+{
+    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    if (!pl)
+        return;
+    if (channel == SPX_SRV_CH_IOF_SUB)
+        recv_sub(ctx, pl, from, b);
+    else
+        recv_out(pl, from, b);
+}
+
+void spx_srv_pulls_flush(struct spx_srv_ctx *ctx)
+{
+    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    struct pull *pu;
+    int left = 2000; /* ms in all: a puller that does not read holds nobody long */
+    if (!pl)
+        return;
+    LIST_FOREACH(pu, &pl->list, link) {
+        if (!pu->peer->conn || left <= 0)
+            continue;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (spx_conn_flush_wait(pu->peer->conn, left) != 0)
+            spx_info("%s: IOF pull %u: output still queued when the server stopped is lost",
+                     pu->peer->name, (unsigned)pu->id);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        left -= (int)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+    }
+}
+
+void spx_srv_pulls_node_gone(struct spx_srv_ctx *ctx, uint32_t node)
+{
+    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    if (!pl)
+        return;
+    struct rsub *rs, *rnext;
+    for (rs = LIST_FIRST(&pl->remote); rs; rs = rnext) {
+        rnext = LIST_NEXT(rs, link);
+        if (rs->origin == node)
+            rsub_free(rs);
+    }
+    struct pull *pu;
+    LIST_FOREACH(pu, &pl->list, link)
+        pull_node_done(pu, node);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools pull the ranks' output (PMIx_IOF_pull) of a running spmix-run
-# --output-tap job on one node: rank 1's stdout, WILDCARD, rank 0's stdout and
+# --output-tap job, on one node and on 3 simulated nodes (the tool talks to
+# node 0's server; the other nodes' output comes over the tree): rank 1's stdout, WILDCARD, rank 0's stdout and
 # stderr tagged and timestamped, rank 2's stdout as XML, each checked against
 # the bytes the ranks wrote (sha256, and byte for byte in the tool); what
 # spmix-run itself writes is unchanged by the tap (byte-identical, with a tool
@@ -20,7 +21,7 @@ sha() { sha256sum <"$1" | cut -d' ' -f1; }
 start_job() {
     d=$1; sz=$2; shift 2
     mkdir -p "$d" || spx_fail "mkdir $d"
-    TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 3 \
+    TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 3 --nodes "${SPX_NODES:-1}" \
         --timeout $((SPX_TIMEOUT - 10)) "$@" "$prog" job "$d" "$sz" \
         >"$SPX_OUT" 2>"$SPX_ERR" </dev/null &
     job=$!
@@ -40,10 +41,11 @@ end_job() {
 }
 
 # 1. the tool's pulls, formats and deregistrations
-d="$SPX_TMP/pull"
+for SPX_NODES in 1 3; do
+d="$SPX_TMP/pull.$SPX_NODES"
 start_job "$d" $size --output-tap
 out=$(TMPDIR="$rdv" timeout 60 "$prog" tool "$d" "$ns" $size 2>&1) ||
-    { kill "$job" 2>/dev/null; wait "$job"; spx_fail "tool: $out"; }
+    { kill "$job" 2>/dev/null; wait "$job"; spx_fail "tool ($SPX_NODES node(s)): $out"; }
 end_job
 for r in 0 1 2; do
     [ "$(sha "$d/all.$r")" = "$(sha "$d/exp.$r")" ] ||
@@ -58,6 +60,8 @@ for r in 0 1 2; do
     [ "$(grep -c "after rank $r\$" "$SPX_OUT")" -eq 1 ] || spx_fail "no 'after rank $r' line"
     [ "$(grep -c "^stderr-line rank $r\$" "$SPX_ERR")" -eq 1 ] || spx_fail "no stderr line of rank $r"
 done
+done
+SPX_NODES=1
 
 # 2. byte-identical: one rank's stdout through spmix-run, without the tap,
 # with the tap, with the tap and a tool pulling (SPMIX_OUTPUT_TAP=1)
@@ -86,7 +90,7 @@ done
 sleep 1
 kill -9 "$tool"
 wait "$tool" 2>/dev/null
-: >"$d/go.2"
+: >"$d/go.2"; : >"$d/go.3"
 end_job
 [ "$(wc -c <"$SPX_OUT")" -eq $((3 * 20000000 + 39)) ] ||
     spx_fail "spmix-run's stdout lost bytes while a tool hung: $(wc -c <"$SPX_OUT")"
@@ -94,7 +98,7 @@ end_job
 # 4. without --output-tap: a pull is accepted, nothing comes (the job is unchanged)
 d="$SPX_TMP/notap"
 start_job "$d" 1000
-: >"$d/go.2"
+: >"$d/go.2"; : >"$d/go.3"
 TMPDIR="$rdv" timeout 20 "$prog" hang "$d" "$ns" >/dev/null 2>&1 &
 tool=$!
 end_job

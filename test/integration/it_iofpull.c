@@ -5,8 +5,8 @@
  *       a rank: rank 0 writes the namespace to DIR/ready; each rank waits
  *       for DIR/go.1, writes DIR/exp.R (SIZE bytes of lines of its own) and
  *       then the same bytes to its stdout (in writes of varied sizes) and
- *       "stderr-line rank R\n" to its stderr; waits for DIR/go.2, writes
- *       "after rank R\n" to its stdout, finalizes
+ *       "stderr-line rank R\n" to its stderr; waits for DIR/go.2 (rank 0
+ *       also for DIR/go.3), writes "after rank R\n" to its stdout, finalizes
  *   it_iofpull tool DIR NSPACE SIZE
  *       a tool (PMIx_tool_init, default discovery) pulls: A rank 1's stdout
  *       (blocking form), B WILDCARD stdout (regcbfunc), C rank 0's stdout and
@@ -16,6 +16,8 @@
  *       D's formatting and content against DIR/exp.R; deregisters A
  *       (blocking) and B (callback), touches go.2, waits for every rank's
  *       "after" line through E and until the stream ends (PMIX_IOF_COMPLETE),
+ *       ranks 2 and 1 first, then (go.3) rank 0, whose node's server the tool
+ *       talks to: it stays until the other nodes' output reached the tool,
  *       then checks A and B got nothing more
  *   it_iofpull hang DIR NSPACE
  *       a tool that pulls WILDCARD stdout, touches DIR/hung once bytes came,
@@ -156,6 +158,8 @@ static int job(size_t size)
     fflush(stderr);
     free(data);
     WAIT_UNTIL(exists("go", 2), 60, "go.2");
+    if (rank == 0) /* node 0's server stays until the others' ends reached the tool */
+        WAIT_UNTIL(exists("go", 3), 60, "go.3");
     printf("after rank %u\n", rank);
     fflush(stdout);
     it_finalize();
@@ -393,7 +397,9 @@ static int tool(const char *ns, size_t size)
     size_t ca = calls[A], cb = calls[B];
     pthread_mutex_unlock(&lock);
     put_file("go", 2, "", 0);
-    for (int r = 0; r < NR; r++) {
+    for (int r = NR - 1; r >= 0; r--) { /* rank 0 ends last (go.3) */
+        if (r == 0)
+            put_file("go", 3, "", 0);
         char after[64];
         snprintf(after, sizeof(after), "after rank %d\n", r);
         WAIT_UNTIL(got_len(E, r, 0) >= size + strlen(after), 30, "the after lines");
