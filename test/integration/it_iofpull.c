@@ -183,8 +183,11 @@ static size_t calls[NREG];
 static bool complete[NR];
 static volatile bool hang;
 
+/* p may be NULL when n is 0: the end of a stream comes as zero bytes */
 static void got_add(struct got *x, const void *p, size_t n)
 {
+    if (n == 0)
+        return;
     if (x->len + n > x->cap) {
         x->cap = (x->len + n) * 2;
         x->p = realloc(x->p, x->cap);
