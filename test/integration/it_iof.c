@@ -374,14 +374,22 @@ static void blocks(void)
 static int tool(const char *what)
 {
     static const int all[] = { -1 };
-    const char *uri = getenv("IT_IOF_URI");
+    /* IT_IOF_URI: that server; IT_IOF_SERVER_NSPACE: the server of that
+     * namespace (a Slurm step's node server); neither: the default search */
+    const char *uri = getenv("IT_IOF_URI"), *srv = getenv("IT_IOF_SERVER_NSPACE");
     pmix_info_t info;
+    size_t ninfo = 0;
     pmix_status_t rc;
 
-    if (uri && *uri)
+    if (uri && *uri) {
         PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
-    rc = PMIx_tool_init(&it_me, uri && *uri ? &info : NULL, uri && *uri ? 1 : 0);
-    if (uri && *uri)
+        ninfo = 1;
+    } else if (srv && *srv) {
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_NSPACE, srv, PMIX_STRING);
+        ninfo = 1;
+    }
+    rc = PMIx_tool_init(&it_me, ninfo ? &info : NULL, ninfo);
+    if (ninfo)
         PMIX_INFO_DESTRUCT(&info);
 
     if (rc != PMIX_SUCCESS) {

@@ -29,6 +29,11 @@
 #   (with --export=NONE, over SPMIX_STDIN=srun) feeds 6 tasks a 1 MiB push
 #   ended by its EOF; --spmix-stdin=srun turns SpmixStdinTool=yes off; a
 #   wrong value is refused by srun;
+#   the library's IOF cases of test/integration/it_iof against a 3-task
+#   step, one task per node, fed by a tool on vn3: one rank, a list,
+#   WILDCARD, 1 MiB, EOF both ways, push_nb; drop policies and back-pressure
+#   with a 16 KiB cache; buffering; UNREACH after a stdin closed or a task
+#   exited; a 1 GiB stream from vn1 into a task on vn3 (sha256);
 #   the output tap (SPMIX_OUTPUT=tool, --spmix-output=tool with
 #   --export=NONE): 3 MiB of stdout and 100 kB of stderr byte-exact through
 #   srun and into srun -o/-e files of 6 tasks;
@@ -286,6 +291,104 @@ timeout 30 srun --mpi=spmix --spmix-stdin=all -n1 true >"$OUT/spank.o" 2>&1; rc=
 if [ $rc != 0 ] && grep -q "spmix: --spmix-stdin=all: the value is tool or srun" "$OUT/spank.o"; then
     pass "srun --spmix-stdin=all: refused by srun with a clear error"
 else fail "srun --spmix-stdin=all: rc $rc"; sed 's/^/    /' "$OUT/spank.o" | tail -n 5; fi
+
+# the library's IOF cases (test/integration/it_iof, as in iof.sh) against a
+# step of 3 tasks, one per node, fed by a tool on vn3 (pushes to vn1 and vn2
+# cross the servers' tree; a node's server leaves with its last task, and
+# rank 2, on vn3, is the one every case ends last): one rank, a list, WILDCARD, 1 MiB, EOF by zero
+# bytes and by COMPLETE, the non-blocking form; a 16 KiB cache with slow
+# readers under DROP_NEWEST / DROP_OLDEST (counted drops, order kept) and
+# back-pressure (nothing lost); BUFFERING_SIZE/TIME; pushes after a rank
+# closed its stdin or exited: UNREACH
+IT_IOF=$BUILD/test/integration/it_iof
+if ! make -s -C "$BUILD" test/integration/it_iof >"$OUT/make.log" 2>&1; then
+    fail "cannot build it_iof"; tail -n 5 "$OUT/make.log"
+fi
+# lib_case MODE [JOBARG]: sets D, JS, TRC (tool's status), JRC (the step's)
+lib_case() {
+    D=$OUT/lib.$1
+    mkdir -p "$D" && chmod 777 "$D"
+    SPMIX_STDIN=tool timeout 120 srun --mpi=spmix -N3 -n3 "$IT_IOF" job "$D" ${2:-} \
+        </dev/null >"$D/job.o" 2>"$D/job.e" &
+    BG=$!
+    for _ in $(seq 400); do [ -s "$D/ready" ] && break; sleep 0.05; done
+    local ns
+    ns=$(cat "$D/ready" 2>/dev/null)
+    JS=${ns#slurm.spmix.}
+    timeout 90 "$CLUSTER" exec vn3 env IT_IOF_SERVER_NSPACE="slurm.spmix.srv.$JS.vn3" \
+        "$IT_IOF" tool "$1" "$D" "$ns" >"$D/tool.o" 2>&1; TRC=$?
+    wait "$BG"; JRC=$?
+    BG=""
+    if [ $TRC != 0 ] || [ $JRC != 0 ]; then
+        sed 's/^/    /' "$D/tool.o" "$D/job.e" | tail -n 8
+        return 1
+    fi
+}
+lsha() { sha256sum <"$1" | cut -d' ' -f1; }
+if lib_case basic; then
+    bad=""
+    for r in 0 1 2; do
+        [ -f "$D/done.$r" ] && [ "$(lsha "$D/got.$r")" = "$(lsha "$D/expect.$r")" ] || bad="$bad $r"
+    done
+    if [ -z "$bad" ] && [ "$(wc -c <"$D/got.0")" -gt 1048576 ]; then
+        pass "it_iof basic on 3 nodes, tool on vn3: one rank, a list, WILDCARD, 1 MiB, EOF by zero bytes and by COMPLETE, push_nb: every task's stdin byte-exact"
+    else fail "it_iof basic: wrong bytes at rank(s)$bad"; fi
+else fail "it_iof basic: tool rc $TRC, step rc $JRC"; fi
+if lib_case slow gated; then
+    bad=""
+    grep -q "back-pressure" "$D/tool.o" || bad="$bad no-back-pressure-line"
+    [ "$(lsha "$D/got.2")" = "$(lsha "$D/expect.2")" ] || bad="$bad back-pressure-bytes"
+    for r in 0 1; do
+        n=$((r + 1))
+        dropped=$(grep "step $JS on vn$n: rank $r: stdin ended" "$SPMIX_VC_DIR/log/slurmd-vn$n.log" |
+            sed -n 's/.* \([0-9][0-9]*\) bytes pushed by tools were dropped.*/\1/p' | tail -n 1)
+        [ $r = 0 ] && pol=newest || pol=oldest
+        if [ -z "$dropped" ]; then bad="$bad no-drop-count-$r"
+        elif ! "$IT_IOF" check "$D/got.$r" "$D/sent.$r" "$dropped" $pol >"$D/check.$r" 2>&1; then
+            bad="$bad $pol"; sed 's/^/    /' "$D/check.$r"; fi
+    done
+    if [ -z "$bad" ]; then
+        pass "it_iof slow on 3 nodes: 16 KiB cache, slow readers: DROP_NEWEST and DROP_OLDEST drop what the slurmd log counts and keep order, back-pressure loses nothing"
+    else fail "it_iof slow:$bad"; fi
+else fail "it_iof slow: tool rc $TRC, step rc $JRC"; fi
+if lib_case blocks; then
+    if awk -v pushed="$(cat "$D/pushed")" '{ n++; size[n] = $1; at[n] = $2 }
+        END { if (n < 2) exit 1
+              for (i = 1; i < n; i++) if (size[i] % 1000 != 0) exit 1
+              if (size[n] != 50 || at[n] - pushed < 0.9) exit 1 }' "$D/reads.0" &&
+       [ "$(lsha "$D/got.0")" = "$(lsha "$D/expect.0")" ]; then
+        pass "it_iof blocks on 3 nodes: PMIX_IOF_BUFFERING_SIZE delivers whole blocks, BUFFERING_TIME the rest after its time"
+    else fail "it_iof blocks: reads $(tr '\n' ' ' <"$D/reads.0" | cut -c1-200)"; fi
+else fail "it_iof blocks: tool rc $TRC, step rc $JRC"; fi
+if lib_case closed closed; then
+    if grep -q "^closed" "$D/tool.o"; then
+        pass "it_iof closed on 3 nodes: pushes to a task that closed its stdin and to one that exited fail with PMIX_ERR_UNREACH"
+    else fail "it_iof closed: $(tail -n 3 "$D/tool.o")"; fi
+else fail "it_iof closed: tool rc $TRC, step rc $JRC"; fi
+
+# a 1 GiB stream pushed from vn1 into a task on vn3 (through the tree), sha256
+# at the task; the step's task on vn1 keeps vn1's server there until the end
+yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 1073741824 | sha256sum | cut -d' ' -f1 >"$OUT/gib.want"
+rm -f "$OUT"/id.* "$OUT/gib.got"
+SPMIX_STDIN=tool timeout 300 srun --mpi=spmix -N2 -n2 -w vn1,vn3 sh -c \
+    "echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.\$SLURM_PROCID;
+     if [ \$SLURM_PROCID = 1 ]; then sha256sum | cut -d' ' -f1 >$OUT/gib.got; else cat >/dev/null; fi" \
+    </dev/null >"$OUT/gib.o" 2>&1 &
+BG=$!
+for _ in $(seq 300); do [ "$(ls "$OUT"/id.* 2>/dev/null | wc -l)" = 2 ] && break; sleep 0.05; done
+read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
+t0=$(date +%s.%N)
+yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 1073741824 |
+    timeout 300 "$CLUSTER" exec vn1 env LD_LIBRARY_PATH="$LIBDIR" "$PUSH" --ranks 1 --eof - "$JS" \
+    >"$OUT/gib.push" 2>&1; rc=$?
+dt=$(echo "$(date +%s.%N) - $t0" | bc | cut -c1-5)
+timeout 30 "$CLUSTER" exec vn1 env LD_LIBRARY_PATH="$LIBDIR" "$PUSH" --ranks 0 --eof - "$JS" \
+    </dev/null >>"$OUT/gib.push" 2>&1
+wait "$BG"; rc2=$?
+BG=""
+if [ $rc = 0 ] && [ $rc2 = 0 ] && [ "$(cat "$OUT/gib.got" 2>/dev/null)" = "$(cat "$OUT/gib.want")" ]; then
+    pass "a 1 GiB stream pushed from vn1 into a task on vn3: sha256 exact ($dt s)"
+else fail "1 GiB stream: push rc $rc, step rc $rc2"; sed 's/^/    /' "$OUT/gib.push" "$OUT/gib.o" | tail -n 5; fi
 
 # the output tap: what srun delivers is unchanged (SPMIX_OUTPUT=tool,
 # --spmix-output=tool). Bytes, not labelled lines: srun -l splits lines by
