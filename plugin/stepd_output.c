@@ -13,7 +13,8 @@
  *     and writes it to Slurm's descriptor (non-blocking, resumed on POLLOUT):
  *     what srun gets is exactly what the task wrote, in order, and a slow
  *     srun slows the task as it does without the tap;
- *   - the pipe's end of file closes Slurm's descriptor once all is written.
+ *   - the pipe's end of file closes Slurm's descriptor once all is written,
+ *     and the server hears PMIX_IOF_COMPLETE for the stream.
  * A chunk is freed when both its write and the server's callback are done
  * (an atomic count of two).
  *
@@ -191,6 +192,17 @@ static void task_hello(int c)
         close_fd(&fds[i]);
 }
 
+/* The end of t's stream, for the tools that pull it (PMIX_IOF_COMPLETE). */
+static void stream_deliver_eof(struct stream *t)
+{
+    pmix_byte_object_t bo = { .bytes = NULL, .size = 0 };
+    pmix_info_t info;
+    bool yes = true;
+
+    PMIx_Info_load(&info, PMIX_IOF_COMPLETE, &yes, PMIX_BOOL);   /* a bool: nothing to free */
+    PMIx_server_IOF_deliver(&t->source, t->channel, &bo, &info, 1, NULL, NULL);
+}
+
 /* Writes what waits of t's chunk; false when Slurm's side is gone. */
 static bool stream_write(struct stream *t)
 {
@@ -234,6 +246,7 @@ static void stream_read(struct stream *t)
         close_fd(&t->in);
         if (t->pend == NULL)
             close_fd(&t->out);
+        stream_deliver_eof(t);
         return;
     }
     c->bo.bytes = c->data;

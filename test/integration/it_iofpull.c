@@ -8,7 +8,8 @@
  *       "stderr-line rank R\n" to its stderr; waits for DIR/go.2 (rank 0
  *       also for DIR/go.3), writes "after rank R\n" to its stdout, finalizes
  *   it_iofpull tool DIR NSPACE SIZE
- *       a tool (PMIx_tool_init, default discovery) pulls: A rank 1's stdout
+ *       a tool (PMIx_tool_init, default discovery or the server of
+ *       $IT_IOFPULL_SERVER_NSPACE) pulls: A rank 1's stdout
  *       (blocking form), B WILDCARD stdout (regcbfunc), C rank 0's stdout and
  *       stderr with TAG and TIMESTAMP, D rank 2's stdout with XML, E
  *       WILDCARD stdout (kept); touches go.1, waits for SIZE bytes per rank,
@@ -323,9 +324,21 @@ static void check_xml(const char *exp, size_t nexp)
     free(back.p);
 }
 
+/* Default discovery, or the server of $IT_IOFPULL_SERVER_NSPACE (a Slurm
+ * step's node server). */
 static void tool_init(pmix_proc_t *me)
 {
-    pmix_status_t rc = PMIx_tool_init(me, NULL, 0);
+    const char *srv = getenv("IT_IOFPULL_SERVER_NSPACE");
+    pmix_info_t info;
+    size_t ninfo = 0;
+
+    if (srv && *srv) {
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_NSPACE, srv, PMIX_STRING);
+        ninfo = 1;
+    }
+    pmix_status_t rc = PMIx_tool_init(me, ninfo ? &info : NULL, ninfo);
+    if (ninfo)
+        PMIX_INFO_DESTRUCT(&info);
     IT_CHECK(rc == PMIX_SUCCESS, "PMIx_tool_init: %s", PMIx_Error_string(rc));
 }
 

@@ -34,6 +34,7 @@
 #   WILDCARD, 1 MiB, EOF both ways, push_nb; drop policies and back-pressure
 #   with a 16 KiB cache; buffering; UNREACH after a stdin closed or a task
 #   exited; a 1 GiB stream from vn1 into a task on vn3 (sha256);
+#   a tool pulls a tapped 3-node step's output (it_iofpull's cases);
 #   the output tap (SPMIX_OUTPUT=tool, --spmix-output=tool with
 #   --export=NONE): 3 MiB of stdout and 100 kB of stderr byte-exact through
 #   srun and into srun -o/-e files of 6 tasks;
@@ -420,6 +421,34 @@ for how in env flag; do
         pass "$name: 3 MiB on stdout and 100 kB on stderr byte-exact through srun (1 task) and into srun -o/-e files (6 tasks on 3 nodes)"
     else fail "$name: rc $rc1/$rc2, wrong:$bad"; tail -n 3 "$OUT/tap.e"; fi
 done
+
+# a tool pulls a tapped step's output (test/integration/it_iofpull, as in
+# iofpull.sh): 3 tasks, one per node, the tool on vn1 (rank 0's node, which
+# ends last): rank 1's stdout, WILDCARD, tagged and timestamped, XML,
+# deregistration, the streams' end; srun's own -o/-e files hold every byte
+IT_PULL=$BUILD/test/integration/it_iofpull
+if ! make -s -C "$BUILD" test/integration/it_iofpull >"$OUT/make.log" 2>&1; then
+    fail "cannot build it_iofpull"; tail -n 5 "$OUT/make.log"
+fi
+D=$OUT/pull
+mkdir -p "$D" && chmod 777 "$D"
+SPMIX_OUTPUT=tool timeout 120 srun --mpi=spmix -N3 -n3 -o "$D/o.%t" -e "$D/e.%t" "$IT_PULL" job "$D" 200000 \
+    </dev/null >"$D/job.o" 2>"$D/job.e" &
+BG=$!
+for _ in $(seq 400); do [ -s "$D/ready" ] && break; sleep 0.05; done
+ns=$(cat "$D/ready" 2>/dev/null); JS=${ns#slurm.spmix.}
+timeout 90 "$CLUSTER" exec vn1 env IT_IOFPULL_SERVER_NSPACE="slurm.spmix.srv.$JS.vn1" \
+    "$IT_PULL" tool "$D" "$ns" 200000 >"$D/tool.o" 2>&1; TRC=$?
+wait "$BG"; JRC=$?
+BG=""
+bad=""
+for r in 0 1 2; do
+    [ "$(cat "$D/exp.$r" 2>/dev/null; echo "after rank $r")" = "$(cat "$D/o.$r" 2>/dev/null)" ] || bad="$bad o.$r"
+    [ "stderr-line rank $r" = "$(cat "$D/e.$r" 2>/dev/null)" ] || bad="$bad e.$r"
+done
+if [ $TRC = 0 ] && [ $JRC = 0 ] && [ -z "$bad" ]; then
+    pass "a tool on vn1 pulls a SPMIX_OUTPUT=tool step's output from 3 nodes (one rank, WILDCARD, tag+timestamp, XML, deregister, end of streams), and srun's -o/-e files hold every byte"
+else fail "pull under Slurm: tool rc $TRC, step rc $JRC, wrong:$bad"; sed 's/^/    /' "$D/tool.o" "$D/job.e" | tail -n 8; fi
 
 # srun --pty (a terminal from script(1)): left alone, a push to it is refused
 rm -f "$OUT"/id.* "$OUT/stop" "$OUT/tty.0"
