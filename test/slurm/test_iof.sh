@@ -25,6 +25,9 @@
 #   tasks (distinct alphabets: each source's bytes complete and in order),
 #   the stdin ends once both sources ended; SPMIX_STDIN=srun turns the
 #   mpi.conf default off again (srun's stdin byte-exact, EOF with srun's);
+#   with the interposition, --input=0 and --input=none give each task what
+#   they give without it; a tool killed in the middle of a 2 GiB push: the
+#   step runs on and a second tool's bytes and EOF reach the task;
 #   the SPANK plugin: srun --help lists --spmix-stdin; --spmix-stdin=tool
 #   (with --export=NONE, over SPMIX_STDIN=srun) feeds 6 tasks a 1 MiB push
 #   ended by its EOF; --spmix-stdin=srun turns SpmixStdinTool=yes off; a
@@ -260,6 +263,62 @@ want=""; for t in 0 1 2 3 4 5; do want="$want$t $SHA "; done
 if [ $rc = 0 ] && [ "$(shas "$OUT/spmix.o")" = "$want" ]; then
     pass "SpmixStdinTool=yes but SPMIX_STDIN=srun: srun's stdin byte-exact, the tasks' stdin ends with srun's"
 else fail "SPMIX_STDIN=srun: rc $rc, got $(shas "$OUT/spmix.o")"; sed 's/^/    /' "$OUT/spmix.e" | tail -n 5; fi
+
+# with the interposition (SpmixStdinTool=yes): --input=0 and --input=none
+# deliver what they deliver without it, the tasks' stdin then ended by a
+# pushed EOF
+for input in 0 none; do
+    rm -f "$OUT"/id.*
+    timeout 60 srun --mpi=spmix -N3 -n6 -l --input=$input sh -c \
+        "echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.\$SLURM_PROCID; sha256sum" \
+        <"$OUT/data" >"$OUT/inp.o" 2>"$OUT/inp.e" &
+    BG=$!
+    for _ in $(seq 100); do [ "$(ls "$OUT"/id.* 2>/dev/null | wc -l)" = 6 ] && break; sleep 0.1; done
+    read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
+    JOB=${JS%.*}
+    sleep 1   # srun's bytes first (not needed for the result: the EOF waits for srun's end)
+    push_ok "--input=$input: EOF to all ranks" vn2 --eof - "$JS"
+    for _ in $(seq 300); do kill -0 "$BG" 2>/dev/null || break; sleep 0.1; done
+    kill "$BG" 2>/dev/null
+    wait "$BG"; rc=$?
+    BG=""
+    want=""
+    for t in 0 1 2 3 4 5; do
+        if [ $input = $t ]; then want="$want$t $SHA "; else want="$want$t $NONE "; fi
+    done
+    if [ $rc = 0 ] && [ "$(shas "$OUT/inp.o")" = "$want" ]; then
+        pass "SpmixStdinTool=yes, srun --input=$input: each task reads what it reads without the interposition (sha256), ended by a pushed EOF"
+    else fail "SpmixStdinTool=yes, --input=$input: rc $rc, got $(shas "$OUT/inp.o")"; sed 's/^/    /' "$OUT/inp.e" | tail -n 5; fi
+done
+
+# a tool killed in the middle of a stream: the step runs on, another tool
+# then ends its stdin, the task read a prefix of the killed tool's bytes and
+# every byte of the second one's
+rm -f "$OUT"/id.* "$OUT/kill.got"
+timeout 120 srun --mpi=spmix -N2 -n2 -w vn1,vn2 sh -c \
+    "echo \$SLURM_JOB_ID.\$SLURM_STEP_ID >$OUT/id.\$SLURM_PROCID;
+     if [ \$SLURM_PROCID = 1 ]; then cat >$OUT/kill.got; else cat >/dev/null; fi" \
+    </dev/null >"$OUT/kill.o" 2>&1 &
+BG=$!
+for _ in $(seq 100); do [ "$(ls "$OUT"/id.* 2>/dev/null | wc -l)" = 2 ] && break; sleep 0.1; done
+read -r JS <"$OUT/id.0" 2>/dev/null || JS=""
+yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | head -c 2147483648 |
+    timeout -s KILL 1 "$CLUSTER" exec vn1 env LD_LIBRARY_PATH="$LIBDIR" "$PUSH" --ranks 1 - "$JS" \
+    >/dev/null 2>&1
+sleep 0.5
+alive=no; kill -0 "$BG" 2>/dev/null && alive=yes
+printf 'the second tool\n' >"$OUT/second"
+timeout 30 "$CLUSTER" exec vn1 env LD_LIBRARY_PATH="$LIBDIR" "$PUSH" --eof "$OUT/second" "$JS" \
+    >"$OUT/kill.push" 2>&1; rc=$?
+for _ in $(seq 300); do kill -0 "$BG" 2>/dev/null || break; sleep 0.1; done
+kill "$BG" 2>/dev/null
+wait "$BG"; rc2=$?
+BG=""
+got=$(wc -c <"$OUT/kill.got" 2>/dev/null || echo 0)
+if [ $alive = yes ] && [ $rc = 0 ] && [ $rc2 = 0 ] && [ "$(tail -c 16 "$OUT/kill.got")" = "the second tool" ] &&
+   [ "$(head -c $((got - 16)) "$OUT/kill.got" | tr -d 'a\n' | wc -c)" = 0 ]; then
+    pass "a tool killed 1 s into a 2 GiB push: the step ran on, a second tool's bytes and EOF reached the task ($((got - 16)) bytes of the first before them)"
+else fail "tool killed mid-stream: alive $alive, second push rc $rc, step rc $rc2"; sed 's/^/    /' "$OUT/kill.push" "$OUT/kill.o" | tail -n 5; fi
 
 # the SPANK plugin: srun --spmix-stdin=tool|srun (plugstack.conf of the cluster)
 if srun --help 2>&1 | grep -q -- "--spmix-stdin=tool|srun"; then
