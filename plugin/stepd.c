@@ -307,39 +307,24 @@ static int spx_plg_register(void)
     return 0;
 }
 
-/* The opt-in stdin: SPMIX_STDIN from the step (tool / srun) over mpi.conf's
- * SpmixStdinTool; the variable is for us, not for the tasks. */
-static bool spx_plg_stdin_wanted(char **env)
+/* A step's opt-in choice: var=tool / var=srun in the step's environment over
+ * mpi.conf's option (conf_default, named conf_name); the variable is for us,
+ * not for the tasks, and is removed. SPMIX_STDIN (SpmixStdinTool): the opt-in
+ * stdin; SPMIX_OUTPUT (SpmixOutputTap): the output tap. */
+static bool spx_plg_step_wants(char **env, const char *var, bool conf_default,
+                               const char *conf_name)
 {
-    const char *v = slurm_getenvp(env, "SPMIX_STDIN");
-    bool on = spx_plg_conf.stdin_tool;
+    const char *v = slurm_getenvp(env, var);
+    bool on = conf_default;
 
     if (v != NULL && strcmp(v, "tool") == 0)
         on = true;
     else if (v != NULL && strcmp(v, "srun") == 0)
         on = false;
     else if (v != NULL)
-        spx_plg_err("SPMIX_STDIN=%.60s is neither tool nor srun; ignored (SpmixStdinTool=%s)",
-                    v, on ? "yes" : "no");
-    slurm_unsetenvp(env, "SPMIX_STDIN");
-    return on;
-}
-
-/* The opt-in output tap: SPMIX_OUTPUT from the step (tool / srun) over
- * mpi.conf's SpmixOutputTap; the variable is for us, not for the tasks. */
-static bool spx_plg_output_wanted(char **env)
-{
-    const char *v = slurm_getenvp(env, "SPMIX_OUTPUT");
-    bool on = spx_plg_conf.output_tap;
-
-    if (v != NULL && strcmp(v, "tool") == 0)
-        on = true;
-    else if (v != NULL && strcmp(v, "srun") == 0)
-        on = false;
-    else if (v != NULL)
-        spx_plg_err("SPMIX_OUTPUT=%.60s is neither tool nor srun; ignored (SpmixOutputTap=%s)",
-                    v, on ? "yes" : "no");
-    slurm_unsetenvp(env, "SPMIX_OUTPUT");
+        spx_plg_err("%s=%.60s is neither tool nor srun; ignored (%s=%s)", var, v, conf_name,
+                    on ? "yes" : "no");
+    slurm_unsetenvp(env, var);
     return on;
 }
 
@@ -348,8 +333,10 @@ int spx_plg_stepd_prefork(char ***env)
     char myname[256], *secret = NULL, *map = NULL;
     const char *nodelist, *why = NULL, *m;
     char err[512], label[320];
-    bool stdin_tool = spx_plg_stdin_wanted(*env);
-    bool output_tap = spx_plg_output_wanted(*env);
+    bool stdin_tool = spx_plg_step_wants(*env, "SPMIX_STDIN", spx_plg_conf.stdin_tool,
+                                         "SpmixStdinTool");
+    bool output_tap = spx_plg_step_wants(*env, "SPMIX_OUTPUT", spx_plg_conf.output_tap,
+                                         "SpmixOutputTap");
     int rc = -1;
 
     if (S.loaded || S.up) {

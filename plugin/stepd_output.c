@@ -18,11 +18,12 @@
  * A chunk is freed when both its write and the server's callback are done
  * (an atomic count of two).
  *
- * Wire (task -> pump, one message): struct hello, then 2 fds per stream
- * given (SCM_RIGHTS), stdout's first. Reply: 'K' taken, 'N' refused.
+ * Wire (task -> pump, one message, stepd_handover.h): struct hello, then 2
+ * fds per stream given, stdout's first.
  */
 #include "config.h"
 #include "plugin/conf.h"
+#include "plugin/stepd_handover.h"
 #include "plugin/stepd_output.h"
 
 #include <errno.h>
@@ -45,7 +46,6 @@
 #define OUT_MAGIC 0x53504f54u      /* "SPOT" */
 #define OUT_STDOUT 1u
 #define OUT_STDERR 2u
-#define OUT_TASK_MS 10000          /* a task waits this long for the pump */
 #define OUT_CHUNK 65536
 #define OUT_MAX_STREAMS 4096       /* 2 per local task */
 #define OUT_DRAIN_SEC 5            /* stop: how long the rest may take to go out */
@@ -115,81 +115,45 @@ static void close_fd(int *fd)
 static void task_hello(int c)
 {
     struct hello h;
-    struct ucred cred;
-    socklen_t cl = sizeof(cred);
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(4 * sizeof(int))];
-    } ctl;
-    struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                        .msg_controllen = sizeof(ctl.buf) };
-    struct pollfd pf = { .fd = c, .events = POLLIN };
-    int fds[4] = { -1, -1, -1, -1 }, nfds = 0;
-    ssize_t n = -1;
-    const char *why = NULL;
+    int fds[SPX_PLG_HANDOVER_MAX_FDS], nfds = 0;
+    const char *why = spx_plg_handover_recv(c, O.uid, &h, sizeof(h), fds, &nfds);
+    int want = 0;
 
-    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
-        (cred.uid != O.uid && cred.uid != 0)) {
-        spx_plg_err("%soutput: a connection from uid %d refused (the job's uid is %u)", O.label,
-                    cl == sizeof(cred) ? (int)cred.uid : -1, O.uid);
-        return;
+    if (why == NULL) {
+        want = ((h.flags & OUT_STDOUT) ? 2 : 0) + ((h.flags & OUT_STDERR) ? 2 : 0);
+        if (h.magic != OUT_MAGIC || (h.flags & ~(OUT_STDOUT | OUT_STDERR)) != 0 || want == 0)
+            why = "malformed request";
+        else if (nfds != want)
+            why = "wrong number of descriptors";
+        else if (O.ns + (size_t)want / 2 > OUT_MAX_STREAMS)
+            why = "too many streams";
     }
-    if (poll(&pf, 1, OUT_TASK_MS) == 1)
-        n = recvmsg(c, &m, MSG_CMSG_CLOEXEC);
-    for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm)) {
-        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-            continue;
-        size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t i = 0; i < k; i++) {
-            int fd;
-            memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-            if (nfds < 4)
-                fds[nfds++] = fd;
-            else
-                close(fd);
+    struct stream *s = why ? NULL : realloc(O.s, (O.ns + (size_t)want / 2) * sizeof(*s));
+    if (why == NULL && s == NULL)
+        why = "out of memory";
+    if (why == NULL) {
+        O.s = s;
+        int k = 0;
+        for (uint32_t f = OUT_STDOUT; f <= OUT_STDERR; f <<= 1) {
+            if (!(h.flags & f))
+                continue;
+            struct stream *t = &O.s[O.ns++];
+            memset(t, 0, sizeof(*t));
+            PMIX_LOAD_PROCID(&t->source, O.nspace, h.rank);
+            t->channel = f == OUT_STDOUT ? PMIX_FWD_STDOUT_CHANNEL : PMIX_FWD_STDERR_CHANNEL;
+            t->out = fds[k];
+            t->in = fds[k + 1];
+            fcntl(t->in, F_SETFL, fcntl(t->in, F_GETFL) | O_NONBLOCK);
+            fcntl(t->out, F_SETFL, fcntl(t->out, F_GETFL) | O_NONBLOCK);
+            k += 2;
         }
-    }
-    int want = ((h.flags & OUT_STDOUT) ? 2 : 0) + ((h.flags & OUT_STDERR) ? 2 : 0);
-    if (n != (ssize_t)sizeof(h) || h.magic != OUT_MAGIC || (m.msg_flags & MSG_CTRUNC) ||
-        (h.flags & ~(OUT_STDOUT | OUT_STDERR)) != 0 || want == 0)
-        why = "malformed request";
-    else if (nfds != want)
-        why = "wrong number of descriptors";
-    else if (O.ns + (size_t)want / 2 > OUT_MAX_STREAMS)
-        why = "too many streams";
-    else {
-        struct stream *s = realloc(O.s, (O.ns + (size_t)want / 2) * sizeof(*s));
-        if (s == NULL)
-            why = "out of memory";
-        else {
-            O.s = s;
-            int k = 0;
-            for (uint32_t f = OUT_STDOUT; f <= OUT_STDERR; f <<= 1) {
-                if (!(h.flags & f))
-                    continue;
-                struct stream *t = &O.s[O.ns++];
-                memset(t, 0, sizeof(*t));
-                PMIX_LOAD_PROCID(&t->source, O.nspace, h.rank);
-                t->channel = f == OUT_STDOUT ? PMIX_FWD_STDOUT_CHANNEL : PMIX_FWD_STDERR_CHANNEL;
-                t->out = fds[k];
-                t->in = fds[k + 1];
-                fds[k] = fds[k + 1] = -1;
-                k += 2;
-                fcntl(t->in, F_SETFL, fcntl(t->in, F_GETFL) | O_NONBLOCK);
-                fcntl(t->out, F_SETFL, fcntl(t->out, F_GETFL) | O_NONBLOCK);
-            }
-        }
+        nfds = 0;   /* the streams have them */
     }
     if (why != NULL)
         spx_plg_err("%soutput: a task's request refused: %s", O.label, why);
-    char r = why ? 'N' : 'K';
-    ssize_t w;
-    do {
-        w = send(c, &r, 1, MSG_NOSIGNAL);
-    } while (w < 0 && errno == EINTR);
-    for (int i = 0; i < 4; i++)
-        close_fd(&fds[i]);
+    spx_plg_handover_reply(c, why ? 'N' : 'K');
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
 }
 
 /* The end of t's stream, for the tools that pull it (PMIX_IOF_COMPLETE). */
@@ -381,8 +345,6 @@ static void output_free(void)
 
 int spx_plg_output_start(const char *dir, uint32_t uid, const char *nspace, const char *label)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    sigset_t all, old;
     int rc;
 
     snprintf(O.label, sizeof(O.label), "%s", label);
@@ -393,20 +355,13 @@ int spx_plg_output_start(const char *dir, uint32_t uid, const char *nspace, cons
         O.path[0] = '\0';
         return -1;
     }
-    memcpy(sa.sun_path, O.path, strlen(O.path) + 1);
     if (pipe2(O.wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
-        (O.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-        bind(O.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chown(O.path, uid, (gid_t)-1) < 0 ||
-        chmod(O.path, 0600) < 0 || listen(O.lfd, 64) < 0) {
+        (O.lfd = spx_plg_handover_listen(O.path, uid)) < 0) {
         spx_plg_err("%soutput: cannot listen on %s: %s", label, O.path, strerror(errno));
         output_free();
         return -1;
     }
-    /* the pump takes no signal: slurmstepd's own threads handle them */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&O.tid, NULL, pump_loop, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = spx_plg_handover_thread(&O.tid, pump_loop);
     if (rc != 0) {
         spx_plg_err("%soutput: cannot start the pump: %s", label, strerror(rc));
         output_free();
@@ -436,18 +391,9 @@ void spx_plg_output_stop(void)
 
 void spx_plg_output_task(uint32_t rank)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     struct hello h = { .magic = OUT_MAGIC, .rank = rank };
-    int pipes[2][2] = { { -1, -1 }, { -1, -1 } }, fds[4], nfds = 0, s = -1;
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(4 * sizeof(int))];
-    } ctl;
-    struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    int pipes[2][2] = { { -1, -1 }, { -1, -1 } }, fds[4], nfds = 0;
     const char *why = NULL;
-    struct pollfd pf;
-    char ack = 0;
 
     if (!O.on)
         return;
@@ -467,39 +413,15 @@ void spx_plg_output_task(uint32_t rank)
     }
     if (nfds == 0)
         return;
-    memcpy(sa.sun_path, O.path, strlen(O.path) + 1);
-    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        why = "cannot connect to the pump";
-        goto out;
-    }
-    memset(&ctl, 0, sizeof(ctl));
-    m.msg_control = ctl.buf;
-    m.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-    memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
-    pf = (struct pollfd){ .fd = s, .events = POLLIN };
-    if (sendmsg(s, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(h))
-        why = "cannot send to the pump";
-    else if (poll(&pf, 1, OUT_TASK_MS) != 1 || read(s, &ack, 1) != 1)
-        why = "no answer from the pump";
-    else if (ack != 'K')
-        why = "the pump refused";
-    else {
-        /* Slurm's descriptors are in the pump now: the pipes take their place */
-        for (int k = 0; k < 2; k++)
-            if (pipes[k][1] >= 0 && dup2(pipes[k][1], k + 1) < 0)
-                spx_plg_err("%soutput: rank %u: dup2: %s", O.label, rank, strerror(errno));
-    }
-out:
+    why = spx_plg_handover_send(O.path, &h, sizeof(h), fds, nfds);
     if (why != NULL)
         spx_plg_err("%soutput: rank %u: %s (%s); its output goes to srun alone", O.label, rank,
                     why, strerror(errno));
-    if (s >= 0)
-        close(s);
+    else   /* Slurm's descriptors are in the pump now: the pipes take their place */
+        for (int k = 0; k < 2; k++)
+            if (pipes[k][1] >= 0 && dup2(pipes[k][1], k + 1) < 0)
+                spx_plg_err("%soutput: rank %u: dup2: %s", O.label, rank, strerror(errno));
+out:
     for (int k = 0; k < 2; k++)
         for (int e = 0; e < 2; e++)
             if (pipes[k][e] >= 0)

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 #include "plugin/conf.h"
+#include "plugin/stepd_handover.h"
 #include "plugin/stepd_stdin.h"
 #include "host/stdin.h"
 
@@ -37,7 +38,6 @@
 
 #define SPX_PLG_STDIN_MAGIC 0x53504d49u   /* "SPMI" */
 #define SPX_PLG_STDIN_TTY 1u
-#define SPX_PLG_STDIN_MS 10000            /* a task waits this long for the pump */
 
 struct spx_plg_stdin_hello {
     uint32_t magic, rank, flags;
@@ -66,72 +66,30 @@ bool spx_plg_stdin_on(void)
 
 /* ---- the pump (its own thread) ---- */
 
-static void spx_plg_stdin_reply(int fd, char c)
-{
-    ssize_t rc;
-
-    do {
-        rc = send(fd, &c, 1, MSG_NOSIGNAL);
-    } while (rc < 0 && errno == EINTR);
-}
-
 /* One task's hello on connection c (the job's user or root only). */
 static void spx_plg_stdin_hello(int c)
 {
     struct spx_plg_stdin_hello h;
-    struct ucred cred;
-    socklen_t cl = sizeof(cred);
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(2 * sizeof(int))];
-    } ctl;
-    struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                        .msg_controllen = sizeof(ctl.buf) };
-    struct pollfd pf = { .fd = c, .events = POLLIN };
-    int fds[2] = { -1, -1 }, slot;
-    ssize_t n = -1;
-    const char *why = NULL;
+    int fds[SPX_PLG_HANDOVER_MAX_FDS], nfds = 0, slot = -1;
+    const char *why = spx_plg_handover_recv(c, P.uid, &h, sizeof(h), fds, &nfds);
 
-    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
-        (cred.uid != P.uid && cred.uid != 0)) {
-        spx_plg_err("%sstdin: a connection from uid %d refused (the job's uid is %u)", P.label,
-                    cl == sizeof(cred) ? (int)cred.uid : -1, P.uid);
-        return;
-    }
-    if (poll(&pf, 1, SPX_PLG_STDIN_MS) == 1)
-        n = recvmsg(c, &m, MSG_CMSG_CLOEXEC);
-    for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm)) {
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-            size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            for (size_t i = 0; i < k; i++) {
-                int fd;
-                memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-                if (i < 2 && fds[i] < 0)
-                    fds[i] = fd;
-                else
-                    close(fd);
-            }
-        }
-    }
-    if (n != (ssize_t)sizeof(h) || h.magic != SPX_PLG_STDIN_MAGIC || (m.msg_flags & MSG_CTRUNC))
+    if (why == NULL && h.magic != SPX_PLG_STDIN_MAGIC)
         why = "malformed request";
-    else if ((slot = spx_host_stdin_slot(h.rank)) < 0)
+    else if (why == NULL && (slot = spx_host_stdin_slot(h.rank)) < 0)
         why = "not a rank of this node";
-    else if (h.flags & SPX_PLG_STDIN_TTY)
+    else if (why == NULL && (h.flags & SPX_PLG_STDIN_TTY))
         spx_host_stdin_set_tty((uint32_t)slot);
-    else if (fds[0] < 0 || fds[1] < 0)
+    else if (why == NULL && nfds != 2)
         why = "no descriptors";
-    else if (spx_host_stdin_attach((uint32_t)slot, fds[1], fds[0]) != 0)
+    else if (why == NULL && spx_host_stdin_attach((uint32_t)slot, fds[1], fds[0]) != 0)
         why = "the rank's stdin is taken already";
-    else
-        fds[0] = fds[1] = -1;   /* the module has them */
+    else if (why == NULL)
+        nfds = 0;   /* the module has them */
     if (why != NULL)
         spx_plg_err("%sstdin: a task's request refused: %s", P.label, why);
-    spx_plg_stdin_reply(c, why ? 'N' : 'K');
-    for (int i = 0; i < 2; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    spx_plg_handover_reply(c, why ? 'N' : 'K');
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
 }
 
 static void *spx_plg_stdin_loop(void *arg)
@@ -177,11 +135,9 @@ static void *spx_plg_stdin_loop(void *arg)
 int spx_plg_stdin_start(const char *dir, uint32_t uid, const char *nspace, uint32_t nprocs,
                         const uint32_t *local, uint32_t nlocal, const char *label)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     struct spx_host_stdin_cfg cfg = { .nspace = nspace, .nprocs = nprocs, .local = local,
                                       .nlocal = nlocal, .prefix = label,
                                       .log = spx_plg_stdin_log };
-    sigset_t all, old;
     int rc;
 
     snprintf(P.label, sizeof(P.label), "%s", label);
@@ -190,11 +146,8 @@ int spx_plg_stdin_start(const char *dir, uint32_t uid, const char *nspace, uint3
         spx_plg_err("%sstdin: the step directory's name is too long for a socket", label);
         return -1;
     }
-    memcpy(sa.sun_path, P.path, strlen(P.path) + 1);
     if (pipe2(P.wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
-        (P.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-        bind(P.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chown(P.path, uid, (gid_t)-1) < 0 ||
-        chmod(P.path, 0600) < 0 || listen(P.lfd, 64) < 0) {
+        (P.lfd = spx_plg_handover_listen(P.path, uid)) < 0) {
         spx_plg_err("%sstdin: cannot listen on %s: %s", label, P.path, strerror(errno));
         spx_plg_stdin_fini();
         return -1;
@@ -204,11 +157,7 @@ int spx_plg_stdin_start(const char *dir, uint32_t uid, const char *nspace, uint3
         spx_plg_stdin_fini();
         return -1;
     }
-    /* the pump takes no signal: slurmstepd's own threads handle them */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&P.tid, NULL, spx_plg_stdin_loop, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = spx_plg_handover_thread(&P.tid, spx_plg_stdin_loop);
     if (rc != 0) {
         spx_plg_err("%sstdin: cannot start the pump: %s", label, strerror(rc));
         spx_plg_stdin_fini();
@@ -252,50 +201,12 @@ void spx_plg_stdin_fini(void)
 
 static int spx_plg_stdin_hand_over(uint32_t rank, bool tty, int pw, const char **why)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     struct spx_plg_stdin_hello h = { .magic = SPX_PLG_STDIN_MAGIC, .rank = rank,
                                      .flags = tty ? SPX_PLG_STDIN_TTY : 0 };
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(2 * sizeof(int))];
-    } ctl;
-    struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-    int s, fds[2] = { 0, pw }, rc = -1;
-    struct pollfd pf;
-    char ack = 0;
+    int fds[2] = { 0, pw };
 
-    memcpy(sa.sun_path, P.path, strlen(P.path) + 1);
-    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        *why = "cannot connect to the pump";
-        goto out;
-    }
-    if (!tty) {
-        struct cmsghdr *cm;
-
-        memset(&ctl, 0, sizeof(ctl));
-        m.msg_control = ctl.buf;
-        m.msg_controllen = sizeof(ctl.buf);
-        cm = CMSG_FIRSTHDR(&m);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
-        memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-    }
-    pf = (struct pollfd){ .fd = s, .events = POLLIN };
-    if (sendmsg(s, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(h))
-        *why = "cannot send to the pump";
-    else if (poll(&pf, 1, SPX_PLG_STDIN_MS) != 1 || read(s, &ack, 1) != 1)
-        *why = "no answer from the pump";
-    else if (ack != 'K')
-        *why = "the pump refused";
-    else
-        rc = 0;
-out:
-    if (s >= 0)
-        close(s);
-    return rc;
+    *why = spx_plg_handover_send(P.path, &h, sizeof(h), fds, tty ? 0 : 2);
+    return *why ? -1 : 0;
 }
 
 void spx_plg_stdin_task(uint32_t rank)

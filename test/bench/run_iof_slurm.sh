@@ -40,13 +40,10 @@ CLUSTER=$(cd "$(dirname "$0")/../slurm" && pwd)/cluster.sh
 
 OUT=$(mktemp -d /tmp/spmix-iofbench.XXXXXX)
 chmod 755 "$OUT"
-if ! make -s -C "$BUILD" -j2 install test/bench/bench_iof_latency >"$OUT/install.log" 2>&1; then
-    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
+if ! make -s -C "$BUILD" -j2 test/bench/bench_iof_latency >"$OUT/make.log" 2>&1; then
+    cat "$OUT/make.log"; echo "$0: cannot build bench_iof_latency" >&2; exit 1
 fi
-spx_vc_dirs
-BINDIR=$(make -s -C "$BUILD" --no-print-directory --eval='spx-print-bindir: ; @echo $(bindir)' \
-    spx-print-bindir | tail -n 1)
-PUSH=$BINDIR/spmix-push
+spx_vc_install "$OUT"
 LAT=$BUILD/test/bench/bench_iof_latency
 BG=""
 cleanup() {

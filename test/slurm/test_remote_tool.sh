@@ -26,21 +26,11 @@ set -u
 . "$(dirname "$0")/testlib.sh"
 spx_vc_args "$@"
 
-NFAIL=0
-T0=$(date +%s.%N)
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
+spx_vc_checks
 OUT=$(mktemp -d /tmp/spmix-remotetool.XXXXXX)
 chmod 755 "$OUT"
 
-if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
-    cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
-fi
-spx_vc_dirs
-BINDIR=$(make -s -C "$BUILD" --no-print-directory --eval='spx-print-bindir: ; @echo $(bindir)' \
-    spx-print-bindir | tail -n 1)
-PUSH=$BINDIR/spmix-push
-[ -f "$PLUGDIR/mpi_spmix.so" ] && [ -x "$PUSH" ] || { echo "$0: no mpi_spmix.so or spmix-push after make install" >&2; exit 1; }
+spx_vc_install "$OUT"
 grep -q '^#define SPX_HAVE_MUNGE 1' "$BUILD/config.h" || { echo "$0: $BUILD was configured without libmunge" >&2; exit 1; }
 
 BG=""

@@ -2,6 +2,8 @@
 #
 #   spx_vc_args "$@"      parses --build DIR [--keep]; sets BUILD (absolute),
 #                         KEEP, HERE, CLUSTER; requires root
+#   spx_vc_install OUT    make install, then PLUGDIR, LIBDIR, BINDIR, PUSH
+#   spx_vc_checks         pass/fail functions, NFAIL, T0
 #   spx_vc_dirs           after `make install` in $BUILD: sets PLUGDIR (where
 #                         mpi_spmix.so went) and LIBDIR (spmix's library dir)
 # Installing before asking make for its directories matters: a configure
@@ -30,4 +32,28 @@ spx_vc_dirs() {
     if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
         echo "$0: the build tree has no Slurm plugin (configured --without-slurm?)" >&2; exit 2
     fi
+}
+
+# spx_vc_install OUT: `make install` in $BUILD (its output in OUT/install.log),
+# then PLUGDIR and LIBDIR (spx_vc_dirs), BINDIR and PUSH (spmix-push there);
+# exits when the build has no plugin or no spmix-push
+spx_vc_install() {
+    if ! make -s -C "$BUILD" -j2 install >"$1/install.log" 2>&1; then
+        cat "$1/install.log"; echo "$0: build/install failed" >&2; exit 1
+    fi
+    spx_vc_dirs
+    BINDIR=$(make -s -C "$BUILD" --no-print-directory --eval='spx-print-bindir: ; @echo $(bindir)' \
+        spx-print-bindir | tail -n 1)
+    PUSH=$BINDIR/spmix-push
+    [ -f "$PLUGDIR/mpi_spmix.so" ] && [ -x "$PUSH" ] ||
+        { echo "$0: no mpi_spmix.so or spmix-push after make install" >&2; exit 1; }
+}
+
+# spx_vc_checks: pass MSG / fail MSG print PASS:/FAIL: lines, NFAIL counts
+# the failures, T0 is the start
+spx_vc_checks() {
+    NFAIL=0
+    T0=$(date +%s.%N)
+    pass() { echo "PASS: $*"; }
+    fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
 }
