@@ -5,17 +5,27 @@
  * upcalls and must never wait for a task to read its pipe, and slurmstepd's
  * main thread belongs to Slurm. The "stdin pump" thread owns the per-rank
  * caches (lib/host/stdin.c), the listening socket and its own poll loop:
- *   - tasks connect to stdin.sock, send their rank with {fd 0, pipe write
- *     end} (or the word that fd 0 is a terminal) and wait for one byte;
+ *   - tasks connect to stdin.sock, send their rank and wait for one byte;
  *   - tools' pushes arrive through the push_stdin upcall (library thread),
  *     which queues them and writes one byte to the wake pipe;
- *   - each rank's Slurm stdin is read while its cache has room, and the
- *     cache is written into the rank's pipe while the pipe takes it.
+ *   - a rank's cache is written into the pipe its fd 0 reads while the pipe
+ *     takes it.
+ * Which pipe: when the task's fd 0 is the pipe Slurm feeds with srun's
+ * bytes (the usual case), the task keeps it and the pump writes pushed bytes
+ * into that same pipe, through a duplicate of Slurm's write end that it
+ * finds in slurmstepd by the pipe's inode (SHARE): srun's bytes take no
+ * extra hop at all, and the task reads end of file once Slurm closed its end
+ * (srun's EOF) and the pump closed its own (a pushed EOF). Otherwise (fd 0
+ * is /dev/null or a file, or Slurm's end is gone already) the task hands fd
+ * 0 and the write end of a new pipe to the pump (SCM_RIGHTS) and reads the
+ * pipe: the pump copies fd 0's bytes into it (spliced while no push waits)
+ * beside the pushed ones. A terminal (srun --pty) is only reported.
  * srun's EOF ends that source only; a rank's stdin ends with a pushed EOF
  * (zero-byte push or PMIX_IOF_COMPLETE), or when the rank closes it or exits.
  *
- * Wire (task -> pump, one message): struct spx_plg_stdin_hello, with two
- * fds (SCM_RIGHTS) unless it says tty. Reply: 'K' taken, 'N' refused.
+ * Wire (task -> pump, one message, stepd_handover.h): struct
+ * spx_plg_stdin_hello, with two fds for a hand-over of fd 0, none for
+ * SHARE or TTY.
  */
 #include "config.h"
 #include "plugin/conf.h"
@@ -23,6 +33,7 @@
 #include "plugin/stepd_stdin.h"
 #include "host/stdin.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -38,9 +49,12 @@
 
 #define SPX_PLG_STDIN_MAGIC 0x53504d49u   /* "SPMI" */
 #define SPX_PLG_STDIN_TTY 1u
+#define SPX_PLG_STDIN_SHARE 2u            /* write into fd 0's pipe (ino, dev) */
 
 struct spx_plg_stdin_hello {
     uint32_t magic, rank, flags;
+    uint32_t pad;
+    uint64_t ino, dev;                    /* SHARE: the pipe fd 0 reads */
 };
 
 static struct {
@@ -66,6 +80,32 @@ bool spx_plg_stdin_on(void)
 
 /* ---- the pump (its own thread) ---- */
 
+/* A duplicate (close-on-exec) of this process's write end of the pipe
+ * (ino, dev), or -1 when it has none open. */
+static int spx_plg_stdin_pipe_writer(uint64_t ino, uint64_t dev)
+{
+    struct stat st;
+    int found = -1;
+    DIR *d = opendir("/proc/self/fd");
+
+    if (d == NULL)
+        return -1;
+    for (struct dirent *e; found < 0 && (e = readdir(d)) != NULL;) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || end == e->d_name || fd < 0 || fd == dirfd(d))
+            continue;
+        if (fstat((int)fd, &st) != 0 || !S_ISFIFO(st.st_mode) || (uint64_t)st.st_ino != ino ||
+            (uint64_t)st.st_dev != dev)
+            continue;
+        int fl = fcntl((int)fd, F_GETFL);
+        if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
+            found = fcntl((int)fd, F_DUPFD_CLOEXEC, 3);
+    }
+    closedir(d);
+    return found;
+}
+
 /* One task's hello on connection c (the job's user or root only). */
 static void spx_plg_stdin_hello(int c)
 {
@@ -79,13 +119,19 @@ static void spx_plg_stdin_hello(int c)
         why = "not a rank of this node";
     else if (why == NULL && (h.flags & SPX_PLG_STDIN_TTY))
         spx_host_stdin_set_tty((uint32_t)slot);
-    else if (why == NULL && nfds != 2)
+    else if (why == NULL && (h.flags & SPX_PLG_STDIN_SHARE)) {
+        int w = nfds == 0 ? spx_plg_stdin_pipe_writer(h.ino, h.dev) : -1;
+        if (w < 0)
+            why = "no write end of its pipe here";   /* the task hands fd 0 over instead */
+        else if (spx_host_stdin_attach((uint32_t)slot, w, -1) != 0)
+            why = "the rank's stdin is taken already";
+    } else if (why == NULL && nfds != 2)
         why = "no descriptors";
     else if (why == NULL && spx_host_stdin_attach((uint32_t)slot, fds[1], fds[0]) != 0)
         why = "the rank's stdin is taken already";
     else if (why == NULL)
         nfds = 0;   /* the module has them */
-    if (why != NULL)
+    if (why != NULL && !(h.flags & SPX_PLG_STDIN_SHARE))
         spx_plg_err("%sstdin: a task's request refused: %s", P.label, why);
     spx_plg_handover_reply(c, why ? 'N' : 'K');
     for (int i = 0; i < nfds; i++)
@@ -209,19 +255,33 @@ static int spx_plg_stdin_hand_over(uint32_t rank, bool tty, int pw, const char *
     return *why ? -1 : 0;
 }
 
+/* fd 0 is a pipe: asks the pump to write into it beside Slurm. 0 when the
+ * pump took it (fd 0 stays as it is). */
+static int spx_plg_stdin_share(uint32_t rank, const struct stat *st)
+{
+    struct spx_plg_stdin_hello h = { .magic = SPX_PLG_STDIN_MAGIC, .rank = rank,
+                                     .flags = SPX_PLG_STDIN_SHARE,
+                                     .ino = (uint64_t)st->st_ino, .dev = (uint64_t)st->st_dev };
+
+    return spx_plg_handover_send(P.path, &h, sizeof(h), NULL, 0) == NULL ? 0 : -1;
+}
+
 void spx_plg_stdin_task(uint32_t rank)
 {
     const char *why = NULL;
     int p[2] = { -1, -1 };
+    struct stat st;
     bool tty;
 
     if (!P.on)
         return;
-    if (fcntl(0, F_GETFD) < 0) {
+    if (fstat(0, &st) < 0) {
         spx_plg_err("%sstdin: rank %u has no fd 0; left as it is", P.label, rank);
         return;
     }
     tty = isatty(0) == 1;
+    if (!tty && S_ISFIFO(st.st_mode) && spx_plg_stdin_share(rank, &st) == 0)
+        return;   /* the pump writes into Slurm's own pipe */
     if (!tty && pipe2(p, O_CLOEXEC) < 0) {
         spx_plg_err("%sstdin: rank %u: pipe: %s; its stdin stays srun's alone", P.label, rank,
                     strerror(errno));
