@@ -56,6 +56,7 @@ struct spx_conn {
     uint8_t *payload;
     size_t payload_cap, payload_got;
     size_t spare_max; /* keep a frame's block the handler left, up to this size */
+    size_t max_payload; /* longest frame payload accepted (<= SPX_FRAME_MAX_PAYLOAD) */
     /* writing */
     STAILQ_HEAD(, spx_conn_out) out; /* frames not fully written, oldest first */
     /* counters */
@@ -192,6 +193,13 @@ static int conn_read_some(spx_conn_t *c)
                          SPX_FRAME_MAX_PAYLOAD);
             else
                 snprintf(reason, sizeof(reason), "bad frame header (magic/version)");
+            spx_conn_close(c, reason, 1);
+            return -1;
+        }
+        if (c->cur.length > c->max_payload) {
+            char reason[128];
+            snprintf(reason, sizeof(reason), "frame length %u over this connection's cap of %zu",
+                     (unsigned)c->cur.length, c->max_payload);
             spx_conn_close(c, reason, 1);
             return -1;
         }
@@ -473,6 +481,7 @@ spx_conn_t *spx_conn_create(struct event_base *base, int fd, const char *label,
     if (!c || fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
         goto fail;
     c->base = base;
+    c->max_payload = SPX_FRAME_MAX_PAYLOAD;
     STAILQ_INIT(&c->out);
     c->fd = fd;
     c->label = strdup(label ? label : "?");
@@ -502,6 +511,11 @@ fail:
 
 void spx_conn_set_arg(spx_conn_t *c, void *arg) { c->arg = arg; }
 void spx_conn_keep_spare(spx_conn_t *c, size_t max) { c->spare_max = max; }
+
+void spx_conn_set_max_payload(spx_conn_t *c, size_t max)
+{
+    c->max_payload = max < SPX_FRAME_MAX_PAYLOAD ? max : SPX_FRAME_MAX_PAYLOAD;
+}
 void *spx_conn_get_arg(const spx_conn_t *c) { return c->arg; }
 const char *spx_conn_label(const spx_conn_t *c) { return c->label; }
 

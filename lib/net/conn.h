@@ -75,6 +75,10 @@ void spx_conn_set_arg(spx_conn_t *c, void *arg);
  * allocated again: for a connection that carries large frames again and
  * again (a tree link). Default 0: nothing kept. */
 void spx_conn_keep_spare(spx_conn_t *c, size_t max);
+/* Frames with a longer payload close the connection (with a log line)
+ * before their payload is read: a peer not yet authenticated may announce
+ * no more than max bytes. Default and ceiling: SPX_FRAME_MAX_PAYLOAD. */
+void spx_conn_set_max_payload(spx_conn_t *c, size_t max);
 void *spx_conn_get_arg(const spx_conn_t *c);
 const char *spx_conn_label(const spx_conn_t *c);
 /* Bytes and frames sent/received, for statistics. */

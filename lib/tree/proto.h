@@ -79,6 +79,9 @@ const char *spx_tree_auth_step_str(uint8_t step);
 #define SPX_TREE_TOOL_VERSION 1u
 #define SPX_TREE_TOOL_LABEL "spmix-tree-tool"
 #define SPX_TREE_TOOL_MAX_CRED 4096u   /* longest munge credential accepted */
+/* longest frame payload a link reads before it is authenticated: the
+ * handshake's frames (a tool's credential is the largest) */
+#define SPX_TREE_MAX_AUTH_FRAME (SPX_TREE_TOOL_MAX_CRED + 1024u)
 #define SPX_TREE_TOOL_MAX_REASON 512u  /* longest ACK reason a tool reads */
 
 #endif

@@ -266,6 +266,7 @@ static void link_ready(spx_tree_link_t *l)
     spx_tree_t *t = l->t;
     spx_tree_peer_t *p = &t->peers[l->peer];
     l->state = SPX_TREE_LINK_READY;
+    spx_conn_set_max_payload(l->conn, SIZE_MAX);   /* authenticated: any frame */
     event_del(l->auth_ev);
     if (!l->outgoing)
         t->n_unauth--;
@@ -577,6 +578,7 @@ static void connected_cb(evutil_socket_t fd, short w, void *arg)
         attempt_failed(t, node, "cannot create connection");
         return;
     }
+    spx_conn_set_max_payload(l->conn, SPX_TREE_MAX_AUTH_FRAME);
     l->state = SPX_TREE_LINK_HELLO_SENT;
     struct timeval tv = tv_of(SPX_TREE_AUTH_TIMEOUT);
     event_add(l->auth_ev, &tv);
@@ -774,6 +776,8 @@ static void accept_cb(evutil_socket_t lfd, short w, void *arg)
             link_bury(l);
             continue;
         }
+        /* unauthenticated: no frame longer than a handshake's is read in */
+        spx_conn_set_max_payload(l->conn, SPX_TREE_MAX_AUTH_FRAME);
         struct timeval tv = tv_of(SPX_TREE_AUTH_TIMEOUT);
         event_add(l->auth_ev, &tv);
     }

@@ -285,6 +285,34 @@ START_TEST(tool_hostile)
 }
 END_TEST
 
+/* A peer not yet authenticated that announces a long frame is closed at
+ * once, before any of it is read in (up to 64 such peers could otherwise
+ * make the engine buffer 64 MiB each until the handshake's timeout). */
+START_TEST(unauth_long_frame)
+{
+    base = event_base_new();
+    spx_tree_t *t = engine(1);
+    uint64_t lengths[] = {SPX_FRAME_MAX_PAYLOAD, 1u << 20, SPX_TREE_MAX_AUTH_FRAME + 1};
+    for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+        int fd = raw_connect(t);
+        uint8_t hdr[SPX_FRAME_HDR_LEN];
+        spx_frame_hdr_t h = {.version = SPX_FRAME_VERSION, .type = SPX_TREE_FRAME_AUTH,
+                             .length = (uint32_t)lengths[i]};
+        spx_frame_hdr_encode(&h, hdr);
+        ck_assert_int_eq(write(fd, hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
+        ck_assert_int_eq(write(fd, "\x01", 1), 1);   /* the payload's start, no more */
+        ck_assert_msg(closed_by_engine(fd), "a %llu-byte frame before authentication was not refused",
+                      (unsigned long long)lengths[i]);
+        close(fd);
+    }
+    /* the port still answers */
+    if (spx_tool_auth_supported())
+        close(challenged(t));
+    ck_assert_int_eq(accepted, 0);
+    teardown(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tree_tool");
@@ -292,6 +320,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, tool_not_taken);
     tcase_add_test(tc, tool_hostile);
+    tcase_add_test(tc, unauth_long_frame);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
