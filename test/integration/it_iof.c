@@ -122,6 +122,11 @@ static int job(bool gated, bool closed)
     fclose(out);
     fclose(reads);
     touch("done", r);
+    /* stay until the tool is done: a node's server may leave with its last
+     * rank (Slurm, simulated nodes), and the tool's server must outlive the
+     * pushes it still makes to the other ranks */
+    while (!exists("end", -1) && it_now() - t0 < 50)
+        it_sleep_ms(10);
     IT_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
     return 0;
 }
@@ -413,6 +418,7 @@ static int tool(const char *what)
     } else {
         IT_CHECK(false, "unknown tool test %s", what);
     }
+    touch("end", -1);   /* the ranks may go */
     IT_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     printf("tool %s done\n", what);
     return 0;
