@@ -40,21 +40,8 @@ spx_vc_dirs
 IT=$BUILD/test/integration/.libs
 PYTEST=$HERE/../python/grp_invite.py
 
-cleanup() {
-    rm -rf "$OUT"
-    if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
-}
-trap cleanup EXIT
-"$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
-. "$("$CLUSTER" env)"
-cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
-# written by test_groups.sh
-SpmixTimeout=20
-SpmixTreeWidth=2
-SpmixLibDir=$LIBDIR
-SpmixSetLdLibraryPath=yes
-EOF
-"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with mpi.conf"; }
+BG=""
+spx_vc_up "$OUT"
 S="timeout 60 srun --mpi=spmix"
 
 run_ok() { # name expected-line command...

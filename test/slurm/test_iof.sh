@@ -56,22 +56,7 @@ chmod 755 "$OUT"
 spx_vc_install "$OUT"
 
 BG=""
-cleanup() {
-    [ -n "$BG" ] && kill "$BG" 2>/dev/null
-    rm -rf "$OUT"
-    if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
-}
-trap cleanup EXIT
-"$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
-. "$("$CLUSTER" env)"
-cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
-# written by test_iof.sh
-SpmixTimeout=20
-SpmixTreeWidth=2
-SpmixLibDir=$LIBDIR
-SpmixSetLdLibraryPath=yes
-EOF
-"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with mpi.conf"; }
+spx_vc_up "$OUT"
 S="timeout 60 srun --mpi=spmix"
 head -c 1048576 /dev/urandom >"$OUT/data"
 SHA=$(sha256sum <"$OUT/data" | cut -d' ' -f1)

@@ -34,23 +34,7 @@ spx_vc_install "$OUT"
 grep -q '^#define SPX_HAVE_MUNGE 1' "$BUILD/config.h" || { echo "$0: $BUILD was configured without libmunge" >&2; exit 1; }
 
 BG=""
-cleanup() {
-    [ -n "$BG" ] && kill "$BG" 2>/dev/null
-    rm -rf "$OUT"
-    if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
-}
-trap cleanup EXIT
-"$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
-. "$("$CLUSTER" env)"
-cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
-# written by test_remote_tool.sh
-SpmixTimeout=20
-SpmixTreeWidth=2
-SpmixLibDir=$LIBDIR
-SpmixSetLdLibraryPath=yes
-SpmixDebug=2
-EOF
-"$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with mpi.conf"; }
+spx_vc_up "$OUT" "SpmixDebug=2"
 U=$SPMIX_VC_USER
 mkdir -p "$OUT/u" && chown "$U:" "$OUT/u"
 head -c 1048576 /dev/urandom >"$OUT/data"

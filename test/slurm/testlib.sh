@@ -4,6 +4,7 @@
 #                         KEEP, HERE, CLUSTER; requires root
 #   spx_vc_install OUT    make install, then PLUGDIR, LIBDIR, BINDIR, PUSH
 #   spx_vc_checks         pass/fail functions, NFAIL, T0
+#   spx_vc_up OUT [LINE]  cluster up, environment, mpi.conf, cleanup on exit
 #   spx_vc_dirs           after `make install` in $BUILD: sets PLUGDIR (where
 #                         mpi_spmix.so went) and LIBDIR (spmix's library dir)
 # Installing before asking make for its directories matters: a configure
@@ -56,4 +57,36 @@ spx_vc_checks() {
     T0=$(date +%s.%N)
     pass() { echo "PASS: $*"; }
     fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
+}
+
+# spx_vc_up OUT [MPI_CONF_LINE...]: after spx_vc_install/spx_vc_dirs, brings
+# the 3-node cluster up with $PLUGDIR first (exits when it cannot), sources
+# its environment and writes its mpi.conf (tree width 2, SpmixLibDir=$LIBDIR
+# first in the tasks' LD_LIBRARY_PATH, and the given lines), then
+# reconfigures. On exit the background job $BG (if set) is killed, OUT is
+# removed and, unless --keep, the cluster is brought down.
+spx_vc_up() {
+    local out=$1 line
+    shift
+    SPX_VC_OUT=$out
+    trap spx_vc_cleanup EXIT
+    "$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$out/up.log" 2>&1 ||
+        { cat "$out/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
+    . "$("$CLUSTER" env)"
+    {
+        echo "# written by $(basename "$0")"
+        echo "SpmixTimeout=20"
+        echo "SpmixTreeWidth=2"
+        echo "SpmixLibDir=$LIBDIR"
+        echo "SpmixSetLdLibraryPath=yes"
+        for line in "$@"; do echo "$line"; done
+    } >"$SPMIX_VC_DIR/mpi.conf"
+    "$CLUSTER" reconfigure >"$out/reconf.log" 2>&1 ||
+        { cat "$out/reconf.log"; fail "reconfigure with mpi.conf"; }
+}
+
+spx_vc_cleanup() {
+    [ -n "${BG:-}" ] && kill "$BG" 2>/dev/null
+    rm -rf "$SPX_VC_OUT"
+    if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
 }
