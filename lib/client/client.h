@@ -114,6 +114,21 @@ void spx_client_cache_reset(void);
  * job info, if any (after the HELLO); unmaps it (finalize, no fence running). */
 void spx_client_shmb_attach(void);
 void spx_client_shmb_detach(void);
+/* client_group_shm.c: the shared-memory construct (after spx_client_shmb_attach). */
+void spx_client_gshm_attach(void);
+void spx_client_gshm_detach(void);
+/* A blocking construct of grp over procs (expanded; borrowed) through shared
+ * memory; SPX_GSHM_RETRY (proto/group_shm.h) when it does not apply or the
+ * server sends it to the socket: then nothing was started. *results: the
+ * caller's (may be NULL). */
+pmix_status_t spx_client_group_construct_shm(const char *grp, const pmix_proc_t *procs,
+                                             size_t nprocs, const pmix_info_t *info,
+                                             size_t ninfo, pmix_info_t **results,
+                                             size_t *nresults);
+/* client_group.c: keeps a construct's outcome (bytes: malloc'd, taken) as
+ * the socket path does and makes the caller's results (may be NULL). */
+pmix_status_t spx_client_group_take_outcome(uint8_t *bytes, size_t n, pmix_info_t **results,
+                                            size_t *nresults);
 
 /* ---- client_group.c: groups this process constructed ----
  * A group id used as a namespace: procs with a live group's id become its

@@ -37,6 +37,7 @@
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/group.h"
+#include "proto/group_shm.h"
 #include "proto/msg.h"
 #include "proto/records.h"
 #include "types/types.h"
@@ -314,6 +315,24 @@ static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
     return PMIX_SUCCESS;
 }
 
+pmix_status_t spx_client_group_take_outcome(uint8_t *bytes, size_t n, pmix_info_t **results,
+                                            size_t *nresults)
+{
+    spx_grp_outcome_t o;
+    pmix_status_t rc = absorb(bytes, n, &o); /* bytes taken */
+    pmix_info_t *info = NULL;
+    size_t k = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = make_results(&o, &info, &k);
+    if (rc == PMIX_SUCCESS && results && nresults) {
+        *results = info;
+        *nresults = k;
+    } else {
+        spx_info_array_free(info, k);
+    }
+    return rc;
+}
+
 static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
 {
     struct grp_req *r = arg;
@@ -574,6 +593,22 @@ static pmix_status_t info_op_block(const char *name, uint8_t op, const char grp[
     pmix_status_t rc = spx_progress_guard(name);
     if (rc != PMIX_SUCCESS)
         return rc;
+    if (op == SPX_GRP_OP_CONSTRUCT && spx_client_initialized() && grp && grp[0] &&
+        strnlen(grp, PMIX_MAX_NSLEN + 1) <= PMIX_MAX_NSLEN && procs && nprocs > 0 &&
+        (info || ninfo == 0)) {
+        /* the whole namespace: through shared memory when the server offers it */
+        pmix_proc_t *expanded = NULL;
+        size_t nexp = 0;
+        if (spx_client_group_expand(procs, nprocs, &expanded, &nexp) == PMIX_SUCCESS) {
+            rc = expanded ? spx_client_group_construct_shm(grp, expanded, nexp, info, ninfo,
+                                                           results, nresults)
+                          : spx_client_group_construct_shm(grp, procs, nprocs, info, ninfo,
+                                                           results, nresults);
+            free(expanded);
+            if (rc != SPX_GSHM_RETRY)
+                return rc;
+        }
+    }
     struct info_wait w = {.results = NULL};
     spx_wait_init(&w.wait);
     rc = group_send(op, grp, procs, nprocs, info, ninfo, info_wait_cb, NULL, &w);

@@ -643,8 +643,10 @@ static pmix_status_t first_init(const struct spx_tool_start *tool)
     const pmix_value_t *v = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
                                            PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL);
     spx_client.job_size = (v && v->type == PMIX_UINT32) ? v->data.uint32 : 0;
-    if (!spx_client.singleton && !tool)
+    if (!spx_client.singleton && !tool) {
         spx_client_shmb_attach();
+        spx_client_gshm_attach();
+    }
     wait_spin_tune();
     return PMIX_SUCCESS;
 }
@@ -818,6 +820,7 @@ SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     spx_wait_block(&w);
     spx_wait_fini(&w);
     spx_progress_release();
+    spx_client_gshm_detach();
     spx_client_shmb_detach();
     pthread_mutex_unlock(&spx_client.init_lock);
     return rc;

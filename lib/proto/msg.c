@@ -20,6 +20,7 @@ const char *spx_msg_type_str(int type)
     case SPX_MSG_JOBCTL: return "JOBCTL";
     case SPX_MSG_FENCE_LOCAL: return "FENCE_LOCAL";
     case SPX_MSG_GROUP: return "GROUP";
+    case SPX_MSG_GROUP_LOCAL: return "GROUP_LOCAL";
     case SPX_MSG_IOF_PUSH: return "IOF_PUSH";
     case SPX_MSG_IOF_PULL: return "IOF_PULL";
     case SPX_MSG_IOF_DATA: return "IOF_DATA";

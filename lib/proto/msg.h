@@ -104,6 +104,10 @@ enum spx_msg_type {
      *            channel (one bit), u8 flags (SPX_IOF_F_EOF: the source's
      *            stream ended), u32 n, n bytes (at most SPX_IOF_MAX_CHUNK) */
     SPX_MSG_IOF_DATA = 18,
+    /* GROUP_LOCAL req: u32 generation - the sender's arrival closed the gather
+     *            of its namespace's shared-memory construct
+     *            (proto/group_shm.h) and the server must run it.  no reply. */
+    SPX_MSG_GROUP_LOCAL = 19,
     SPX_MSG_TYPE_MAX
 };
 

@@ -246,6 +246,15 @@ enum spx_shmb_arrive spx_shmb_arrive(spx_shmb_t *b, uint32_t slot, bool collect,
                                                   memory_order_acquire)) {
             atomic_store_explicit(&g->slot[slot].arrived, ARRIVED_FLAG | cur,
                                   memory_order_release);
+            /* a break that looked at the state before this arrival could not
+             * release it: then it is released here, as the break would have */
+            atomic_thread_fence(memory_order_seq_cst);
+            br = atomic_load_explicit(&g->broken, memory_order_seq_cst);
+            if (br != 0) {
+                spx_shmb_release(b, cur, br);
+                *status = br;
+                return SPX_SHMB_BROKEN;
+            }
             *ncollect = nc;
             if (res == SPX_SHMB_LAST_SELF && nc != 0 && nc != b->nlocal)
                 *status = PMIX_ERR_BAD_PARAM;
@@ -350,11 +359,19 @@ void spx_shmb_break(spx_shmb_t *b, pmix_status_t status)
         status = PMIX_ERROR;
     int32_t expect = 0;
     atomic_compare_exchange_strong(&g->broken, &expect, status);
-    uint64_t s = atomic_load_explicit(&g->state, memory_order_acquire);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the one in spx_shmb_arrive */
+    uint64_t s = atomic_load_explicit(&g->state, memory_order_seq_cst);
     if (st_count(s) > 0 || (s & CLOSED_BIT))
         spx_shmb_release(b, st_gen(s), status);
     else
         futex_wake_all(&g->done_gen);
+}
+
+void spx_shmb_poison(spx_shmb_t *b, pmix_status_t status)
+{
+    int32_t expect = 0;
+    atomic_compare_exchange_strong(&b->seg->broken, &expect,
+                                   status == PMIX_SUCCESS ? PMIX_ERROR : status);
 }
 
 pmix_status_t spx_shmb_broken(spx_shmb_t *b)

@@ -104,6 +104,9 @@ void spx_shmb_wake_all(spx_shmb_t *b);
  * generation (if any) is released with it. */
 void spx_shmb_break(spx_shmb_t *b, pmix_status_t status);
 pmix_status_t spx_shmb_broken(spx_shmb_t *b);
+/* Server: from now on every arrival fails with status, but the current
+ * generation (gathering, or with the server) is released as usual. */
+void spx_shmb_poison(spx_shmb_t *b, pmix_status_t status);
 /* True when someone has arrived in the current generation. */
 bool spx_shmb_gathering(spx_shmb_t *b);
 /* Server: arrivals work again (nobody is in the fence after a break). */

@@ -47,6 +47,7 @@
 #include "server/core.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
+#include "server/engine_group.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@ int spx_srv_handle_commit(struct spx_srv_peer *p, spx_buf_t *b)
     p->client->committed = true;
     spx_srv_get_committed(p->ctx, p->proc.nspace, p->proc.rank);
     spx_srv_shmf_commit_applied(p);
+    spx_srv_gshm_commit_applied(p);
     return 0;
 }
 

@@ -47,6 +47,8 @@ void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status);
 bool spx_srv_shmf_covers(const struct spx_srv_peer *p, const pmix_proc_t *set, size_t nset);
 /* A FENCE request that spx_srv_shmf_covers: arrives on p's behalf. */
 void spx_srv_shmf_socket_fence(struct spx_srv_peer *p, uint32_t seq, bool collect, long timeout);
+/* Has a local process of ns sent a COMMIT the server has not applied yet? */
+bool spx_srv_shmf_commits_pending(const struct spx_srv_ns *ns);
 /* One COMMIT frame of p was applied. */
 void spx_srv_shmf_commit_applied(struct spx_srv_peer *p);
 /* FENCE_LOCAL frame (0, or -1 when malformed). */

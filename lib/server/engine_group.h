@@ -46,6 +46,15 @@ bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range
 bool spx_srv_group_notify_abort(struct spx_srv_ctx *ctx, const pmix_proc_t *from,
                                 const pmix_info_t *info, size_t ninfo);
 
+/* group_shm.c: the shared-memory construct of ns (proto/group_shm.h), made
+ * with its shared-memory fence, before the HELLO bytes are encoded; adds its
+ * path to ns's job info. PMIX_SUCCESS also when it does not apply. */
+pmix_status_t spx_srv_gshm_setup(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns);
+/* GROUP_LOCAL frame of p (0, or -1 when malformed). */
+int spx_srv_handle_group_local(struct spx_srv_peer *p, spx_buf_t *b);
+/* One COMMIT frame of p was applied (a construct may wait for it). */
+void spx_srv_gshm_commit_applied(struct spx_srv_peer *p);
+
 /* The network's answer to one of the engine's collectives (nodes.c). */
 struct spx_fence_engine *spx_srv_group_coll_engine(struct spx_srv_ctx *ctx);
 

@@ -315,7 +315,8 @@ static pmix_status_t op_deliver(const char *data, size_t ndata, void *arg)
 static void arrival_free(struct grp_arrival *a)
 {
     LIST_REMOVE(a, link);
-    spx_srv_peer_unref(a->peer);
+    if (a->peer)
+        spx_srv_peer_unref(a->peer);
     spx_info_array_free(a->ginfo, a->nginfo);
     free(a);
 }
@@ -325,12 +326,31 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
     struct spx_srv_grp *g = arg;
     struct grp_arrival *a = requester;
     struct grp_record *r = spx_srv_grp_find(g, a->id);
+    if (a->socket_whole) {
+        /* the engine answers the collective's arrivals one after the other:
+         * all are done now, before the first reply lets a member go on */
+        unsigned k = 0;
+        struct grp_arrival *o;
+        LIST_FOREACH(o, &g->arrivals, link)
+            if (o->socket_whole && strcmp(o->tag, a->tag) == 0 &&
+                strncmp(o->proc.nspace, a->proc.nspace, PMIX_MAX_NSLEN) == 0) {
+                o->socket_whole = false;
+                k++;
+            }
+        spx_srv_gshm_socket_done(g, a->proc.nspace, k);
+    }
+    if (a->op == SPX_GRP_OP_CONSTRUCT && status == PMIX_SUCCESS &&
+        (!r || !spx_srv_grp_has(r, &a->proc)))
+        status = PMIX_ERR_NOT_FOUND; /* cannot happen: deliver made it */
+    if (a->batch) { /* a shared-memory construct (group_shm.c) */
+        bool ok = status == PMIX_SUCCESS;
+        spx_srv_gshm_answer(g, a->batch, status, ok ? r->outcome : NULL, ok ? r->noutcome : 0);
+        arrival_free(a);
+        return;
+    }
     spx_buf_t b;
     spx_buf_init(&b);
     if (a->op == SPX_GRP_OP_CONSTRUCT) {
-        if (status == PMIX_SUCCESS && (!r || !spx_srv_grp_has(r, &a->proc))) {
-            status = PMIX_ERR_NOT_FOUND; /* cannot happen: deliver made it */
-        }
         spx_buf_push_i32(&b, status);
         if (status == PMIX_SUCCESS)
             spx_buf_push_bytes(&b, r->outcome, r->noutcome);
@@ -467,6 +487,82 @@ static bool all_local(struct spx_srv_ctx *ctx, const char *name)
     return true;
 }
 
+/* Enters proc into the construct or destruct collective of id over set;
+ * answered on p/seq, or on batch (a shared-memory construct) when p is NULL. */
+static pmix_status_t arrival_start(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                                   struct spx_srv_peer *p, uint32_t seq,
+                                   struct spx_srv_gshm_batch *batch, uint8_t op, const char *id,
+                                   const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
+                                   size_t ninfo)
+{
+    struct grp_arrival *a = calloc(1, sizeof(*a));
+    if (!a)
+        return PMIX_ERR_NOMEM;
+    a->peer = p;
+    if (p)
+        spx_srv_peer_ref(p);
+    a->batch = batch;
+    a->seq = seq;
+    a->op = op;
+    memcpy(a->id, id, strlen(id) + 1);
+    snprintf(a->tag, sizeof(a->tag), "%c:%s", op == SPX_GRP_OP_CONSTRUCT ? 'C' : 'D', id);
+    a->proc = *proc;
+    a->flags = spx_srv_grp_flags(info, ninfo);
+    LIST_INSERT_HEAD(&g->arrivals, a, link);
+    pmix_status_t rc = spx_srv_grp_take_info(info, ninfo, &a->ginfo, &a->nginfo);
+    if (rc != PMIX_SUCCESS) {
+        arrival_free(a);
+        return rc;
+    }
+    long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
+    pmix_proc_t *copy = malloc(nset * sizeof(*copy));
+    if (!copy) {
+        arrival_free(a);
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(copy, set, nset * sizeof(*copy));
+    /* a whole-namespace construct through the socket holds the shared-memory
+     * one of that namespace back until it is answered */
+    a->socket_whole = p && op == SPX_GRP_OP_CONSTRUCT && spx_srv_gshm_socket_start(g, proc, set, nset);
+    spx_fence_arrive_tagged(g->coll, proc, copy, nset, a->tag, op == SPX_GRP_OP_CONSTRUCT,
+                            (double)timeout, a);
+    free(copy);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_srv_grp_arrive(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                                 struct spx_srv_peer *p, uint32_t seq,
+                                 struct spx_srv_gshm_batch *batch, const char *id,
+                                 const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
+                                 size_t ninfo)
+{
+    return arrival_start(g, proc, p, seq, batch, SPX_GRP_OP_CONSTRUCT, id, set, nset, info,
+                         ninfo);
+}
+
+pmix_status_t spx_srv_grp_arrive_check(struct spx_srv_grp *g, const char *nspace,
+                                       pmix_rank_t rank, const char *id)
+{
+    if (!id[0] || strlen(id) > PMIX_MAX_NSLEN || strchr(id, '|'))
+        return PMIX_ERR_BAD_PARAM;
+    if (!spx_srv_ns_find(g->ctx, nspace))
+        return PMIX_ERR_NOT_SUPPORTED;
+    pmix_proc_t proc;
+    spx_proc_load(&proc, nspace, rank);
+    struct grp_record *r = spx_srv_grp_find(g, id);
+    return r && spx_srv_grp_has(r, &proc) ? PMIX_ERR_EXISTS : PMIX_SUCCESS;
+}
+
+bool spx_srv_grp_shm_directives_ok(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++)
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ASSIGN_CONTEXT_ID) &&
+            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_INFO) &&
+            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_NOTIFY_TERMINATION))
+            return false;
+    return true;
+}
+
 /* Starts a CONSTRUCT or DESTRUCT of p; status to reply at once, or PMIX_SUCCESS. */
 static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t op,
                                  const char *id, const pmix_proc_t *procs, size_t nprocs,
@@ -568,34 +664,7 @@ static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t o
     } else {
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    struct grp_arrival *a = calloc(1, sizeof(*a));
-    if (!a)
-        return PMIX_ERR_NOMEM;
-    a->peer = p;
-    spx_srv_peer_ref(p);
-    a->seq = seq;
-    a->op = op;
-    memcpy(a->id, id, strlen(id) + 1);
-    snprintf(a->tag, sizeof(a->tag), "%c:%s", op == SPX_GRP_OP_CONSTRUCT ? 'C' : 'D', id);
-    a->proc = p->proc;
-    a->flags = spx_srv_grp_flags(info, ninfo);
-    LIST_INSERT_HEAD(&g->arrivals, a, link);
-    pmix_status_t rc = spx_srv_grp_take_info(info, ninfo, &a->ginfo, &a->nginfo);
-    if (rc != PMIX_SUCCESS) {
-        arrival_free(a);
-        return rc;
-    }
-    long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
-    pmix_proc_t *copy = malloc(nset * sizeof(*copy));
-    if (!copy) {
-        arrival_free(a);
-        return PMIX_ERR_NOMEM;
-    }
-    memcpy(copy, set, nset * sizeof(*copy));
-    spx_fence_arrive_tagged(g->coll, &p->proc, copy, nset, a->tag,
-                            op == SPX_GRP_OP_CONSTRUCT, (double)timeout, a);
-    free(copy);
-    return PMIX_SUCCESS;
+    return arrival_start(g, &p->proc, p, seq, NULL, op, id, set, nset, info, ninfo);
 }
 
 int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
@@ -629,6 +698,7 @@ static int grp_setup(struct spx_srv_ctx *ctx)
     g->ctx = ctx;
     LIST_INIT(&g->groups);
     LIST_INIT(&g->arrivals);
+    LIST_INIT(&g->shms);
     LIST_INIT(&g->invites);
     LIST_INIT(&g->joins);
     LIST_INIT(&g->answers);
@@ -651,6 +721,7 @@ static void grp_teardown(struct spx_srv_ctx *ctx)
     spx_fence_engine_t *e = g->coll;
     g->coll = NULL;
     spx_fence_engine_destroy(e); /* answers every arrival (op_reply needs g) */
+    spx_srv_gshm_free_all(g);
     ctx->grp = NULL;
     while (!LIST_EMPTY(&g->groups))
         group_free(LIST_FIRST(&g->groups));
@@ -661,6 +732,8 @@ static void grp_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
     if (!ctx->grp)
         return;
+    if (lost)
+        spx_srv_gshm_node_lost(ctx->grp);
     spx_srv_mn_fail_node_colls(ctx, ctx->grp->coll, node, lost);
     spx_srv_grp_invites_node_gone(ctx->grp, node);
 }
@@ -734,6 +807,7 @@ static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool
     struct spx_srv_grp *g = ctx->grp;
     if (!g)
         return;
+    spx_srv_gshm_proc_gone(g, proc); /* before the engine fails what waits for it */
     if (g->coll)
         spx_fence_proc_lost(g->coll, proc);
     spx_srv_grp_invites_proc_gone(g, proc);
@@ -751,8 +825,10 @@ static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool
 
 static void grp_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
 {
-    if (ctx->grp)
-        spx_srv_grp_invites_nspace_gone(ctx->grp, nspace);
+    if (!ctx->grp)
+        return;
+    spx_srv_grp_invites_nspace_gone(ctx->grp, nspace);
+    spx_srv_gshm_nspace_gone(ctx->grp, nspace);
 }
 
 static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)

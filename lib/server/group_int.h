@@ -38,6 +38,9 @@ struct grp_arrival {
     unsigned flags;                 /* SPX_GRP_F_* it asked for */
     pmix_info_t *ginfo;             /* its PMIX_GROUP_INFO entries (owned) */
     size_t nginfo;
+    struct spx_srv_gshm_batch *batch; /* answered there (shared-memory construct), or NULL:
+                                     * answered on peer (borrowed: lives until its last answer) */
+    bool socket_whole;              /* counted in its namespace's spx_srv_gshm socket_pending */
 };
 
 struct grp_invite;                  /* group_invite.c */
@@ -58,6 +61,7 @@ struct spx_srv_grp {
     size_t nlate;
     TAILQ_HEAD(, grp_select) selects; /* node 0: leader selections after a failure */
     size_t nselects;
+    LIST_HEAD(, spx_srv_gshm) shms;   /* shared-memory constructs by namespace (group_shm.c) */
     uint64_t next_slot;             /* context ids: see spx_srv_grp_cid_take */
 };
 
@@ -138,5 +142,47 @@ void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node);
 /* Answers and frees everything of group_invite.c (server stop). */
 void spx_srv_grp_invites_free(struct spx_srv_grp *g);
+
+/* ---- group.c: arrivals of constructs and destructs ---- */
+/* Can proc (a local member of nspace) start a construct of id now? The
+ * status the socket path would answer at once, or PMIX_SUCCESS. */
+pmix_status_t spx_srv_grp_arrive_check(struct spx_srv_grp *g, const char *nspace,
+                                       pmix_rank_t rank, const char *id);
+/* Does a shared-memory construct ask only for what that path does (context
+ * id, group info, termination notice)? */
+bool spx_srv_grp_shm_directives_ok(const pmix_info_t *info, size_t ninfo);
+/* Enters proc into the construct of id over set (info: its directives, all
+ * borrowed); answered on p/seq, or on batch when p is NULL. PMIX_SUCCESS, or
+ * the status to answer at once (nothing was entered). */
+pmix_status_t spx_srv_grp_arrive(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                                 struct spx_srv_peer *p, uint32_t seq,
+                                 struct spx_srv_gshm_batch *batch, const char *id,
+                                 const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
+                                 size_t ninfo);
+
+/* ---- group_shm.c: the shared-memory construct of whole namespaces ---- */
+struct spx_srv_gshm;
+struct spx_srv_gshm_batch;
+void spx_srv_gshm_free_all(struct spx_srv_grp *g);
+void spx_srv_gshm_nspace_gone(struct spx_srv_grp *g, const char *nspace);
+/* A process went away: a local one sends every later construct of its
+ * namespace through the socket. */
+void spx_srv_gshm_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc);
+/* A node was lost: gathers not yet with the engine go through the socket. */
+void spx_srv_gshm_node_lost(struct spx_srv_grp *g);
+/* Is set every rank of nspace (jobsize ranks)? *wildcard: as {nspace, WILDCARD}. */
+bool spx_srv_gshm_covers(const char *nspace, uint32_t jobsize, const pmix_proc_t *set,
+                         size_t nset, bool *wildcard);
+/* A construct of proc over set came through the socket: true when it covers
+ * proc's namespace (the shared-memory construct waits until
+ * spx_srv_gshm_socket_done for that namespace). */
+bool spx_srv_gshm_socket_start(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                               const pmix_proc_t *set, size_t nset);
+/* n of them were answered. */
+void spx_srv_gshm_socket_done(struct spx_srv_grp *g, const char *nspace, unsigned n);
+/* The engine answered one arrival of batch (outcome: the group's outcome
+ * bytes on success, borrowed). */
+void spx_srv_gshm_answer(struct spx_srv_grp *g, struct spx_srv_gshm_batch *batch,
+                         pmix_status_t status, const void *outcome, size_t noutcome);
 
 #endif

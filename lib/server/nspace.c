@@ -14,6 +14,7 @@
 #include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
+#include "server/engine_group.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,7 +525,7 @@ static void do_register_nspace(void *arg)
     if (old)
         spx_srv_shmf_break(old, PMIX_ERR_NOT_AVAILABLE, false);
     if (spx_srv_shmf_setup(ctx, c->ns) == PMIX_SUCCESS && c->ns->shmf &&
-        ns_encode_hello(c->ns) != PMIX_SUCCESS)
+        (spx_srv_gshm_setup(ctx, c->ns) != PMIX_SUCCESS || ns_encode_hello(c->ns) != PMIX_SUCCESS))
         spx_srv_shmf_free(spx_srv_shmf_take(c->ns));
     if (old) { /* re-registration: new job info, same clients and cleanups */
         c->ns->clients = old->clients; /* an SLIST head moves as it is */

@@ -410,7 +410,7 @@ static int tool_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 static int tool_refuse(struct spx_srv_peer *p, uint8_t type, uint32_t seq, const char **why)
 {
     if (type == SPX_MSG_COMMIT || type == SPX_MSG_FENCE_LOCAL || type == SPX_MSG_EVENT ||
-        type == SPX_MSG_IOF_DATA ||
+        type == SPX_MSG_IOF_DATA || type == SPX_MSG_GROUP_LOCAL ||
         type == 0 || type >= SPX_MSG_TYPE_MAX) {
         *why = "a request tools may not send";
         return 0;
@@ -452,6 +452,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = spx_srv_handle_iof_pull(p, h->seq, payload);
     else if (h->type == SPX_MSG_GROUP)
         rc = spx_srv_handle_group(p, h->seq, payload);
+    else if (h->type == SPX_MSG_GROUP_LOCAL)
+        rc = spx_srv_handle_group_local(p, payload);
     else if (h->type == SPX_MSG_EVENT || h->type == SPX_MSG_IOF_DATA ||
              h->type >= SPX_MSG_TYPE_MAX || h->type == 0)
         why = "unknown message type";

@@ -482,6 +482,11 @@ int spx_srv_handle_fence_local(struct spx_srv_peer *p, spx_buf_t *b)
     return 0;
 }
 
+bool spx_srv_shmf_commits_pending(const struct spx_srv_ns *ns)
+{
+    return ns->shmf && spx_shmb_commits_pending(ns->shmf->seg);
+}
+
 void spx_srv_shmf_commit_applied(struct spx_srv_peer *p)
 {
     struct spx_srv_ns *ns = p->client ? p->client->ns : NULL;
