@@ -312,9 +312,7 @@ static void gathered(struct spx_srv_gshm *s, uint32_t gen)
         else if (spx_srv_grp_arrive_check(g, s->nspace, s->ranks[nread], r->id) !=
                  PMIX_SUCCESS)
             why = "the socket path answers it (an error)";
-        if (why)
-            nread++; /* this one is decoded (or empty): freed below */
-    }
+    } /* reqs[0..nread) are decoded, or zeroed by a failed decode: freed below */
     struct spx_srv_gshm_batch *batch = why ? NULL : calloc(1, sizeof(*batch));
     pmix_proc_t *set = NULL;
     size_t nset = reqs && reqs[0].wildcard ? 1 : s->jobsize;

@@ -350,6 +350,58 @@ START_TEST(processes_hammer_the_barrier)
 }
 END_TEST
 
+/* A break racing an arrival: whatever the interleaving, an arrival that
+ * did not fail is in a generation that gets released (before the arrival
+ * rechecked the flag, a break that read the state first left it waiting
+ * for ever). */
+struct race {
+    spx_shmb_t *b;
+    pthread_barrier_t go;
+    enum spx_shmb_arrive res;
+    uint32_t gen;
+};
+
+static void *race_arrive(void *arg)
+{
+    struct race *r = arg;
+    uint32_t nc;
+    pmix_status_t st;
+    pthread_barrier_wait(&r->go);
+    r->res = spx_shmb_arrive(r->b, 0, false, false, &r->gen, &nc, &st);
+    return NULL;
+}
+
+START_TEST(break_racing_an_arrival_never_strands_it)
+{
+    struct race r = {.b = make(2, false)};
+    ck_assert_int_eq(pthread_barrier_init(&r.go, NULL, 2), 0);
+    unsigned waited = 0, failed = 0;
+    for (int i = 0; i < 20000; i++) {
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, race_arrive, &r), 0);
+        pthread_barrier_wait(&r.go);
+        for (volatile int spin = 0; spin < (i % 64) * 8; spin++)
+            ;
+        spx_shmb_break(r.b, PMIX_ERR_PROC_ABORTED);
+        pthread_join(t, NULL);
+        if (r.res == SPX_SHMB_WAIT) {
+            waited++;
+            ck_assert_msg(spx_shmb_released(r.b, r.gen),
+                          "round %d: an arrival waits in a broken generation", i);
+            ck_assert_int_eq(spx_shmb_wait(r.b, r.gen, NULL, 0), PMIX_ERR_PROC_ABORTED);
+        } else {
+            ck_assert_int_eq(r.res, SPX_SHMB_BROKEN);
+            failed++;
+        }
+        ck_assert(!spx_shmb_gathering(r.b));
+        spx_shmb_unbreak(r.b);
+    }
+    printf("break vs arrival: %u arrivals released by the break, %u failed\n", waited, failed);
+    pthread_barrier_destroy(&r.go);
+    spx_shmb_close(r.b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shm_barrier");
@@ -367,6 +419,7 @@ int main(void)
     tcase_add_test(tc, hostile_header_does_not_move_bounds);
     tcase_add_test(tc, slot_of_ranks);
     tcase_add_test(tc, processes_hammer_the_barrier);
+    tcase_add_test(tc, break_racing_an_arrival_never_strands_it);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
