@@ -1,5 +1,6 @@
 /*
- * pmix.h - the PMIx client API of spmix (PMIx v4, OpenPMIx 4.2 ABI).
+ * pmix.h - the PMIx client API of spmix (PMIx v4, OpenPMIx 4.2 ABI, and the
+ * functions PMIx v5 / OpenPMIx 5.0 adds).
  *
  * A process calls PMIx_Init, exchanges data (Put/Commit/Fence/Get), uses
  * the job-level services below, and calls PMIx_Finalize.  Every blocking
