@@ -1,5 +1,6 @@
 /*
- * pmix.h - the PMIx client API of spmix (PMIx v4, OpenPMIx 4.2 ABI).
+ * pmix.h - the PMIx client API of spmix (PMIx v4, OpenPMIx 4.2 ABI, and the
+ * functions PMIx v5 / OpenPMIx 5.0 adds).
  *
  * A process calls PMIx_Init, exchanges data (Put/Commit/Fence/Get), uses
  * the job-level services below, and calls PMIx_Finalize.  Every blocking
@@ -260,6 +261,184 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size,
                                     uint8_t **outbytes, size_t *nbytes);
 PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size,
                                       uint8_t **outbytes, size_t *nbytes);
+
+/* ---- PMIx v5 (OpenPMIx 5.0) functions behind the object macros
+ *
+ * OpenPMIx 5 turned the PMIX_xxx_CREATE/FREE/CONSTRUCT/DESTRUCT/LOAD/XFER
+ * macros and the inline pmix_argv_* / pmix_setenv helpers into library
+ * functions; programs built against its headers call these.  Our macros keep
+ * their PMIx v4 inline form.  Semantics (where they differ from the v4 macros):
+ *   PMIx_X_create(n)       n constructed elements, NULL for n == 0; info arrays
+ *                          get no PMIX_INFO_ARRAY_END mark (as in OpenPMIx 5)
+ *   PMIx_X_free(a, n)      destructs n elements AND frees a (NULL a is fine)
+ *   PMIx_X_construct/destruct   in place; destruct frees what the element owns
+ *   PMIx_Proc_construct    rank PMIX_RANK_UNDEF
+ *   PMIx_Coord_create(dims, number)  number coordinates of dims zeroes each
+ *   PMIx_Byte_object_load, PMIx_Data_buffer_load   take ownership of the bytes
+ *   PMIx_Data_buffer_unload  the unread bytes (caller frees), NULL/0 if none
+ *   PMIx_App_release / PMIx_Query_release   free a single created element
+ *   PMIx_Argv_* / PMIx_Setenv   as the pmix_argv_* / pmix_setenv inline helpers
+ *   PMIx_Value_true / PMIx_Info_true   as pmix_check_true
+ *   PMIx_Value_get_size / PMIx_Info_get_size   bytes of memory the object
+ *                          occupies, its struct included (an estimate for hwloc
+ *                          objects); PMIX_ERR_UNKNOWN_DATA_TYPE for UNDEF
+ *   PMIx_Error_code(name)  the status of a PMIx_Error_string name (any case),
+ *                          INT32_MIN when unknown
+ *   PMIx_Proc_string / PMIx_App_string   malloc'd text, caller frees
+ *   PMIx_Info_list_prepend  as _add, at the front
+ *   PMIx_Info_list_get_info(list, prev, &next)  iterate: prev NULL starts;
+ *                          returns the entry, *next the following one or NULL;
+ *                          adding to the list ends an iteration
+ */
+PMIX_EXPORT void PMIx_App_construct(pmix_app_t *p);
+PMIX_EXPORT pmix_app_t *PMIx_App_create(size_t n);
+PMIX_EXPORT void PMIx_App_destruct(pmix_app_t *p);
+PMIX_EXPORT void PMIx_App_free(pmix_app_t *p, size_t n);
+PMIX_EXPORT void PMIx_App_info_create(pmix_app_t *p, size_t n);
+PMIX_EXPORT void PMIx_App_release(pmix_app_t *p);
+PMIX_EXPORT char *PMIx_App_string(const pmix_app_t *app);
+PMIX_EXPORT pmix_status_t PMIx_Argv_append_nosize(char ***argv, const char *arg);
+PMIX_EXPORT pmix_status_t PMIx_Argv_append_unique_nosize(char ***argv, const char *arg);
+PMIX_EXPORT char **PMIx_Argv_copy(char **argv);
+PMIX_EXPORT int PMIx_Argv_count(char **a);
+PMIX_EXPORT void PMIx_Argv_free(char **argv);
+PMIX_EXPORT char *PMIx_Argv_join(char **argv, int delimiter);
+PMIX_EXPORT pmix_status_t PMIx_Argv_prepend_nosize(char ***argv, const char *arg);
+PMIX_EXPORT char **PMIx_Argv_split(const char *src_string, int delimiter);
+PMIX_EXPORT char **PMIx_Argv_split_inter(const char *src_string, int delimiter,
+                                         bool include_empty);
+PMIX_EXPORT char **PMIx_Argv_split_with_empty(const char *src_string, int delimiter);
+PMIX_EXPORT void PMIx_Byte_object_construct(pmix_byte_object_t *b);
+PMIX_EXPORT pmix_byte_object_t *PMIx_Byte_object_create(size_t n);
+PMIX_EXPORT void PMIx_Byte_object_destruct(pmix_byte_object_t *g);
+PMIX_EXPORT void PMIx_Byte_object_free(pmix_byte_object_t *g, size_t n);
+PMIX_EXPORT void PMIx_Byte_object_load(pmix_byte_object_t *b, char *d, size_t sz);
+PMIX_EXPORT bool PMIx_Check_key(const char *key, const char *str);
+PMIX_EXPORT bool PMIx_Check_nspace(const char *key1, const char *key2);
+PMIX_EXPORT bool PMIx_Check_procid(const pmix_proc_t *a, const pmix_proc_t *b);
+PMIX_EXPORT bool PMIx_Check_rank(pmix_rank_t a, pmix_rank_t b);
+PMIX_EXPORT bool PMIx_Check_reserved_key(const char *key);
+PMIX_EXPORT void PMIx_Coord_construct(pmix_coord_t *m);
+PMIX_EXPORT pmix_coord_t *PMIx_Coord_create(size_t dims, size_t number);
+PMIX_EXPORT void PMIx_Coord_destruct(pmix_coord_t *m);
+PMIX_EXPORT void PMIx_Coord_free(pmix_coord_t *m, size_t number);
+PMIX_EXPORT void PMIx_Cpuset_construct(pmix_cpuset_t *cpuset);
+PMIX_EXPORT pmix_cpuset_t *PMIx_Cpuset_create(size_t n);
+PMIX_EXPORT void PMIx_Cpuset_free(pmix_cpuset_t *c, size_t n);
+PMIX_EXPORT void PMIx_Data_array_construct(pmix_data_array_t *p, size_t num,
+                                           pmix_data_type_t type);
+PMIX_EXPORT pmix_data_array_t *PMIx_Data_array_create(size_t n, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Data_array_free(pmix_data_array_t *p);
+PMIX_EXPORT void PMIx_Data_array_init(pmix_data_array_t *p, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Data_buffer_construct(pmix_data_buffer_t *b);
+PMIX_EXPORT pmix_data_buffer_t *PMIx_Data_buffer_create(void);
+PMIX_EXPORT void PMIx_Data_buffer_destruct(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_load(pmix_data_buffer_t *b, char *bytes, size_t sz);
+PMIX_EXPORT void PMIx_Data_buffer_release(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_unload(pmix_data_buffer_t *b, char **bytes, size_t *sz);
+PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t *d);
+PMIX_EXPORT pmix_device_distance_t *PMIx_Device_distance_create(size_t n);
+PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
+PMIX_EXPORT void PMIx_Device_distance_free(pmix_device_distance_t *d, size_t n);
+PMIX_EXPORT void PMIx_Disk_stats_construct(pmix_disk_stats_t *p);
+PMIX_EXPORT pmix_disk_stats_t *PMIx_Disk_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Disk_stats_destruct(pmix_disk_stats_t *p);
+PMIX_EXPORT void PMIx_Disk_stats_free(pmix_disk_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Endpoint_construct(pmix_endpoint_t *e);
+PMIX_EXPORT pmix_endpoint_t *PMIx_Endpoint_create(size_t n);
+PMIX_EXPORT void PMIx_Endpoint_destruct(pmix_endpoint_t *e);
+PMIX_EXPORT void PMIx_Endpoint_free(pmix_endpoint_t *e, size_t n);
+PMIX_EXPORT void PMIx_Envar_construct(pmix_envar_t *e);
+PMIX_EXPORT pmix_envar_t *PMIx_Envar_create(size_t n);
+PMIX_EXPORT void PMIx_Envar_destruct(pmix_envar_t *e);
+PMIX_EXPORT void PMIx_Envar_free(pmix_envar_t *e, size_t n);
+PMIX_EXPORT void PMIx_Envar_load(pmix_envar_t *e, char *var, char *value, char separator);
+PMIX_EXPORT pmix_status_t PMIx_Error_code(const char *errname);
+PMIX_EXPORT void PMIx_Geometry_construct(pmix_geometry_t *g);
+PMIX_EXPORT pmix_geometry_t *PMIx_Geometry_create(size_t n);
+PMIX_EXPORT void PMIx_Geometry_destruct(pmix_geometry_t *g);
+PMIX_EXPORT void PMIx_Geometry_free(pmix_geometry_t *g, size_t n);
+PMIX_EXPORT void PMIx_Info_construct(pmix_info_t *p);
+PMIX_EXPORT pmix_info_t *PMIx_Info_create(size_t n);
+PMIX_EXPORT void PMIx_Info_destruct(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_free(pmix_info_t *p, size_t n);
+PMIX_EXPORT pmix_status_t PMIx_Info_get_size(const pmix_info_t *val, size_t *size);
+PMIX_EXPORT bool PMIx_Info_is_end(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_optional(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_persistent(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_qualifier(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_required(const pmix_info_t *p);
+PMIX_EXPORT pmix_info_t *PMIx_Info_list_get_info(void *ptr, void *prev, void **next);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key,
+                                                 const void *value, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Info_optional(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_persistent(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_processed(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_qualifier(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_required(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_set_end(pmix_info_t *p);
+PMIX_EXPORT pmix_boolean_t PMIx_Info_true(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_was_processed(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Load_key(pmix_key_t key, const char *src);
+PMIX_EXPORT void PMIx_Load_nspace(pmix_nspace_t nspace, const char *str);
+PMIX_EXPORT void PMIx_Load_procid(pmix_proc_t *p, const char *ns, pmix_rank_t rk);
+PMIX_EXPORT void PMIx_Multicluster_nspace_construct(pmix_nspace_t target,
+                                                    pmix_nspace_t cluster,
+                                                    pmix_nspace_t nspace);
+PMIX_EXPORT void PMIx_Multicluster_nspace_parse(pmix_nspace_t target, pmix_nspace_t cluster,
+                                                pmix_nspace_t nspace);
+PMIX_EXPORT void PMIx_Net_stats_construct(pmix_net_stats_t *p);
+PMIX_EXPORT pmix_net_stats_t *PMIx_Net_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Net_stats_destruct(pmix_net_stats_t *p);
+PMIX_EXPORT void PMIx_Net_stats_free(pmix_net_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Node_stats_construct(pmix_node_stats_t *p);
+PMIX_EXPORT pmix_node_stats_t *PMIx_Node_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Node_stats_destruct(pmix_node_stats_t *p);
+PMIX_EXPORT void PMIx_Node_stats_free(pmix_node_stats_t *p, size_t n);
+PMIX_EXPORT bool PMIx_Nspace_invalid(const char *nspace);
+PMIX_EXPORT void PMIx_Pdata_construct(pmix_pdata_t *p);
+PMIX_EXPORT pmix_pdata_t *PMIx_Pdata_create(size_t n);
+PMIX_EXPORT void PMIx_Pdata_destruct(pmix_pdata_t *p);
+PMIX_EXPORT void PMIx_Pdata_free(pmix_pdata_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_construct(pmix_proc_t *p);
+PMIX_EXPORT pmix_proc_t *PMIx_Proc_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_destruct(pmix_proc_t *p);
+PMIX_EXPORT void PMIx_Proc_free(pmix_proc_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_info_construct(pmix_proc_info_t *p);
+PMIX_EXPORT pmix_proc_info_t *PMIx_Proc_info_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_info_destruct(pmix_proc_info_t *p);
+PMIX_EXPORT void PMIx_Proc_info_free(pmix_proc_info_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_load(pmix_proc_t *p, char *nspace, pmix_rank_t rank);
+PMIX_EXPORT void PMIx_Proc_stats_construct(pmix_proc_stats_t *p);
+PMIX_EXPORT pmix_proc_stats_t *PMIx_Proc_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_stats_destruct(pmix_proc_stats_t *p);
+PMIX_EXPORT void PMIx_Proc_stats_free(pmix_proc_stats_t *p, size_t n);
+PMIX_EXPORT char *PMIx_Proc_string(const pmix_proc_t *proc);
+PMIX_EXPORT bool PMIx_Procid_invalid(const pmix_proc_t *p);
+PMIX_EXPORT void PMIx_Query_construct(pmix_query_t *p);
+PMIX_EXPORT pmix_query_t *PMIx_Query_create(size_t n);
+PMIX_EXPORT void PMIx_Query_destruct(pmix_query_t *p);
+PMIX_EXPORT void PMIx_Query_free(pmix_query_t *p, size_t n);
+PMIX_EXPORT void PMIx_Query_qualifiers_create(pmix_query_t *p, size_t n);
+PMIX_EXPORT void PMIx_Query_release(pmix_query_t *p);
+PMIX_EXPORT void PMIx_Regattr_construct(pmix_regattr_t *p);
+PMIX_EXPORT pmix_regattr_t *PMIx_Regattr_create(size_t n);
+PMIX_EXPORT void PMIx_Regattr_destruct(pmix_regattr_t *p);
+PMIX_EXPORT void PMIx_Regattr_free(pmix_regattr_t *p, size_t n);
+PMIX_EXPORT void PMIx_Regattr_load(pmix_regattr_t *info, const char *name, const char *key,
+                                   pmix_data_type_t type, const char *description);
+PMIX_EXPORT void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t *src);
+PMIX_EXPORT pmix_status_t PMIx_Setenv(const char *name, const char *value, bool overwrite,
+                                      char ***env);
+PMIX_EXPORT void PMIx_Topology_construct(pmix_topology_t *t);
+PMIX_EXPORT pmix_topology_t *PMIx_Topology_create(size_t n);
+PMIX_EXPORT void PMIx_Topology_free(pmix_topology_t *t, size_t n);
+PMIX_EXPORT void PMIx_Value_construct(pmix_value_t *val);
+PMIX_EXPORT pmix_value_t *PMIx_Value_create(size_t n);
+PMIX_EXPORT void PMIx_Value_free(pmix_value_t *v, size_t n);
+PMIX_EXPORT pmix_status_t PMIx_Value_get_size(const pmix_value_t *val, size_t *size);
+PMIX_EXPORT pmix_boolean_t PMIx_Value_true(const pmix_value_t *v);
+PMIX_EXPORT void PMIx_Xfer_procid(pmix_proc_t *dst, const pmix_proc_t *src);
 
 /* Declared in pmix_common.h because its macros use them: PMIx_Value_xxx,
  * PMIx_Info_load/xfer, PMIx_Info_list_xxx, PMIx_Data_array_destruct,

@@ -429,6 +429,7 @@ typedef enum {
 #define PMIX_ALLOC_EXTEND    2
 #define PMIX_ALLOC_RELEASE   3
 #define PMIX_ALLOC_REAQUIRE  4
+#define PMIX_ALLOC_REQ_CANCEL 5   /* PMIx v5 */
 #define PMIX_ALLOC_EXTERNAL  128
 
 /* IO forwarding channels (pmix_iof_channel_t) */
@@ -2511,6 +2512,47 @@ static inline void spx_hdr_darray_construct(pmix_data_array_t *m, size_t n,
 #define PMIX_WAIT_FOR_CONNECTION                 "pmix.wait.conn"         /* bool */
 #define PMIX_WDIR                                "pmix.wdir"              /* char* */
 #define PMIX_WDIR_USER_SPECIFIED                 "pmix.wdir.user"         /* bool */
+
+/* Attribute keys PMIx v5 adds (OpenPMIx 5.0), alphabetical; same values.
+ * spmix accepts them as keys; which calls honour them: spmix-info --attrs. */
+#define PMIX_ALLOC_BEGIN                         "pmix.alloc.begin"      /* char* */
+#define PMIX_ALLOC_CHILD_SEP                     "pmix.alloc.sep"        /* bool */
+#define PMIX_ALLOC_DEPENDENCY                    "pmix.alloc.depend"     /* char* */
+#define PMIX_ALLOC_EXCLUDE                       "pmix.alloc.exclude"    /* char* */
+#define PMIX_ALLOC_IMAGE                         "pmix.alloc.image"      /* char* */
+#define PMIX_ALLOC_LEND                          "pmix.alloc.lend"       /* char* */
+#define PMIX_ALLOC_NOSHELL                       "pmix.alloc.noshell"    /* bool */
+#define PMIX_ALLOC_PREEMPTIBLE                   "pmix.alloc.preempt"    /* bool */
+#define PMIX_ALLOC_SHARE                         "pmix.alloc.share"      /* bool */
+#define PMIX_ALLOC_WAIT_ALL_NODES                "pmix.alloc.waitall"    /* bool */
+#define PMIX_CONNECTION_ORDER                    "pmix.cnct.ord"         /* char* */
+#define PMIX_CONNECT_TO_SCHEDULER                "pmix.cnct.sched"       /* bool */
+#define PMIX_CONNECT_TO_SYS_CONTROLLER           "pmix.cnct.ctrlr"       /* bool */
+#define PMIX_DISPLAY_PARSEABLE_OUTPUT            "pmix.dispparse"        /* bool */
+#define PMIX_DISPLAY_PROCESSORS                  "pmix.dispcpus"         /* char* */
+#define PMIX_EXTERNAL_AUX_EVENT_BASE             "pmix.evaux"            /* void* */
+#define PMIX_JOB_CTRL_DEFINE_PSET                "pmix.jctrl.defpset"    /* char* */
+#define PMIX_JOB_CTRL_SEP                        "pmix.jctrl.sep"        /* bool */
+#define PMIX_QUERY_ALLOCATION                    "pmix.query.allc"       /* pmix_data_array_t* */
+#define PMIX_QUERY_AVAILABLE_SLOTS               "pmix.qry.aslots"       /* uint32_t */
+#define PMIX_QUERY_RESOLVE_NODE                  "pmix.qry.node"         /* char* */
+#define PMIX_QUERY_RESOLVE_PEERS                 "pmix.qry.peers"        /* pmix_data_array_t* */
+#define PMIX_SERVER_SYS_CONTROLLER               "pmix.srv.ctrlr"        /* bool */
+#define PMIX_SESSION_APP                         "pmix.ssn.app"          /* pmix_data_array_t* */
+#define PMIX_SESSION_COMPLETE                    "pmix.ssn.complete"     /* bool */
+#define PMIX_SESSION_CTRL_ID                     "pmix.ssnctrl.id"       /* char* */
+#define PMIX_SESSION_PAUSE                       "pmix.ssn.pause"        /* bool */
+#define PMIX_SESSION_PREEMPT                     "pmix.ssn.preempt"      /* bool */
+#define PMIX_SESSION_PROVISION                   "pmix.ssn.pvn"          /* pmix_data_array_t* */
+#define PMIX_SESSION_PROVISION_IMAGE             "pmix.ssn.pvnimg"       /* char* */
+#define PMIX_SESSION_PROVISION_NODES             "pmix.ssn.pvnnds"       /* char* */
+#define PMIX_SESSION_RESTORE                     "pmix.ssn.restore"      /* bool */
+#define PMIX_SESSION_RESUME                      "pmix.ssn.resume"       /* bool */
+#define PMIX_SESSION_SIGNAL                      "pmix.ssn.sig"          /* int */
+#define PMIX_SESSION_TERMINATE                   "pmix.ssn.terminate"    /* bool */
+#define PMIX_SPAWN_CHILD_SEP                     "pmix.spchildsep"       /* bool */
+#define PMIX_TOPOLOGY_INDEX                      "pmix.topo.index"       /* int */
+#define PMIX_VERSION_NUMERIC                     "pmix.vers.num"         /* uint32_t */
 
 #if defined(c_plusplus) || defined(__cplusplus)
 }

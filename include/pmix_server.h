@@ -136,8 +136,21 @@ typedef pmix_status_t (*pmix_server_fabric_fn_t)(const pmix_proc_t *requestor,
                                                  pmix_fabric_operation_t op,
                                                  const pmix_info_t directives[], size_t ndirs,
                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* PMIx v5: a session control request (pause, resume, terminate, ... a
+ * session).  spmix never calls it: see session_control below. */
+typedef pmix_status_t (*pmix_server_session_control_fn_t)(const pmix_proc_t *requestor,
+                                                          uint32_t sessionID,
+                                                          const pmix_info_t directives[],
+                                                          size_t ndirs,
+                                                          pmix_info_cbfunc_t cbfunc,
+                                                          void *cbdata);
 
-/* The upcall table; member order is ABI. */
+/* The upcall table; member order is ABI.  PMIx v5 appended session_control:
+ * hosts built against PMIx v4 headers pass a table that ends after
+ * client_connected2 (224 bytes on LP64), so the library reads only the
+ * members up to client_connected2 and never session_control (it has no
+ * session control to offer: PMIx_Session_control answers
+ * PMIX_ERR_NOT_SUPPORTED, as OpenPMIx 5.0 does without asking its host). */
 typedef struct pmix_server_module_4_0_0_t {
     pmix_server_client_connected_fn_t client_connected;
     pmix_server_client_finalized_fn_t client_finalized;
@@ -167,6 +180,8 @@ typedef struct pmix_server_module_4_0_0_t {
     pmix_server_grp_fn_t group;
     pmix_server_fabric_fn_t fabric;
     pmix_server_client_connected2_fn_t client_connected2;
+    /* PMIx v5 */
+    pmix_server_session_control_fn_t session_control;
 } pmix_server_module_t;
 
 /* --------------------------------------------------- library callbacks */
@@ -233,6 +248,12 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_resources(pmix_info_t info[], siz
 PMIX_EXPORT pmix_status_t PMIx_server_deregister_resources(pmix_info_t info[], size_t ninfo,
                                                            pmix_op_cbfunc_t cbfunc,
                                                            void *cbdata);
+/* PMIx v5: control a session (pause, resume, terminate, provision...).
+ * spmix has no session control: always PMIX_ERR_NOT_SUPPORTED (cbfunc is
+ * never called). */
+PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID,
+                                               const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
 
 #if defined(c_plusplus) || defined(__cplusplus)
 }

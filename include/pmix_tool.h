@@ -10,6 +10,7 @@
 #define PMIx_TOOL_API_H
 
 #include <pmix.h>
+#include <pmix_server.h>
 
 #if defined(c_plusplus) || defined(__cplusplus)
 extern "C" {
@@ -29,6 +30,10 @@ PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc,
                                                       pmix_info_t info[], size_t ninfo);
 /* PMIx v5: true while the tool is connected to a server. */
 PMIX_EXPORT bool PMIx_tool_is_connected(void);
+/* PMIx v5: make this tool a server for its own clients with the given
+ * upcalls.  spmix tools cannot serve: always PMIX_ERR_NOT_SUPPORTED (the
+ * module is not read). */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t *module);
 
 /* Output delivered to a PMIx_IOF_pull handler; payload and info are
  * borrowed for the duration of the call. */

@@ -1,4 +1,4 @@
-/* unsupported.c - the PMIx v4 functions spmix does not implement yet.
+/* unsupported.c - the PMIx v4 and v5 functions spmix does not implement yet.
  *
  * Each exists so that programs linked against libpmix.so.2 load and run; each
  * returns PMIX_ERR_NOT_SUPPORTED at once and never calls its callback (a
@@ -180,3 +180,22 @@ SPX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *c
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
+
+/* PMIx v5. OpenPMIx 5.0 answers PMIX_ERR_NOT_SUPPORTED too (through the
+ * callback); a host's session_control upcall is never called. */
+SPX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID, const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)sessionID;
+    (void)directives;
+    (void)ndirs;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+/* PMIx v5: our tools cannot act as servers; the module is not read. */
+SPX_EXPORT pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t *module)
+{
+    (void)module;
+    return PMIX_ERR_NOT_SUPPORTED;
+}

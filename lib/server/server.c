@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,8 +235,10 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         return PMIX_ERR_INIT;
     }
     memset(&srv_state, 0, sizeof(srv_state));
+    /* only the PMIx v4 part: a host built against v4 headers passes a table
+     * that ends before session_control (which we never call; it stays NULL) */
     if (module)
-        spx_srv->host = *module;
+        memcpy(&spx_srv->host, module, offsetof(pmix_server_module_t, session_control));
     const char *tmpdir, *systmp;
     read_directives(info, ninfo, &tmpdir, &systmp);
     pmix_status_t mrc = spx_srv_mn_parse(spx_srv, info, ninfo);

@@ -8,6 +8,8 @@
  * on which aliases a header still defines.
  */
 #include <stddef.h>
+#include <stdint.h>
+#include <strings.h>
 
 #include <pmix.h>
 
@@ -189,4 +191,16 @@ SPX_EXPORT const char *PMIx_Error_string(pmix_status_t status)
         if (err_names[i].code == status)
             return err_names[i].name;
     return "ERROR STRING NOT FOUND";
+}
+
+/* PMIx v5: the reverse lookup, ignoring case; the first code listed under a
+ * name wins (as for the strings); INT32_MIN for a name not in the table. */
+SPX_EXPORT pmix_status_t PMIx_Error_code(const char *errname)
+{
+    if (errname == NULL)
+        return INT32_MIN;
+    for (size_t i = 0; i < sizeof(err_names) / sizeof(err_names[0]); i++)
+        if (strcasecmp(err_names[i].name, errname) == 0)
+            return err_names[i].code;
+    return INT32_MIN;
 }

@@ -6,7 +6,8 @@
  * the caller's info by reference (the entry is marked PMIX_INFO_PERSISTENT,
  * so neither the list nor a converted array frees its value: the caller
  * still owns it). convert copies everything out; release frees the list and
- * what it owns.
+ * what it owns. PMIx v5 adds prepend (add at the front) and get_info (walk
+ * the entries in order).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,51 @@ SPX_EXPORT pmix_status_t PMIx_Info_list_add(void *ptr, const char *key, const vo
     if (rc == PMIX_SUCCESS)
         l->n++;
     return rc;
+}
+
+/* PMIx v5: as _add, but the new entry goes first. */
+SPX_EXPORT pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key, const void *value,
+                                                pmix_data_type_t type)
+{
+    struct spx_info_list *l = as_list(ptr);
+    pmix_info_t entry;
+    pmix_status_t rc;
+
+    if (l == NULL || key == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    if (grow(l) == NULL)
+        return PMIX_ERR_NOMEM;
+    memset(&entry, 0, sizeof(entry));
+    if ((rc = PMIx_Info_load(&entry, key, value, type)) != PMIX_SUCCESS)
+        return rc;
+    memmove(&l->items[1], &l->items[0], l->n * sizeof(l->items[0]));
+    l->items[0] = entry;
+    l->n++;
+    return PMIX_SUCCESS;
+}
+
+/* PMIx v5 iteration: prev NULL gives the first entry, else prev is what the
+ * last call put into *next; *next becomes the following entry or NULL after
+ * the last.  Returns the entry (borrowed, valid until the list changes), or
+ * NULL (and *next NULL) for an empty list or a prev that is not an entry. */
+SPX_EXPORT pmix_info_t *PMIx_Info_list_get_info(void *ptr, void *prev, void **next)
+{
+    struct spx_info_list *l = as_list(ptr);
+    size_t i = 0;
+
+    if (next)
+        *next = NULL;
+    if (l == NULL || l->n == 0)
+        return NULL;
+    if (prev) {
+        pmix_info_t *p = prev;
+        if (p < l->items || p >= l->items + l->n)
+            return NULL;
+        i = (size_t)(p - l->items);
+    }
+    if (next && i + 1 < l->n)
+        *next = &l->items[i + 1];
+    return &l->items[i];
 }
 
 SPX_EXPORT pmix_status_t PMIx_Info_list_insert(void *ptr, pmix_info_t *info)

@@ -500,6 +500,30 @@ SPX_EXPORT char *PMIx_Info_string(const pmix_info_t *info)
     return render(&job, render_info);
 }
 
+/* One element through its type's printer (PMIx_Proc_string, PMIx_App_string). */
+static void render_elem(FILE *f, const struct print_job *job)
+{
+    if (job->obj)
+        job->td->print(f, job->td, job->obj, 0);
+    else
+        fputs("NULL", f);
+}
+
+/* PMIx v5: the text of a process id / an app; malloc'd, caller frees. */
+SPX_EXPORT char *PMIx_Proc_string(const pmix_proc_t *proc)
+{
+    const struct print_job job = { .td = spx_typedesc_get(PMIX_PROC), .obj = proc };
+
+    return render(&job, render_elem);
+}
+
+SPX_EXPORT char *PMIx_App_string(const pmix_app_t *app)
+{
+    const struct print_job job = { .td = spx_typedesc_get(PMIX_APP), .obj = app };
+
+    return render(&job, render_elem);
+}
+
 SPX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src,
                                          pmix_data_type_t type)
 {

@@ -72,7 +72,10 @@ static const struct size_row sizes[] = {
     SZ(pmix_query_t),
     SZ(pmix_regattr_t),
     SZ(pmix_fabric_t),
-    SZ(pmix_server_module_t),
+    /* PMIx v5 appended session_control to the module: the v4 part must be
+     * the table of OpenPMIx 4.2, every member at its offset (below) */
+    { "pmix_server_module_t(v4 part)",
+      offsetof(pmix_server_module_t, client_connected2) + sizeof(void *) },
 };
 
 static const struct field_row fields[] = {

@@ -99,7 +99,8 @@ static const struct size_case size_cases[] = {
     { "pmix_query_t", sizeof(pmix_query_t), 24 },
     { "pmix_regattr_t", sizeof(pmix_regattr_t), 536 },
     { "pmix_fabric_t", sizeof(pmix_fabric_t), 40 },
-    { "pmix_server_module_t", sizeof(pmix_server_module_t), 224 },
+    /* OpenPMIx 4.2 has 224: PMIx v5 appended session_control (OpenPMIx 5.0: 232) */
+    { "pmix_server_module_t", sizeof(pmix_server_module_t), 232 },
 };
 
 /* Expected layouts: offset and size of every struct member. */
@@ -537,7 +538,8 @@ START_TEST(test_server_module_order)
     ck_assert_uint_eq(offsetof(pmix_server_module_t, notify_event), 14 * sizeof(void *));
     ck_assert_uint_eq(offsetof(pmix_server_module_t, group), 25 * sizeof(void *));
     ck_assert_uint_eq(offsetof(pmix_server_module_t, client_connected2), 27 * sizeof(void *));
-    ck_assert_uint_eq(sizeof(pmix_server_module_t), 28 * sizeof(void *));
+    ck_assert_uint_eq(offsetof(pmix_server_module_t, session_control), 28 * sizeof(void *));
+    ck_assert_uint_eq(sizeof(pmix_server_module_t), 29 * sizeof(void *));
 }
 END_TEST
 
