@@ -364,6 +364,20 @@ int main(int argc, char **argv)
     }
     emit("fence_local");
 
+    /* shared-memory construct arrival: a generation that is not closed, and a
+     * truncated frame */
+    begin(MODE_NOW);
+    {
+        spx_buf_t p;
+        spx_buf_init(&p);
+        spx_buf_push_u32(&p, 0);
+        msg(1, SPX_MSG_GROUP_LOCAL, &p);
+        spx_buf_init(&p);
+        spx_buf_push_u8(&p, 1);
+        msg(2, SPX_MSG_GROUP_LOCAL, &p);
+    }
+    emit("group_local");
+
     /* a GET answered by a later commit; one that waits for ever; one with a timeout */
     begin(MODE_NOW);
     get(1, 0, "late", 0);
