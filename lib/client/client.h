@@ -11,14 +11,19 @@
  *
  * Requests to the server go through spx_client_request(): it numbers the
  * frame, remembers the reply handler under that number and writes the frame
- * (from whatever thread calls it). Replies are matched by number on the
- * progress thread; unprompted EVENT frames go to the event code. When the
- * connection is lost every pending request completes with PMIX_ERR_UNREACH.
+ * (from whatever thread calls it) on the primary server's connection.
+ * Replies are matched by number and connection on the progress thread;
+ * unprompted EVENT and IOF_DATA frames of any connection go to the event and
+ * output code. An application client has one server; a tool may hold
+ * several (struct spx_server, client_conn.c), one of them the primary. When
+ * a connection is lost every request pending on it completes with
+ * PMIX_ERR_UNREACH; the others carry on.
  */
 #ifndef SPX_CLIENT_CLIENT_H
 #define SPX_CLIENT_CLIENT_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <sys/queue.h>
 #include <pmix.h>
@@ -36,9 +41,29 @@ typedef void (*spx_reply_f)(pmix_status_t status, spx_buf_t *payload, void *arg)
 struct spx_pending {
     TAILQ_ENTRY(spx_pending) link; /* in spx_client.pending */
     uint32_t seq;
+    uint32_t server;          /* id of the server it was sent to */
     spx_reply_f fn;
     void *arg;
 };
+
+/* One server connection (client_conn.c). In spx_client.servers from its
+ * HELLO to its loss or closing; created, changed and freed on the progress
+ * thread with spx_client.lock held, so any thread may read one under the
+ * lock. */
+struct spx_server {
+    uint32_t id;              /* 1, 2, ...: never reused in this process */
+    pmix_proc_t proc;         /* a tool's server (its HELLO reply); empty for a client */
+    char *path;               /* owned: the address it was reached at */
+    dev_t dev;                /* the socket file's identity (have_ino: a local socket) */
+    ino_t ino;
+    bool have_ino;
+    int send_fd;              /* our dup of the socket for writing */
+    spx_conn_t *conn;         /* reading side (progress thread) */
+    bool quiet;               /* closed on purpose: no lost-connection event (progress thread) */
+};
+
+/* How many servers a tool may hold at once. */
+#define SPX_CLIENT_MAX_SERVERS 16
 
 struct spx_evhdlr; /* client_event.c */
 
@@ -47,14 +72,15 @@ struct spx_client {
     int init_count;           /* guarded by init_lock; read atomically elsewhere */
     bool singleton;
     bool tool;                /* started by PMIx_tool_init (client_tool.c) */
-    pmix_proc_t server_proc;  /* a tool's server (from its HELLO reply) */
     pmix_proc_t myproc;
     uint32_t job_size;
-    char *server_path;        /* owned */
 
     /* guarded by lock */
     pthread_mutex_t lock;
-    int send_fd;              /* our dup of the socket for writing; -1 when gone */
+    struct spx_server *primary; /* where requests go: one of servers, or NULL */
+    struct spx_server *servers[SPX_CLIENT_MAX_SERVERS]; /* owned; oldest first */
+    size_t nservers;
+    uint32_t next_server_id;
     uint32_t next_seq;
     TAILQ_HEAD(, spx_pending) pending; /* owned; newest first */
     spx_store_t *own;         /* this process's puts (all scopes) */
@@ -72,8 +98,8 @@ struct spx_client {
     uint64_t *cache_epoch;    /* [slot]: that peer's applied commits when its cached
                                * values were current (guarded by lock; owned) */
     /* progress-thread state */
-    spx_conn_t *conn;         /* reading side; NULL in singleton mode or after loss */
-    volatile bool conn_lost;
+    struct spx_server *rx;    /* the server whose frame is being handled, or NULL */
+    volatile bool conn_lost;  /* no primary left after a loss (direct fence waiters) */
     TAILQ_HEAD(, spx_evhdlr) handlers; /* owned; in chain order (client_event.c) */
     size_t next_handler_id;
 };
@@ -83,10 +109,47 @@ extern struct spx_client spx_client;
 /* True when PMIx_Init has been called more times than PMIx_Finalize. */
 bool spx_client_initialized(void);
 
-/* Any thread, without spx_client.lock held. payload: bytes taken. fn may be NULL
+/* ---- client_conn.c: server connections, requests and replies ----
+ * Any thread, without spx_client.lock held. payload: bytes taken. fn may be NULL
  * (no reply expected); fn runs later on the progress thread, exactly once, iff
- * PMIX_SUCCESS is returned. */
+ * PMIX_SUCCESS is returned. To the primary server (PMIX_ERR_UNREACH: none). */
 pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg);
+/* The same to the server with that id (PMIX_ERR_UNREACH: not connected). */
+pmix_status_t spx_client_request_to(uint32_t server, uint8_t type, spx_buf_t *payload,
+                                    spx_reply_f fn, void *arg);
+/* The primary server's id, 0 when none is connected. Any thread. */
+uint32_t spx_client_primary_id(void);
+/* Progress thread, in a reply or frame handler: the id of the server whose
+ * frame is being handled (0 outside one), and closing its connection over
+ * a malformed message (reason: borrowed, logged). */
+uint32_t spx_client_rx_server(void);
+void spx_client_conn_fail(const char *reason);
+/* A connected, handshaken socket (fd: taken, closed on failure) becomes a
+ * server of this process: proc its id (NULL: none known), path its address
+ * (copied; NULL for none). The first one, or with make_primary, becomes
+ * the primary. *id gets its id. Not on the progress thread.
+ * PMIX_ERR_OUT_OF_RESOURCE past SPX_CLIENT_MAX_SERVERS. */
+pmix_status_t spx_client_server_add(int fd, const pmix_proc_t *proc, const char *path,
+                                    bool make_primary, uint32_t *id);
+/* Tells server id we leave (FINALIZE, waiting for its answer), then closes
+ * its connection without a lost-connection event; its pending requests
+ * answer PMIX_ERR_UNREACH. If it was the primary, the oldest other server
+ * becomes the primary. Returns FINALIZE's status. Not on the progress
+ * thread. */
+pmix_status_t spx_client_server_close(uint32_t id);
+/* Closes every connection at once (progress thread; teardown). */
+void spx_client_servers_close_all(void);
+/* Lookups for the tool API (any thread): the id of the connected server
+ * with that proc id, or whose address is path (the same socket file
+ * however named, or the same URI); 0 when none. *proc (may be NULL) gets
+ * its proc id. */
+uint32_t spx_client_server_by_proc(const pmix_proc_t *proc);
+uint32_t spx_client_server_by_path(const char *path, pmix_proc_t *proc);
+/* Makes server id the primary (PMIX_ERR_UNREACH: not connected). */
+pmix_status_t spx_client_server_set_primary(uint32_t id);
+/* The connected servers' proc ids, primary first (*out malloc'd, NULL when
+ * none; PMIX_ERR_NOMEM). */
+pmix_status_t spx_client_servers_list(pmix_proc_t **out, size_t *n);
 
 /* Called by the connection code for EVENT frames (client_event.c). */
 void spx_client_event_dispatch(spx_buf_t *payload);
@@ -168,21 +231,20 @@ struct spx_tool_start {
  * this process's identity. */
 pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *proc);
 
-/* A tool's connection after PMIx_tool_init (client_init.c, for
- * client_tool.c's attach and disconnect; caller holds init_lock, not on the
- * progress thread). connect: while not connected, connects to the server at
- * path (borrowed) asking for spx_client.myproc as identity; sets myproc and
- * server_proc from the reply. disconnect: FINALIZE, then the connection is
- * closed without a lost-connection event; pending and later requests answer
- * PMIX_ERR_UNREACH, cached values are dropped. */
-pmix_status_t spx_client_tool_connect(const char *path);
-void spx_client_tool_disconnect(void);
+/* A tool's further connections after PMIx_tool_init (client_init.c, for
+ * client_tool.c's attach; caller holds init_lock, not on the progress
+ * thread): connects to the server at path (borrowed) asking for
+ * spx_client.myproc as identity (the first server's reply sets myproc),
+ * adds it (spx_client_server_add); *id and *server get its ids. */
+pmix_status_t spx_client_tool_connect(const char *path, bool make_primary, uint32_t *id,
+                                      pmix_proc_t *server);
 
-/* Stops forwarding this process's stdin (PMIX_IOF_PUSH_STDIN), waiting for
- * its thread, which sends EOF to its targets when send_eof; nothing when
- * none runs. Not on the progress thread (client_iof.c; PMIx_Finalize calls
- * it with send_eof: a tool that leaves ends the stream it fed). */
-void spx_client_iof_stop(bool send_eof);
+/* Stops forwarding this process's stdin (PMIX_IOF_PUSH_STDIN) when it
+ * feeds server (0: whichever), waiting for its thread, which sends EOF to
+ * its targets when send_eof; nothing when none runs. Not on the progress
+ * thread (client_iof.c; PMIx_Finalize calls it with send_eof: a tool that
+ * leaves ends the stream it fed; PMIx_tool_disconnect for its server). */
+void spx_client_iof_stop(bool send_eof, uint32_t server);
 
 /* client_iof_pull.c: an IOF_DATA frame from the server (progress thread;
  * payload lent): the output goes to the PMIx_IOF_pull registration it names. */

@@ -222,8 +222,7 @@ void spx_client_event_dispatch(spx_buf_t *payload)
     if (spx_codec_pull_info_array(payload, &info, &ninfo) != 0 || spx_buf_finish(payload) != 0) {
         if (info)
             PMIX_INFO_FREE(info, ninfo);
-        if (spx_client.conn)
-            spx_conn_close(spx_client.conn, "malformed EVENT message", 1);
+        spx_client_conn_fail("malformed EVENT message");
         return;
     }
     spx_client_event_deliver(status, &source, info, ninfo);

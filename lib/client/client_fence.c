@@ -63,8 +63,7 @@ static void fence_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     if (status == PMIX_SUCCESS) {
         status = spx_buf_pull_i32(payload);
         if (spx_buf_finish(payload) != 0) {
-            if (spx_client.conn)
-                spx_conn_close(spx_client.conn, "malformed FENCE reply", 1);
+            spx_client_conn_fail("malformed FENCE reply");
             status = PMIX_ERR_UNPACK_FAILURE;
         }
     }

@@ -345,8 +345,7 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
             bytes = spx_buf_pull_bytes(payload, &n);
         if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0 ||
             (status == PMIX_SUCCESS && need && !bytes)) {
-            if (spx_client.conn)
-                spx_conn_close(spx_client.conn, "malformed GROUP reply", 1);
+            spx_client_conn_fail("malformed GROUP reply");
             status = PMIX_ERR_UNPACK_FAILURE;
             free(bytes);
             bytes = NULL;

@@ -18,9 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -40,170 +38,12 @@
 struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER,
                                 .lock = PTHREAD_MUTEX_INITIALIZER,
                                 .shmb_lock = PTHREAD_MUTEX_INITIALIZER,
-                                .send_fd = -1,
                                 .pending = TAILQ_HEAD_INITIALIZER(spx_client.pending),
                                 .handlers = TAILQ_HEAD_INITIALIZER(spx_client.handlers)};
 
 bool spx_client_initialized(void)
 {
     return __atomic_load_n(&spx_client.init_count, __ATOMIC_ACQUIRE) > 0;
-}
-
-/* ---- requests and replies ---- */
-
-/* Writes one whole frame on fd (non-blocking socket), waiting for room when the
- * socket is full. Called with spx_client.lock held. 0 or -1. MSG_NOSIGNAL: a
- * server that went away is an error of the call (EPIPE), never a SIGPIPE that
- * kills the application. */
-static int write_frame(int fd, uint8_t type, uint32_t seq, const spx_buf_t *payload)
-{
-    spx_frame_hdr_t h = {.version = SPX_FRAME_VERSION, .type = type, .flags = 0, .seq = seq,
-                         .length = (uint32_t)payload->len};
-    uint8_t hdr[SPX_FRAME_HDR_LEN];
-    spx_frame_hdr_encode(&h, hdr);
-    struct iovec iov[2] = {{hdr, sizeof(hdr)}, {payload->data, payload->len}};
-    int n = payload->len ? 2 : 1, i = 0;
-    while (i < n) {
-        struct msghdr m = {.msg_iov = iov + i, .msg_iovlen = (size_t)(n - i)};
-        ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                return -1;
-            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-            if (poll(&pfd, 1, SPX_HELLO_TIMEOUT_MS) <= 0) {
-                errno = ETIMEDOUT;
-                return -1;
-            }
-            continue;
-        }
-        while (i < n && (size_t)w >= iov[i].iov_len) {
-            w -= (ssize_t)iov[i].iov_len;
-            i++;
-        }
-        if (i < n) {
-            iov[i].iov_base = (uint8_t *)iov[i].iov_base + w;
-            iov[i].iov_len -= (size_t)w;
-        }
-    }
-    return 0;
-}
-
-static struct spx_pending *pending_take_locked(uint32_t seq)
-{
-    struct spx_pending *p;
-    TAILQ_FOREACH(p, &spx_client.pending, link) {
-        if (p->seq == seq) {
-            TAILQ_REMOVE(&spx_client.pending, p, link);
-            return p;
-        }
-    }
-    return NULL;
-}
-
-pmix_status_t spx_client_request(uint8_t type, spx_buf_t *payload, spx_reply_f fn, void *arg)
-{
-    struct spx_pending *p = NULL;
-    if (fn && !(p = calloc(1, sizeof(*p)))) {
-        spx_buf_fini(payload);
-        return PMIX_ERR_NOMEM;
-    }
-    pthread_mutex_lock(&spx_client.lock);
-    if (spx_client.send_fd < 0) {
-        pthread_mutex_unlock(&spx_client.lock);
-        free(p);
-        spx_buf_fini(payload);
-        return PMIX_ERR_UNREACH;
-    }
-    uint32_t seq = ++spx_client.next_seq;
-    if (seq == 0)
-        seq = ++spx_client.next_seq;
-    if (p) { /* registered before sending: the reply may come at once */
-        p->seq = seq;
-        p->fn = fn;
-        p->arg = arg;
-        TAILQ_INSERT_HEAD(&spx_client.pending, p, link);
-    }
-    int rc = write_frame(spx_client.send_fd, type, seq, payload);
-    if (rc != 0 && spx_client.tool && errno == EPIPE) /* the job ended: a tool's normal */
-        spx_info("cannot send %s to the PMIx server: it has ended", spx_msg_type_str(type));
-    else if (rc != 0)
-        spx_error("cannot send %s to the PMIx server: %s", spx_msg_type_str(type),
-                  strerror(errno));
-    if (rc != 0) {
-        if (p)
-            free(pending_take_locked(seq));
-    }
-    pthread_mutex_unlock(&spx_client.lock);
-    spx_buf_fini(payload);
-    return rc == 0 ? PMIX_SUCCESS : PMIX_ERR_UNREACH;
-}
-
-static struct spx_pending *pending_take(uint32_t seq)
-{
-    pthread_mutex_lock(&spx_client.lock);
-    struct spx_pending *p = pending_take_locked(seq);
-    pthread_mutex_unlock(&spx_client.lock);
-    return p;
-}
-
-/* Stops sending and completes every pending request with PMIX_ERR_UNREACH. */
-static void fail_all_pending(void)
-{
-    TAILQ_HEAD(, spx_pending) list = TAILQ_HEAD_INITIALIZER(list);
-    pthread_mutex_lock(&spx_client.lock);
-    TAILQ_CONCAT(&list, &spx_client.pending, link); /* leaves pending empty */
-    if (spx_client.send_fd >= 0)
-        close(spx_client.send_fd);
-    spx_client.send_fd = -1;
-    pthread_mutex_unlock(&spx_client.lock);
-    struct spx_pending *p;
-    while ((p = TAILQ_FIRST(&list)) != NULL) {
-        TAILQ_REMOVE(&list, p, link);
-        p->fn(PMIX_ERR_UNREACH, NULL, p->arg);
-        free(p);
-    }
-}
-
-static void on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload, void *arg)
-{
-    if (h->flags & SPX_FRAME_F_REPLY) {
-        struct spx_pending *p = pending_take(h->seq);
-        if (!p) {
-            spx_conn_close(c, "reply to an unknown request", 1);
-            return;
-        }
-        p->fn(PMIX_SUCCESS, payload, p->arg);
-        free(p);
-        return;
-    }
-    if (h->type == SPX_MSG_EVENT) {
-        spx_client_event_dispatch(payload);
-        return;
-    }
-    if (h->type == SPX_MSG_IOF_DATA) {
-        spx_client_iof_data(payload);
-        return;
-    }
-    spx_conn_close(c, "unexpected message from the server", 1);
-}
-
-static void on_close(spx_conn_t *c, const char *reason, void *arg)
-{
-    bool was_finalizing = arg != NULL;
-    spx_client.conn = NULL;
-    spx_client.conn_lost = true;
-    if (spx_client.shmb) /* direct fence waiters look at conn_lost */
-        spx_shmb_wake_all(spx_client.shmb);
-    fail_all_pending();
-    if (!was_finalizing) {
-        if (spx_client.tool) /* a tool outlives the jobs it looks at */
-            spx_info("the PMIx server closed the connection: %s", reason);
-        else
-            spx_error("lost connection to the PMIx server: %s", reason);
-        spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, NULL, 0);
-    }
 }
 
 /* ---- init ---- */
@@ -426,8 +266,9 @@ static void my_cpu_list(char *buf, size_t cap)
     }
 }
 
-/* A tool's HELLO reply after the status: its identity and its server's. */
-static pmix_status_t load_tool_reply(spx_buf_t *b)
+/* A tool's HELLO reply after the status: its identity (*me) and its
+ * server's (*server). */
+static pmix_status_t load_tool_reply(spx_buf_t *b, pmix_proc_t *me, pmix_proc_t *server)
 {
     pmix_status_t status = spx_buf_pull_i32(b);
     if (spx_buf_failed(b))
@@ -441,12 +282,14 @@ static pmix_status_t load_tool_reply(spx_buf_t *b)
     pmix_rank_t srank = spx_buf_pull_u32(b);
     if (spx_buf_finish(b) != 0 || !ns[0])
         return PMIX_ERR_UNPACK_FAILURE;
-    PMIX_LOAD_PROCID(&spx_client.myproc, ns, rank);
-    PMIX_LOAD_PROCID(&spx_client.server_proc, sns, srank);
+    PMIX_LOAD_PROCID(me, ns, rank);
+    PMIX_LOAD_PROCID(server, sns, srank);
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t handshake(int fd)
+/* HELLO on fd, asking for spx_client.myproc. A tool's reply gives its
+ * identity (*me) and its server's (*server); a client's, its job info. */
+static pmix_status_t handshake(int fd, pmix_proc_t *me, pmix_proc_t *server)
 {
     spx_buf_t req;
     char cpus[2048];
@@ -473,40 +316,12 @@ static pmix_status_t handshake(int fd)
     }
     pmix_status_t status = PMIX_ERR_UNPACK_FAILURE;
     if (h.type == SPX_MSG_HELLO && (h.flags & SPX_FRAME_F_REPLY) && h.seq == 1)
-        status = spx_client.tool ? load_tool_reply(&rep) : load_hello_reply(&rep);
+        status = spx_client.tool ? load_tool_reply(&rep, me, server) : load_hello_reply(&rep);
     spx_buf_fini(&rep);
     if (status != PMIX_SUCCESS)
         spx_error("the PMIx server refused %s.%u: %s", spx_client.myproc.nspace,
                   spx_client.myproc.rank, PMIx_Error_string(status));
     return status;
-}
-
-struct attach_req {
-    spx_wait_t wait;
-    int fd;
-};
-
-static void attach_on_thread(void *arg)
-{
-    struct attach_req *r = arg;
-    char label[PMIX_MAX_NSLEN + 32];
-    snprintf(label, sizeof(label), "server of %s.%u", spx_client.myproc.nspace,
-             spx_client.myproc.rank);
-    int send_fd = dup(r->fd);
-    if (send_fd < 0)
-        close(r->fd);
-    spx_client.conn = send_fd < 0 ? NULL
-                                  : spx_conn_create(spx_progress_base(), r->fd, label, on_frame,
-                                                    on_close, NULL);
-    if (!spx_client.conn && send_fd >= 0) {
-        close(send_fd);
-        send_fd = -1;
-    }
-    pthread_mutex_lock(&spx_client.lock);
-    spx_client.send_fd = send_fd;
-    pthread_mutex_unlock(&spx_client.lock);
-    spx_client.conn_lost = spx_client.conn == NULL;
-    spx_wait_signal(&r->wait, spx_client.conn ? PMIX_SUCCESS : PMIX_ERR_UNREACH);
 }
 
 static pmix_status_t read_identity(void)
@@ -570,7 +385,6 @@ static pmix_status_t first_init(const struct spx_tool_start *tool)
     spx_client.cache = spx_store_create();
     spx_client.committed_seq = 0;
     spx_client.next_seq = 0;
-    spx_client.conn = NULL;
     spx_client.conn_lost = false;
     if (!spx_client.own || !spx_client.jobinfo || !spx_client.internal || !spx_client.cache) {
         free_stores();
@@ -617,20 +431,16 @@ static pmix_status_t first_init(const struct spx_tool_start *tool)
                 rc = spx_client_connect_status(e);
             }
         }
+        pmix_proc_t server;
+        memset(&server, 0, sizeof(server));
         if (rc == PMIX_SUCCESS)
-            rc = handshake(fd);
+            rc = handshake(fd, &spx_client.myproc, &server);
+        if (rc == PMIX_SUCCESS) {
+            rc = spx_client_server_add(fd, tool ? &server : NULL, path, true, NULL);
+            fd = -1; /* taken */
+        }
         if (rc != PMIX_SUCCESS && progress)
             spx_progress_release();
-        else if (rc == PMIX_SUCCESS) {
-            struct attach_req r = {.fd = fd};
-            fd = -1; /* owned by the connection now */
-            spx_wait_init(&r.wait);
-            spx_progress_shift(attach_on_thread, &r);
-            rc = spx_wait_block(&r.wait);
-            spx_wait_fini(&r.wait);
-            if (rc != PMIX_SUCCESS)
-                spx_progress_release();
-        }
         if (fd >= 0)
             close(fd);
     }
@@ -695,49 +505,23 @@ SPX_EXPORT const char *PMIx_Get_version(void)
 
 /* ---- finalize ---- */
 
-static void finalize_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
-{
-    spx_wait_t *w = arg;
-    if (status == PMIX_SUCCESS) {
-        status = spx_buf_pull_i32(payload);
-        if (spx_buf_failed(payload))
-            status = PMIX_ERR_UNPACK_FAILURE;
-    }
-    spx_wait_signal(w, status);
-}
-
-static void finalize_on_thread(void *arg)
-{
-    spx_wait_t *w = arg;
-    spx_buf_t b;
-    spx_buf_init(&b);
-    pmix_status_t rc = spx_client_request(SPX_MSG_FINALIZE, &b, finalize_reply, w);
-    if (rc != PMIX_SUCCESS)
-        spx_wait_signal(w, rc);
-}
-
 static void teardown_on_thread(void *arg)
 {
     spx_wait_t *w = arg;
-    if (spx_client.conn) {
-        spx_conn_set_arg(spx_client.conn, (void *)1); /* finalizing: no lost-connection event */
-        spx_conn_close(spx_client.conn, "finalize", 0);
-    }
-    fail_all_pending();
+    spx_client_servers_close_all();
     spx_client_event_clear();
     spx_client_groups_clear();
     spx_client_iof_pull_clear();
     pthread_mutex_lock(&spx_client.lock);
     free_stores();
     pthread_mutex_unlock(&spx_client.lock);
-    free(spx_client.server_path);
-    spx_client.server_path = NULL;
     spx_wait_signal(w, PMIX_SUCCESS);
 }
 
 /* ---- a tool's later connections (client_tool.c) ---- */
 
-pmix_status_t spx_client_tool_connect(const char *path)
+pmix_status_t spx_client_tool_connect(const char *path, bool make_primary, uint32_t *id,
+                                      pmix_proc_t *server)
 {
     int fd = spx_client_connect(path);
     if (fd < 0) {
@@ -745,46 +529,22 @@ pmix_status_t spx_client_tool_connect(const char *path)
         spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(e));
         return spx_client_connect_status(e);
     }
-    pmix_status_t rc = handshake(fd);
+    pmix_proc_t me;
+    pmix_status_t rc = handshake(fd, &me, server);
     if (rc != PMIX_SUCCESS) {
         close(fd);
         return rc;
     }
-    struct attach_req r = {.fd = fd}; /* fd owned by the connection now */
-    spx_wait_init(&r.wait);
-    spx_progress_shift(attach_on_thread, &r);
-    rc = spx_wait_block(&r.wait);
-    spx_wait_fini(&r.wait);
+    if (spx_client_primary_id() == 0)
+        spx_client.myproc = me; /* the first server names the tool */
+    else if (!PMIX_CHECK_PROCID(&me, &spx_client.myproc))
+        spx_warn("the PMIx server %s:%u knows this tool as %s:%u, the others as %s:%u",
+                 server->nspace, server->rank, me.nspace, me.rank, spx_client.myproc.nspace,
+                 spx_client.myproc.rank);
+    rc = spx_client_server_add(fd, server, path, make_primary, id);
     if (rc == PMIX_SUCCESS)
         spx_client.singleton = false; /* a tool started alone has a server now */
     return rc;
-}
-
-static void disconnect_on_thread(void *arg)
-{
-    spx_wait_t *w = arg;
-    if (spx_client.conn) {
-        spx_conn_set_arg(spx_client.conn, (void *)1); /* asked for: no lost-connection event */
-        spx_conn_close(spx_client.conn, "the tool disconnected", 0);
-    }
-    fail_all_pending();
-    spx_client.conn = NULL;
-    spx_client.conn_lost = true;
-    spx_wait_signal(w, PMIX_SUCCESS);
-}
-
-void spx_client_tool_disconnect(void)
-{
-    spx_wait_t w;
-    spx_wait_init(&w);
-    spx_progress_shift(finalize_on_thread, &w); /* the server forgets us in order */
-    (void)spx_wait_block(&w);
-    spx_wait_fini(&w);
-    spx_wait_init(&w);
-    spx_progress_shift(disconnect_on_thread, &w);
-    (void)spx_wait_block(&w);
-    spx_wait_fini(&w);
-    spx_client_cache_reset(); /* that server's answers */
 }
 
 SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
@@ -804,16 +564,16 @@ SPX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         pthread_mutex_unlock(&spx_client.init_lock);
         return PMIX_SUCCESS;
     }
-    spx_client_iof_stop(true); /* before the connection goes */
+    spx_client_iof_stop(true, 0); /* before the connections go */
     __atomic_store_n(&spx_client.init_count, 0, __ATOMIC_RELEASE);
     spx_wait_t w;
-    if (!spx_client.singleton) {
-        spx_wait_init(&w);
-        spx_progress_shift(finalize_on_thread, &w);
-        rc = spx_wait_block(&w);
-        spx_wait_fini(&w);
-        if (rc == PMIX_ERR_UNREACH)
-            rc = PMIX_SUCCESS; /* the server is gone: nothing left to tell it */
+    uint32_t id;
+    bool first = true;
+    while (!spx_client.singleton && (id = spx_client_primary_id()) != 0) {
+        pmix_status_t r = spx_client_server_close(id); /* every server, primary first */
+        if (first)
+            rc = r == PMIX_ERR_UNREACH ? PMIX_SUCCESS : r; /* gone: nothing left to tell */
+        first = false;
     }
     spx_wait_init(&w);
     spx_progress_shift(teardown_on_thread, &w);

@@ -51,6 +51,7 @@ struct push {
     bool eof_sent;
     unsigned inflight;
     pmix_status_t status;     /* first failure */
+    uint32_t server;          /* where every chunk goes: the primary at the call */
     pmix_op_cbfunc_t cb;
     void *cbdata;
 };
@@ -100,7 +101,7 @@ static void push_pump(struct push *ps)
             ps->status = PMIX_ERR_NOMEM;
             break;
         }
-        pmix_status_t rc = spx_client_request(SPX_MSG_IOF_PUSH, &b, push_reply, ps);
+        pmix_status_t rc = spx_client_request_to(ps->server, SPX_MSG_IOF_PUSH, &b, push_reply, ps);
         if (rc != PMIX_SUCCESS) {
             ps->status = rc;
             break;
@@ -125,11 +126,12 @@ static void push_start_on_thread(void *arg)
     push_pump(arg);
 }
 
-/* A push of size bytes (borrowed until cb) to the targets; cb(status) once
- * every request was answered. The struct is freed after cb. */
-static pmix_status_t push_start(const pmix_proc_t *targets, size_t ntargets, const void *bytes,
-                                size_t size, bool eof, const pmix_info_t *dirs, size_t ndirs,
-                                pmix_op_cbfunc_t cb, void *cbdata)
+/* A push of size bytes (borrowed until cb) to the targets through server;
+ * cb(status) once every request was answered. The struct is freed after cb. */
+static pmix_status_t push_start(uint32_t server, const pmix_proc_t *targets, size_t ntargets,
+                                const void *bytes, size_t size, bool eof,
+                                const pmix_info_t *dirs, size_t ndirs, pmix_op_cbfunc_t cb,
+                                void *cbdata)
 {
     struct push *ps = calloc(1, sizeof(*ps));
     if (!ps || !(ps->targets = malloc(ntargets * sizeof(*targets)))) {
@@ -153,6 +155,7 @@ static pmix_status_t push_start(const pmix_proc_t *targets, size_t ntargets, con
     ps->bytes = bytes;
     ps->size = size;
     ps->eof = eof;
+    ps->server = server;
     ps->cb = cb;
     ps->cbdata = cbdata;
     if (spx_progress_shift(push_start_on_thread, ps) != 0) {
@@ -171,6 +174,7 @@ static struct {
     pthread_t thread;
     int wake[2];              /* the thread polls wake[0] with stdin */
     bool eof_on_stop;         /* a stop also ends the targets' stdin (finalize) */
+    uint32_t server;          /* the server it pushes through */
     pmix_proc_t *targets;     /* owned by the thread */
     size_t ntargets;
     pmix_info_t *dirs;        /* owned by the thread */
@@ -187,8 +191,8 @@ static pmix_status_t push_wait(const void *bytes, size_t n, bool eof)
 {
     spx_wait_t w;
     spx_wait_init(&w);
-    pmix_status_t rc = push_start(fwd.targets, fwd.ntargets, bytes, n, eof, fwd.dirs, fwd.ndirs,
-                                  wait_cb, &w);
+    pmix_status_t rc = push_start(fwd.server, fwd.targets, fwd.ntargets, bytes, n, eof,
+                                  fwd.dirs, fwd.ndirs, wait_cb, &w);
     if (rc == PMIX_SUCCESS)
         rc = spx_wait_block(&w);
     spx_wait_fini(&w);
@@ -260,10 +264,10 @@ static void forward_reap_locked(void)
     forward_state_clear();
 }
 
-void spx_client_iof_stop(bool send_eof)
+void spx_client_iof_stop(bool send_eof, uint32_t server)
 {
     pthread_mutex_lock(&fwd.lock);
-    if (!fwd.running) {
+    if (!fwd.running || (server && fwd.server != server)) {
         pthread_mutex_unlock(&fwd.lock);
         return;
     }
@@ -274,8 +278,8 @@ void spx_client_iof_stop(bool send_eof)
     pthread_mutex_unlock(&fwd.lock);
 }
 
-static pmix_status_t forward_start(const pmix_proc_t *targets, size_t ntargets,
-                                   const pmix_info_t *dirs, size_t ndirs)
+static pmix_status_t forward_start(uint32_t server, const pmix_proc_t *targets,
+                                   size_t ntargets, const pmix_info_t *dirs, size_t ndirs)
 {
     pthread_mutex_lock(&fwd.lock);
     if (fwd.running && fwd.finished)
@@ -290,6 +294,7 @@ static pmix_status_t forward_start(const pmix_proc_t *targets, size_t ntargets,
     if (fwd.targets && pipe2(fwd.wake, O_CLOEXEC) == 0) {
         memcpy(fwd.targets, targets, ntargets * sizeof(*targets));
         fwd.ntargets = ntargets;
+        fwd.server = server;
         fwd.ndirs = 0;
         fwd.dirs = ndirs ? calloc(ndirs, sizeof(*fwd.dirs)) : NULL;
         for (size_t i = 0; fwd.dirs && i < ndirs; i++)
@@ -352,16 +357,20 @@ SPX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntarg
      * targets (this push then sends their EOF) or none (EOF from the stop);
      * to other targets it is only their EOF */
     if (complete && ntargets == 0) {
-        spx_client_iof_stop(true);
+        spx_client_iof_stop(true, 0);
         return bo ? PMIX_ERR_BAD_PARAM : PMIX_OPERATION_SUCCEEDED;
     }
     if (complete && forward_feeds(targets, ntargets))
-        spx_client_iof_stop(false);
+        spx_client_iof_stop(false, 0);
     if (bo && ntargets == 0)
         return PMIX_ERR_BAD_PARAM;
     if (fwd_stdin && ntargets == 0)
         return PMIX_ERR_BAD_PARAM;
-    if (fwd_stdin && (rc = forward_start(targets, ntargets, directives, ndirs)) != PMIX_SUCCESS)
+    uint32_t server = spx_client_primary_id(); /* a push stays with it (a tool's primary) */
+    if (server == 0)
+        return PMIX_ERR_UNREACH;
+    if (fwd_stdin &&
+        (rc = forward_start(server, targets, ntargets, directives, ndirs)) != PMIX_SUCCESS)
         return rc;
     bool eof = complete || (bo && bo->size == 0);
     if (!bo && !eof) /* PUSH_STDIN alone: started, nothing of the caller's held */
@@ -369,10 +378,11 @@ SPX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntarg
     const void *bytes = bo ? bo->bytes : NULL;
     size_t size = bo ? bo->size : 0;
     if (cbfunc)
-        return push_start(targets, ntargets, bytes, size, eof, directives, ndirs, cbfunc, cbdata);
+        return push_start(server, targets, ntargets, bytes, size, eof, directives, ndirs, cbfunc,
+                          cbdata);
     spx_wait_t w;
     spx_wait_init(&w);
-    rc = push_start(targets, ntargets, bytes, size, eof, directives, ndirs, wait_cb, &w);
+    rc = push_start(server, targets, ntargets, bytes, size, eof, directives, ndirs, wait_cb, &w);
     if (rc == PMIX_SUCCESS)
         rc = spx_wait_block(&w);
     spx_wait_fini(&w);

@@ -52,6 +52,7 @@ struct line_state {
 struct pull_reg {
     TAILQ_ENTRY(pull_reg) link; /* in pulls.list */
     size_t id;
+    uint32_t server;            /* the server it was made at */
     bool active;                /* the server accepted it */
     bool removed;               /* deregistered: no more callbacks */
     bool tag, stamp, xml;
@@ -240,8 +241,9 @@ void spx_client_iof_data(spx_buf_t *b)
     const char *bytes = (const char *)b->data + b->pos;
     pthread_mutex_lock(&pulls.lock);
     struct pull_reg *r;
+    uint32_t from = spx_client_rx_server();
     TAILQ_FOREACH(r, &pulls.list, link)
-        if (r->id == id && r->active && !r->removed)
+        if (r->id == id && r->server == from && r->active && !r->removed)
             break;
     pthread_mutex_unlock(&pulls.lock); /* r is freed only on this thread */
     if (!r)
@@ -338,6 +340,7 @@ SPX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs,
     r->stamp = spx_info_flag(directives, ndirs, PMIX_IOF_TIMESTAMP_OUTPUT);
     r->xml = spx_info_flag(directives, ndirs, PMIX_IOF_XML_OUTPUT);
     r->cb = cbfunc;
+    r->server = spx_client_primary_id(); /* a tool's primary server */
     r->regcb = regcbfunc;
     r->regcbdata = regcbdata;
     spx_wait_t w;
@@ -357,7 +360,7 @@ SPX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs,
     spx_buf_push_u16(&b, (uint16_t)channel);
     spx_codec_push_proc_array(&b, procs, nprocs);
     rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
-                            : spx_client_request(SPX_MSG_IOF_PULL, &b, add_reply, r);
+                            : spx_client_request_to(r->server, SPX_MSG_IOF_PULL, &b, add_reply, r);
     if (rc != PMIX_SUCCESS) {
         spx_buf_fini(&b);
         reg_unlink(r);
@@ -415,6 +418,7 @@ SPX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t d
     TAILQ_FOREACH(r, &pulls.list, link)
         if (r->id == iofhdlr && r->active && !r->removed)
             break;
+    uint32_t server = r ? r->server : 0;
     if (r) {
         r->removed = true; /* no callback from now on */
         r->dereg_cb = cbfunc;
@@ -435,7 +439,7 @@ SPX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t d
     spx_buf_push_u16(&b, 0);
     spx_codec_push_proc_array(&b, NULL, 0);
     rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
-                            : spx_client_request(SPX_MSG_IOF_PULL, &b, remove_reply, r);
+                            : spx_client_request_to(server, SPX_MSG_IOF_PULL, &b, remove_reply, r);
     if (rc != PMIX_SUCCESS) {
         /* the registration stays removed (no more callbacks); freed at finalize */
         spx_buf_fini(&b);

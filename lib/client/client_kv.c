@@ -226,8 +226,7 @@ static void get_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
         cache_record(r, payload) != 0)
         status = PMIX_ERR_UNPACK_FAILURE;
     if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0) {
-        if (spx_client.conn)
-            spx_conn_close(spx_client.conn, "malformed GET reply", 1);
+        spx_client_conn_fail("malformed GET reply");
         status = PMIX_ERR_UNPACK_FAILURE;
     }
     /* cached only if no newer commit of that peer was seen meanwhile, and

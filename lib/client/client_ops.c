@@ -85,8 +85,7 @@ static void op_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
         if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0) {
             op_result_fini(&res);
             status = PMIX_ERR_UNPACK_FAILURE;
-            if (spx_client.conn)
-                spx_conn_close(spx_client.conn, "malformed reply", 1);
+            spx_client_conn_fail("malformed reply");
         }
     }
     r->done(status, &res, r->arg);

@@ -209,8 +209,7 @@ static void query_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
         spx_codec_pull_info_array(payload, &info, &ninfo);
         if (spx_buf_failed(payload) || spx_buf_finish(payload) != 0) {
             status = PMIX_ERR_UNPACK_FAILURE;
-            if (spx_client.conn)
-                spx_conn_close(spx_client.conn, "malformed QUERY reply", 1);
+            spx_client_conn_fail("malformed QUERY reply");
         }
     }
     query_finish_merged(r, status, info, ninfo);

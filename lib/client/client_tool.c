@@ -265,15 +265,7 @@ SPX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], s
     if ((rc = find_server("PMIx_tool_init", info, ninfo, &path)) != PMIX_SUCCESS)
         return rc;
     t.path = path;
-    pthread_mutex_lock(&spx_client.init_lock); /* server_path goes with init_count */
-    free(spx_client.server_path);
-    spx_client.server_path = NULL;
-    pthread_mutex_unlock(&spx_client.init_lock);
-    rc = spx_client_init(&t, proc);
-    pthread_mutex_lock(&spx_client.init_lock);
-    if (rc == PMIX_SUCCESS && !spx_client.server_path)
-        spx_client.server_path = path, path = NULL;
-    pthread_mutex_unlock(&spx_client.init_lock);
+    rc = spx_client_init(&t, proc); /* the server's record copies path */
     free(path);
     return rc;
 }
@@ -283,27 +275,7 @@ SPX_EXPORT pmix_status_t PMIx_tool_finalize(void)
     return PMIx_Finalize(NULL, 0);
 }
 
-/* ---- one server at a time: attach, servers, disconnect ---- */
-
-/* Connected to a server? Called with init_lock held (or for a glance). */
-static bool tool_connected(void)
-{
-    pthread_mutex_lock(&spx_client.lock);
-    bool up = spx_client.send_fd >= 0;
-    pthread_mutex_unlock(&spx_client.lock);
-    return up;
-}
-
-/* Are a and b the same server socket? (the same file, however named) */
-static bool same_socket(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (!a || !b)
-        return false;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return strcmp(a, b) == 0;
-}
+/* ---- several servers: attach, list, choose the primary, disconnect ---- */
 
 /* Takes init_lock and checks that this process is an initialized tool
  * (PMIX_SUCCESS, lock held) or says why not (lock released). */
@@ -343,29 +315,29 @@ SPX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_pr
         return rc;
     if ((rc = tool_lock("PMIx_tool_attach_to_server")) != PMIX_SUCCESS)
         return rc;
+    bool primary = spx_info_flag(info, ninfo, PMIX_PRIMARY_SERVER);
     char *path = NULL;
+    pmix_proc_t srv;
+    memset(&srv, 0, sizeof(srv));
+    uint32_t id = 0;
     rc = find_server("PMIx_tool_attach_to_server", info, ninfo, &path);
     if (rc == PMIX_SUCCESS && !path)
         rc = PMIX_ERR_BAD_PARAM; /* PMIX_TOOL_DO_NOT_CONNECT is no server */
-    if (rc == PMIX_SUCCESS && tool_connected()) {
-        if (!same_socket(path, spx_client.server_path)) {
-            spx_error("PMIx_tool_attach_to_server: a tool holds one server at a time: "
-                      "PMIx_tool_disconnect from %s:%u first",
-                      spx_client.server_proc.nspace, spx_client.server_proc.rank);
-            rc = PMIX_ERR_NOT_SUPPORTED;
-        }
+    if (rc == PMIX_SUCCESS && (id = spx_client_server_by_path(path, &srv)) != 0) {
+        if (primary) /* held already: its id (and made the primary if asked) */
+            rc = spx_client_server_set_primary(id);
     } else if (rc == PMIX_SUCCESS) {
-        rc = spx_client_tool_connect(path);
-        if (rc == PMIX_SUCCESS) {
-            free(spx_client.server_path);
-            spx_client.server_path = path;
-            path = NULL;
+        rc = spx_client_tool_connect(path, primary, &id, &srv);
+        uint32_t old = rc == PMIX_SUCCESS ? spx_client_server_by_proc(&srv) : 0;
+        if (old != 0 && old != id) { /* the same server by another address: one connection */
+            (void)spx_client_server_close(id);
+            rc = primary ? spx_client_server_set_primary(old) : PMIX_SUCCESS;
         }
     }
     if (myproc) /* the tool's identity, whatever the outcome */
         *myproc = spx_client.myproc;
     if (rc == PMIX_SUCCESS && server)
-        *server = spx_client.server_proc;
+        *server = srv;
     pthread_mutex_unlock(&spx_client.init_lock);
     free(path);
     return rc;
@@ -386,14 +358,9 @@ SPX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *n
     pmix_status_t rc = tool_lock("PMIx_tool_get_servers");
     if (rc != PMIX_SUCCESS)
         return rc;
-    if (!tool_connected())
+    rc = spx_client_servers_list(servers, nservers);
+    if (rc == PMIX_SUCCESS && *nservers == 0)
         rc = PMIX_ERR_UNREACH; /* connected to none */
-    else if (!(*servers = calloc(1, sizeof(pmix_proc_t))))
-        rc = PMIX_ERR_NOMEM;
-    else {
-        (*servers)[0] = spx_client.server_proc;
-        *nservers = 1;
-    }
     pthread_mutex_unlock(&spx_client.init_lock);
     return rc;
 }
@@ -403,16 +370,15 @@ SPX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_in
 {
     if (!server || (ninfo && !info))
         return PMIX_ERR_BAD_PARAM;
-    /* none honoured: PMIX_WAIT_FOR_CONNECTION cannot bring a second server */
+    /* none honoured: PMIX_WAIT_FOR_CONNECTION cannot bring a server not attached */
     pmix_status_t rc = spx_directives_check("PMIx_tool_set_server", info, ninfo, NULL);
     if (rc != PMIX_SUCCESS || (rc = tool_lock("PMIx_tool_set_server")) != PMIX_SUCCESS)
         return rc;
-    if (!tool_connected() || !PMIX_CHECK_PROCID(server, &spx_client.server_proc)) {
-        spx_error("PMIx_tool_set_server: not connected to %s:%u (a tool holds one server at "
-                  "a time: PMIx_tool_attach_to_server makes it the one)",
-                  server->nspace, server->rank);
-        rc = PMIX_ERR_UNREACH;
-    }
+    uint32_t id = spx_client_server_by_proc(server);
+    rc = id ? spx_client_server_set_primary(id) : PMIX_ERR_UNREACH;
+    if (rc != PMIX_SUCCESS)
+        spx_error("PMIx_tool_set_server: not connected to %s:%u (PMIx_tool_attach_to_server "
+                  "first)", server->nspace, server->rank);
     pthread_mutex_unlock(&spx_client.init_lock);
     return rc;
 }
@@ -422,11 +388,13 @@ SPX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
     pmix_status_t rc = tool_lock("PMIx_tool_disconnect");
     if (rc != PMIX_SUCCESS)
         return rc;
-    if (!tool_connected() || (server && !PMIX_CHECK_PROCID(server, &spx_client.server_proc)))
+    uint32_t id = server ? spx_client_server_by_proc(server) : spx_client_primary_id();
+    if (id == 0)
         rc = PMIX_ERR_NOT_FOUND; /* not a server of this tool */
     else {
-        spx_client_iof_stop(true); /* a stdin forwarding to that server ends */
-        spx_client_tool_disconnect();
+        spx_client_iof_stop(true, id); /* a stdin forwarding to that server ends */
+        (void)spx_client_server_close(id);
+        spx_client_cache_reset(); /* that server's answers */
     }
     pthread_mutex_unlock(&spx_client.init_lock);
     return rc;
@@ -434,5 +402,5 @@ SPX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server)
 
 SPX_EXPORT bool PMIx_tool_is_connected(void)
 {
-    return spx_client_initialized() && spx_client.tool && tool_connected();
+    return spx_client_initialized() && spx_client.tool && spx_client_primary_id() != 0;
 }
