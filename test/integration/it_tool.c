@@ -17,7 +17,8 @@
  *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
  *                        the calls past PMIx_tool_init, for a tool started
  *                        alone: attach to server A (and again: the same;
- *                        to B: refused while A is held), get_servers,
+ *                        B as well, not the primary, then disconnected from
+ *                        B), get_servers,
  *                        set_server, PMIx_Get of job A's data (equal to
  *                        what its rank 0 read: FACTS_A), disconnect (later
  *                        requests unreachable), attach to B, register for
@@ -235,11 +236,19 @@ static int api(char **argv)
     IT_RC(attach(uri_a, NULL, &srv), PMIX_SUCCESS, "attach(A) again");
     IT_CHECK(PMIX_CHECK_PROCID(&srv, &srv_a), "attach(A) again gave %s:%u", srv.nspace,
              (unsigned)srv.rank);
-    IT_RC(attach(uri_b, &me, &srv), PMIX_ERR_NOT_SUPPORTED, "attach(B) while A is held");
+    /* B as well: a second server, A stays the primary; then B goes again */
+    IT_RC(attach(uri_b, &me, &srv), PMIX_SUCCESS, "attach(B) while A is held");
+    IT_CHECK(!PMIX_CHECK_PROCID(&srv, &srv_a), "B has A's server id");
+    IT_RC(PMIx_tool_get_servers(&servers, &nservers), PMIX_SUCCESS, "get_servers(A, B)");
+    IT_CHECK(nservers == 2 && PMIX_CHECK_PROCID(&servers[0], &srv_a) &&
+                 PMIX_CHECK_PROCID(&servers[1], &srv),
+             "get_servers with A and B: %zu", nservers);
+    PMIX_PROC_FREE(servers, nservers);
     char *nss = NULL;
-    IT_RC(query_namespaces(&nss), PMIX_SUCCESS, "query after attach(B) refused");
+    IT_RC(query_namespaces(&nss), PMIX_SUCCESS, "query after attach(B)");
     IT_CHECK(nss && strstr(nss, ns_a) && !strstr(nss, ns_b), "namespaces '%s'", nss ? nss : "");
     free(nss);
+    IT_RC(PMIx_tool_disconnect(&srv), PMIX_SUCCESS, "disconnect(B)");
     /* the one server */
     IT_RC(PMIx_tool_get_servers(&servers, &nservers), PMIX_SUCCESS, "get_servers");
     IT_CHECK(nservers == 1 && PMIX_CHECK_PROCID(&servers[0], &srv_a), "get_servers: %zu, %s",

@@ -5,8 +5,8 @@
 # namespaces; PMIX_TOOL_DO_NOT_CONNECT runs alone; a wrong pid and a tool of
 # another user are refused; the rendezvous file goes with the job.
 # The calls past PMIx_tool_init (it_tool api), with a second job B: a tool
-# started alone attaches to A (again: the same; to B: refused while A is
-# held), lists and sets its server, reads A's job data (equal to what A's
+# started alone attaches to A (again: the same; B as well, A staying the
+# primary, then B is let go), lists and sets its server, reads A's job data (equal to what A's
 # rank 0 reads), disconnects, attaches to B and hears the
 # PMIX_ERR_PROC_ABORTED of B's rank 1, which B's server raises
 # on 1 node, then on 3 simulated nodes (one rendezvous file: node 0's,
