@@ -233,8 +233,10 @@ int main(int argc, char **argv)
     printf("capabilities:        PMIX_CAP_GROUP_JOIN_COMPLETES (PMIx_Group_join returns "
            "when the group is built)\n"
            "                     PMIX_CAP_DATA_DELETE (PMIX_DEL_* scopes remove keys)\n");
-    printf("tools:               PMIx_tool_init, Query_info, IOF_push (spmix-run --stdin tool);\n"
-           "                     under Slurm: attach, IOF_push not available yet\n");
+    printf("tools:               PMIx_tool_init, attach_to_server (several servers at once, "
+           "one primary), Query_info, Get, IOF_push, IOF_pull\n"
+           "                     (spmix-run --stdin tool / --output-tap; under Slurm "
+           "srun --spmix-stdin=tool / --spmix-output=tool)\n");
     if (list)
         servers();
     return 0;

@@ -87,7 +87,7 @@ ATTR(a_connect_to_system, PMIX_CONNECT_TO_SYSTEM, PMIX_BOOL, "connect to this no
 ATTR(a_connect_system_first, PMIX_CONNECT_SYSTEM_FIRST, PMIX_BOOL, "try this node's system server before the others");
 ATTR(a_system_tmpdir, PMIX_SYSTEM_TMPDIR, PMIX_STRING, "directory of the system server's rendezvous file");
 ATTR(a_server_tmpdir, PMIX_SERVER_TMPDIR, PMIX_STRING, "directory of the servers' rendezvous files");
-ATTR(a_primary_server, PMIX_PRIMARY_SERVER, PMIX_BOOL, "make this server the primary one (a tool holds one: always)");
+ATTR(a_primary_server, PMIX_PRIMARY_SERVER, PMIX_BOOL, "make this server the primary one (the one requests go to)");
 ATTR(a_tool_connect_optional, PMIX_TOOL_CONNECT_OPTIONAL, PMIX_BOOL, "start even when no server can be reached");
 ATTR(a_iof_cache_size, PMIX_IOF_CACHE_SIZE, PMIX_UINT32, "bytes held for a target that reads slower than data comes");
 ATTR(a_iof_drop_oldest, PMIX_IOF_DROP_OLDEST, PMIX_BOOL, "when the cache is full, drop its oldest bytes");

@@ -1,15 +1,17 @@
-/* client_init.c - PMIx_Init / PMIx_Finalize and the client's connection.
+/* client_init.c - PMIx_Init / PMIx_Finalize and connecting to a server.
  *
  * Init (first, non-nested call): start the progress thread; if the
  * environment names an spmix server, connect to its unix socket, do the HELLO
  * handshake synchronously on the caller's thread (fast: no thread hops), load
  * the job info from the reply into a store, then hand the socket to the
- * progress thread as an spx_conn. Without any server variable the process is
+ * connection code (client_conn.c) as this process's one server; a tool's
+ * further servers connect the same way (spx_client_tool_connect). Without any server variable the process is
  * a singleton: rank 0 of a one-process job. Server variables that name no
  * spmix server (another PMIx server's URI, an identity without an address)
  * fail init with a one-line reason and fix. Nested calls only count.
- * Finalize (last call): FINALIZE request, wait for its reply, tear down on the
- * progress thread, stop the thread.
+ * Finalize (last call): FINALIZE request to each server (a tool may hold
+ * several), wait for its reply, close it; tear down on the progress thread,
+ * stop the thread.
  */
 #include "config.h"
 

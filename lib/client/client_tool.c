@@ -23,16 +23,18 @@
  * then environment), else $TMPDIR, else /tmp. Only files owned by this user
  * or root are read; a server refuses a tool of another user anyway.
  *
- * A tool holds one server at a time (the client's one connection):
- * PMIx_tool_attach_to_server connects a tool that has none (started with
- * PMIX_TOOL_DO_NOT_CONNECT, or after PMIx_tool_disconnect) by the same
- * discovery attributes (an empty info array: PMIX_ERR_BAD_PARAM, as the
- * standard says), keeping the tool's identity; naming the server it
- * holds succeeds with that server's id; naming another is
- * PMIX_ERR_NOT_SUPPORTED (disconnect first). PMIx_tool_get_servers lists the
- * one server (none: PMIX_ERR_UNREACH); PMIx_tool_set_server accepts it and
- * answers PMIX_ERR_UNREACH for any other; PMIx_tool_disconnect ends a stdin
- * forwarding, tells the server (FINALIZE) and closes: later requests answer
+ * A tool may hold several servers at once (client_conn.c keeps one record
+ * per connection), one of them the primary, where requests go.
+ * PMIx_tool_attach_to_server connects to one more by the same discovery
+ * attributes (an empty info array: PMIX_ERR_BAD_PARAM, as the standard
+ * says), keeping the tool's identity; PMIX_PRIMARY_SERVER makes it the
+ * primary (the first one is anyway); naming a server it holds returns that
+ * server's id without a second connection. PMIx_tool_get_servers lists the
+ * servers, the primary first (none: PMIX_ERR_UNREACH); PMIx_tool_set_server
+ * makes a held one the primary (others: PMIX_ERR_UNREACH);
+ * PMIx_tool_disconnect ends a stdin forwarding through that server, tells
+ * it (FINALIZE) and closes that connection; if it was the primary, the
+ * oldest other server becomes the primary; with none left, requests answer
  * PMIX_ERR_UNREACH until the next attach. These calls block (not on the
  * progress thread) and are serialized with init and finalize by init_lock.
  */
