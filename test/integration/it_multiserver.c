@@ -391,13 +391,13 @@ static int tool(char **argv)
     char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
     q.keys = keys;
     IT_RC(PMIx_Query_info_nb(&q, 1, on_query, NULL), PMIX_SUCCESS, "PMIx_Query_info_nb(A)");
-    q.keys = NULL;
-    it_sleep_ms(300);
+    it_sleep_ms(300); /* q stays the library's until on_query */
     IT_CHECK(!query_done, "a stopped server answered");
     double t0 = it_now();
     IT_CHECK(kill(pid_a, SIGKILL) == 0, "SIGKILL %d", (int)pid_a);
     IT_WAIT_FOR(query_done, 10, "the query in flight to the killed server");
     double took = it_now() - t0;
+    q.keys = NULL;
     IT_CHECK(query_status != PMIX_SUCCESS, "the query to the killed server succeeded");
     IT_CHECK(took < 5, "the query to the killed server failed after %.1f s", took);
     printf("in flight to the killed server: %s after %.3f s\n", PMIx_Error_string(query_status),
