@@ -24,6 +24,7 @@
  */
 #include "itest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -280,15 +281,54 @@ static void on_output(size_t id, pmix_iof_channel_t channel, pmix_proc_t *source
 
 static volatile int query_done;
 static pmix_status_t query_status;
+static char query_answer[1024];
 
 static void on_query(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    (void)info, (void)ninfo, (void)cbdata;
+    (void)cbdata;
+    if (ninfo == 1 && info[0].value.type == PMIX_STRING)
+        snprintf(query_answer, sizeof(query_answer), "%s", info[0].value.data.string);
     query_status = status;
     __atomic_store_n(&query_done, 1, __ATOMIC_RELEASE);
     if (release_fn)
         release_fn(release_cbdata);
+}
+
+/* Waits until every thread of process pid has stopped: the kernel stops
+ * them one after another, so a thread may still run (and answer) for a while
+ * after kill() returns. */
+static void wait_stopped(pid_t pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+    double t0 = it_now();
+    for (;;) {
+        DIR *d = opendir(dir);
+        IT_CHECK(d != NULL, "cannot read %s", dir);
+        bool all = true;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char p[600], line[512];
+            snprintf(p, sizeof(p), "%s/%s/stat", dir, e->d_name);
+            FILE *f = fopen(p, "r");
+            const char *close_paren = NULL;
+            if (f && fgets(line, sizeof(line), f))
+                close_paren = strrchr(line, ')');
+            if (f)
+                fclose(f);
+            if (close_paren && close_paren[1] == ' ' && close_paren[2] != 'T' &&
+                close_paren[2] != 't')
+                all = false;
+        }
+        closedir(d);
+        if (all)
+            return;
+        IT_CHECK(it_now() - t0 < 10, "process %d did not stop in 10 s", (int)pid);
+        it_sleep_ms(5);
+    }
 }
 
 static int tool(char **argv)
@@ -386,13 +426,15 @@ static int tool(char **argv)
 
     /* A's server stops, a query waits for it; killed, the query fails at once */
     IT_CHECK(kill(pid_a, SIGSTOP) == 0, "SIGSTOP %d", (int)pid_a);
+    wait_stopped(pid_a);
     pmix_query_t q;
     PMIX_QUERY_CONSTRUCT(&q);
     char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
     q.keys = keys;
     IT_RC(PMIx_Query_info_nb(&q, 1, on_query, NULL), PMIX_SUCCESS, "PMIx_Query_info_nb(A)");
     it_sleep_ms(300); /* q stays the library's until on_query */
-    IT_CHECK(!query_done, "a stopped server answered");
+    IT_CHECK(!query_done, "the query to a stopped server completed: %s (%s)",
+             PMIx_Error_string(query_status), query_answer);
     double t0 = it_now();
     IT_CHECK(kill(pid_a, SIGKILL) == 0, "SIGKILL %d", (int)pid_a);
     IT_WAIT_FOR(query_done, 10, "the query in flight to the killed server");
