@@ -188,6 +188,12 @@ pmix_status_t spx_client_group_construct_shm(const char *grp, const pmix_proc_t 
                                              size_t nprocs, const pmix_info_t *info,
                                              size_t ninfo, pmix_info_t **results,
                                              size_t *nresults);
+/* client_group.c, called with spx_client.lock held: puts the endpoint data
+ * a live group's construct brought for (nspace, rank) into the cache if it
+ * is still waiting (true when it did); drops all that waits (the cache is
+ * being reset). */
+bool spx_client_group_apply_pending(const char *nspace, pmix_rank_t rank);
+void spx_client_group_drop_pending(void);
 /* client_group.c: keeps a construct's outcome (bytes: malloc'd, taken) as
  * the socket path does and makes the caller's results (may be NULL). */
 pmix_status_t spx_client_group_take_outcome(uint8_t *bytes, size_t n, pmix_info_t **results,

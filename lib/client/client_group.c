@@ -19,11 +19,16 @@
  *     after destructing the group it came from): a PMIx_Get qualified with
  *     PMIX_GROUP_CONTEXT_ID is answered from it, and a miss there is final;
  *   - the endpoint data of the members on other nodes, put into the cache of
- *     fetched values (client.h), so that a PMIx_Get of it needs no message
- *     (this node's members are answered by the server, which knows their
- *     scopes: PMIX_REMOTE data is not for them); like every
- *     cached value it is dropped by the next collecting fence, after which
- *     the server (which applied the same data) answers.
+ *     fetched values (client.h) at the first look-up of that member
+ *     (spx_client_group_apply_pending, from the Get path: before any value
+ *     of it is fetched, so a fetched value is never overwritten by older
+ *     construct data), so that a PMIx_Get of it needs no message (this
+ *     node's members are answered by the server, which knows their scopes:
+ *     PMIX_REMOTE data is not for them); not applied at the construct
+ *     itself, which every member would pay for whether it reads it or not.
+ *     Like every cached value it is dropped by the next collecting fence
+ *     (what was not applied yet with it), after which the server (which
+ *     applied the same data) answers; a destruct drops what was not applied.
  * All of it is guarded by spx_client.lock. Results of a construct, an
  * invite or a join: PMIX_GROUP_ID, PMIX_GROUP_MEMBERSHIP and, when a member
  * asked for one (PMIX_GROUP_ASSIGN_CONTEXT_ID), PMIX_GROUP_CONTEXT_ID.
@@ -61,6 +66,45 @@ static void cgroup_free(struct cgroup *g)
     free(g);
 }
 
+/* Members whose endpoint data waits to be put into the cache (atomic, so
+ * that a Get looks for it only when there is some). */
+static unsigned long npending;
+
+/* Called with the lock held: m's data no longer waits. */
+static void drop_pending(spx_grp_member_t *m)
+{
+    if (m->records) {
+        m->records = NULL;
+        m->nrecords = 0;
+        __atomic_sub_fetch(&npending, 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* The members' group info (still encoded) moves out of the outcome's bytes
+ * into a buffer of its own, and the rest (endpoint data) is freed. */
+static void keep_only_info(struct cgroup *g)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < g->o.n; i++)
+        total += g->o.m[i].ninfo_bytes;
+    uint8_t *keep = total ? malloc(total) : NULL;
+    size_t at = 0;
+    for (size_t i = 0; i < g->o.n; i++) {
+        spx_grp_member_t *m = &g->o.m[i];
+        if (!m->ninfo_bytes)
+            continue;
+        if (!keep) { /* no memory: decode it now instead */
+            spx_grp_member_info(m);
+            continue;
+        }
+        memcpy(keep + at, m->info_bytes, m->ninfo_bytes);
+        m->info_bytes = keep + at;
+        at += m->ninfo_bytes;
+    }
+    free(g->bytes);
+    g->bytes = keep;
+}
+
 /* Live groups in the list, also read without the lock (atomics): Fence and
  * Get look for group ids only when there is one, so that they cost nothing
  * otherwise (a fence on one node takes well under a microsecond). */
@@ -75,17 +119,70 @@ static void set_live(struct cgroup *g, bool live)
         __atomic_add_fetch(&nlive, live ? 1 : (unsigned long)-1, __ATOMIC_RELEASE);
     g->live = live;
     if (!live) {
-        for (size_t i = 0; i < g->o.n; i++) {
-            g->o.m[i].records = NULL;
-            g->o.m[i].nrecords = 0;
-        }
-        free(g->bytes);
-        g->bytes = NULL;
+        for (size_t i = 0; i < g->o.n; i++)
+            drop_pending(&g->o.m[i]);
+        keep_only_info(g);
         TAILQ_REMOVE(&groups, g, link);
         if (g->o.have_cid) /* read by context id later */
             TAILQ_INSERT_TAIL(&groups, g, link);
         else
             cgroup_free(g);
+    }
+}
+
+bool spx_client_group_apply_pending(const char *nspace, pmix_rank_t rank)
+{
+    if (__atomic_load_n(&npending, __ATOMIC_ACQUIRE) == 0 || rank == PMIX_RANK_WILDCARD)
+        return false;
+    bool applied = false;
+    struct cgroup *g;
+    TAILQ_FOREACH(g, &groups, link) {
+        if (!g->live)
+            break;
+        /* members are sorted by (nspace, rank) */
+        size_t lo = 0, hi = g->o.n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            const pmix_proc_t *p = &g->o.m[mid].proc;
+            int c = strncmp(p->nspace, nspace, PMIX_MAX_NSLEN);
+            if (c == 0)
+                c = p->rank < rank ? -1 : p->rank > rank;
+            if (c == 0) {
+                lo = mid;
+                break;
+            }
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo >= g->o.n || g->o.m[lo].proc.rank != rank ||
+            strncmp(g->o.m[lo].proc.nspace, nspace, PMIX_MAX_NSLEN) != 0)
+            continue;
+        spx_grp_member_t *m = &g->o.m[lo];
+        if (!m->records)
+            continue;
+        spx_buf_t b;
+        spx_buf_init_borrowed(&b, m->records, m->nrecords);
+        if (spx_client.cache && spx_records_apply(&b, spx_client.cache, NULL, NULL) != 0)
+            spx_warn("group %s: malformed endpoint data of a member ignored", g->o.grp);
+        spx_buf_fini(&b);
+        drop_pending(m);
+        applied = true;
+    }
+    return applied;
+}
+
+void spx_client_group_drop_pending(void)
+{
+    if (__atomic_load_n(&npending, __ATOMIC_ACQUIRE) == 0)
+        return;
+    struct cgroup *g;
+    TAILQ_FOREACH(g, &groups, link) {
+        if (!g->live)
+            break;
+        for (size_t i = 0; i < g->o.n; i++)
+            drop_pending(&g->o.m[i]);
     }
 }
 
@@ -117,6 +214,8 @@ void spx_client_groups_clear(void)
         TAILQ_REMOVE(&groups, g, link);
         if (g->live)
             __atomic_sub_fetch(&nlive, 1, __ATOMIC_RELEASE);
+        for (size_t i = 0; i < g->o.n; i++)
+            drop_pending(&g->o.m[i]);
         cgroup_free(g);
     }
     pthread_mutex_unlock(&spx_client.lock);
@@ -213,7 +312,9 @@ const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, 
         long i = spx_grp_outcome_find(&g->o, p);
         if (i < 0)
             return NULL;
-        const spx_grp_member_t *m = &g->o.m[i];
+        spx_grp_member_t *m = &g->o.m[i];
+        if (spx_grp_member_info(m) != 0)
+            spx_warn("group %s: malformed group info of a member ignored", g->o.grp);
         for (size_t k = 0; k < m->ninfo; k++)
             if (spx_key_eq(m->info[k].key, key))
                 return &m->info[k].value;
@@ -297,17 +398,18 @@ static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
     struct cgroup *old = live_group(o->grp);
     if (old)
         set_live(old, false); /* may free it */
-    for (size_t i = 0; i < o->n && spx_client.cache; i++) {
-        /* this node's processes: the server answers for them, with their scopes */
-        if (PMIX_CHECK_NSPACE(o->m[i].proc.nspace, spx_client.myproc.nspace) &&
-            (o->m[i].proc.rank == spx_client.myproc.rank ||
-             spx_client_local_slot(o->m[i].proc.rank) >= 0))
-            continue;
-        spx_buf_t b;
-        spx_buf_init_borrowed(&b, o->m[i].records, o->m[i].nrecords);
-        if (spx_records_apply(&b, spx_client.cache, NULL, NULL) != 0)
-            spx_warn("group %s: malformed endpoint data of a member ignored", o->grp);
-        spx_buf_fini(&b);
+    for (size_t i = 0; i < g->o.n; i++) {
+        /* this node's processes: the server answers for them, with their
+         * scopes; the others' data waits for their first look-up */
+        if (!spx_client.cache ||
+            (PMIX_CHECK_NSPACE(g->o.m[i].proc.nspace, spx_client.myproc.nspace) &&
+             (g->o.m[i].proc.rank == spx_client.myproc.rank ||
+              spx_client_local_slot(g->o.m[i].proc.rank) >= 0))) {
+            g->o.m[i].records = NULL;
+            g->o.m[i].nrecords = 0;
+        } else {
+            __atomic_add_fetch(&npending, 1, __ATOMIC_RELEASE);
+        }
     }
     TAILQ_INSERT_HEAD(&groups, g, link);
     set_live(g, true);

@@ -38,6 +38,7 @@ void spx_client_cache_reset(void)
         spx_store_destroy(spx_client.cache);
         spx_client.cache = spx_store_create();
     }
+    spx_client_group_drop_pending();
     pthread_mutex_unlock(&spx_client.lock);
 }
 
@@ -182,6 +183,8 @@ static const pmix_value_t *lookup_local(const struct get_req *r)
         v = spx_store_peek(spx_client.jobinfo, ns, PMIX_RANK_WILDCARD, r->key, NULL);
     if (!v) {
         cache_check_peer(ns, rank);
+        /* a group construct's data of that process goes in at its first look-up */
+        spx_client_group_apply_pending(ns, rank);
         v = spx_store_peek(spx_client.cache, ns, rank, r->key, NULL);
     }
     return v;

@@ -18,7 +18,14 @@ void spx_grp_push_member(spx_buf_t *b, const char *grp, const pmix_proc_t *membe
     spx_buf_push_str(b, grp);
     spx_codec_push_proc(b, member);
     spx_buf_push_u8(b, (uint8_t)(flags & (SPX_GRP_F_WANT_CID | SPX_GRP_F_NOTIFY_TERM)));
-    spx_codec_push_info_array(b, info, ninfo);
+    spx_buf_t ib;
+    spx_buf_init(&ib);
+    spx_codec_push_info_array(&ib, info, ninfo);
+    if (spx_buf_failed(&ib))
+        spx_buf_set_error(b, ENOMEM);
+    else
+        spx_buf_push_bytes(b, ib.data, ib.len);
+    spx_buf_fini(&ib);
     spx_buf_push_bytes(b, records, nrecords);
 }
 
@@ -46,18 +53,15 @@ static int member_cmp(const void *a, const void *b)
 /* Reads the group name of an item into o->grp (first item) or checks it. */
 static int read_group_name(spx_buf_t *b, spx_grp_outcome_t *o)
 {
-    char *g = spx_buf_pull_str(b);
-    int rc = -1;
-    if (g && g[0] && strlen(g) <= PMIX_MAX_NSLEN) {
-        if (!o->grp[0]) {
-            memcpy(o->grp, g, strlen(g) + 1);
-            rc = 0;
-        } else {
-            rc = strcmp(o->grp, g) == 0 ? 0 : -1;
-        }
+    char g[PMIX_MAX_NSLEN + 1];
+    spx_buf_pull_str_into(b, g, sizeof(g));
+    if (spx_buf_failed(b) || !g[0])
+        return -1;
+    if (!o->grp[0]) {
+        memcpy(o->grp, g, strlen(g) + 1);
+        return 0;
     }
-    free(g);
-    return rc;
+    return strcmp(o->grp, g) == 0 ? 0 : -1;
 }
 
 /* A MEMBER item's body into a new member of o. */
@@ -78,9 +82,13 @@ static int read_member(spx_buf_t *b, spx_grp_outcome_t *o, size_t *cap)
     if (spx_codec_pull_proc(b, &m->proc) != 0)
         return -1;
     uint8_t flags = spx_buf_pull_u8(b);
-    if (spx_codec_pull_info_array(b, &m->info, &m->ninfo) != 0)
+    uint32_t ni = spx_buf_pull_u32(b);
+    if (spx_buf_failed(b) || ni > spx_buf_remaining(b))
         return -1;
-    o->n++; /* from here on the outcome owns m->info */
+    m->info_bytes = b->data + b->pos;
+    m->ninfo_bytes = ni;
+    b->pos += ni;
+    o->n++;
     uint32_t n = spx_buf_pull_u32(b);
     if (spx_buf_failed(b) || n > spx_buf_remaining(b) ||
         (flags & ~(SPX_GRP_F_WANT_CID | SPX_GRP_F_NOTIFY_TERM)))
@@ -125,6 +133,31 @@ int spx_grp_outcome_parse(const void *data, size_t len, spx_grp_outcome_t *out)
     }
     if (rc != 0)
         spx_grp_outcome_fini(out);
+    return rc;
+}
+
+int spx_grp_member_info(spx_grp_member_t *m)
+{
+    if (m->info_decoded)
+        return m->info || m->ninfo == 0 ? 0 : -1;
+    m->info_decoded = true;
+    m->info = NULL;
+    m->ninfo = 0;
+    if (m->ninfo_bytes == 0)
+        return -1; /* an info array is never empty bytes */
+    spx_buf_t b;
+    spx_buf_init_borrowed(&b, m->info_bytes, m->ninfo_bytes);
+    int rc = spx_codec_pull_info_array(&b, &m->info, &m->ninfo) == 0 && spx_buf_finish(&b) == 0
+                 ? 0
+                 : -1;
+    if (rc != 0) {
+        spx_info_array_free(m->info, m->ninfo);
+        m->info = NULL;
+        m->ninfo = 0;
+    }
+    spx_buf_fini(&b);
+    m->info_bytes = NULL;
+    m->ninfo_bytes = 0;
     return rc;
 }
 

@@ -7,8 +7,8 @@
  * the same parser. The stream has no count in front, so the contributions of
  * several nodes are simply concatenated:
  *     item    := u8 SPX_GRP_ITEM_MEMBER, str group, proc member, u8 flags,
- *                info[] group_info, u32 n, n bytes of records (proto/records.h:
- *                the member's endpoint data)
+ *                u32 ni, ni bytes: info[] group_info, u32 n, n bytes of records
+ *                (proto/records.h: the member's endpoint data)
  *              | u8 SPX_GRP_ITEM_CID, str group, u64 context id
  *     flags   := bit 0: the member asked for a context id; bit 1: it asked
  *                for PMIX_GROUP_NOTIFY_TERMINATION
@@ -39,10 +39,15 @@ void spx_grp_push_member(spx_buf_t *b, const char *grp, const pmix_proc_t *membe
 /* Appends a CID item. */
 void spx_grp_push_cid(spx_buf_t *b, const char *grp, uint64_t cid);
 
-/* One member of a parsed outcome. */
+/* One member of a parsed outcome. Its group info is decoded only when it
+ * is asked for (spx_grp_member_info): a construct's every member pays for
+ * reading the outcome, and most group info is never read. */
 typedef struct spx_grp_member {
     pmix_proc_t proc;
-    pmix_info_t *info;          /* its PMIX_GROUP_INFO entries (owned by the outcome) */
+    const uint8_t *info_bytes;  /* its PMIX_GROUP_INFO entries, encoded (borrowed, as records) */
+    size_t ninfo_bytes;
+    bool info_decoded;          /* info/ninfo hold them (then info_bytes is not needed) */
+    pmix_info_t *info;          /* decoded (owned by the outcome), or NULL */
     size_t ninfo;
     const uint8_t *records;     /* its endpoint data (borrowed: points into the parsed bytes) */
     size_t nrecords;
@@ -64,6 +69,9 @@ typedef struct spx_grp_outcome {
  * groups, repeat a member or a context id, or name no member (*out is then
  * empty and needs no fini). */
 int spx_grp_outcome_parse(const void *data, size_t len, spx_grp_outcome_t *out);
+/* Decodes m's group info into m->info / m->ninfo once; 0, or -1 when its
+ * bytes are malformed (then m has none). */
+int spx_grp_member_info(spx_grp_member_t *m);
 /* Frees what the outcome owns. */
 void spx_grp_outcome_fini(spx_grp_outcome_t *o);
 /* Index of proc among the members, or -1. */

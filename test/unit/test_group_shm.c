@@ -2,9 +2,11 @@
  * (round trip, a request too large for a slot, hostile slot bytes: a length
  * past the slot, truncations, random bytes) and the outcome area (round
  * trip small and larger than the first read, another generation, a length
- * beyond the limit, a file cut short). */
+ * beyond the limit, a file cut short); and the outcome's group info, read
+ * only when asked for (proto/group.h), also when its bytes are malformed. */
 #include "config.h"
 
+#include "proto/group.h"
 #include "proto/group_shm.h"
 
 #include <check.h>
@@ -149,6 +151,52 @@ START_TEST(outcome_round_trip_and_checks)
 }
 END_TEST
 
+START_TEST(group_info_decoded_on_demand)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    for (pmix_rank_t r = 0; r < 3; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, "ns", 2 - r);
+        size_t lcid = 500 + (2 - r);
+        pmix_info_t gi;
+        PMIX_INFO_LOAD(&gi, PMIX_GROUP_LOCAL_CID, &lcid, PMIX_SIZE);
+        spx_grp_push_member(&b, "grp-c", &p, SPX_GRP_F_WANT_CID, &gi, 1, "rec", 3);
+        PMIX_INFO_DESTRUCT(&gi);
+    }
+    spx_grp_push_cid(&b, "grp-c", 9);
+    ck_assert(!spx_buf_failed(&b));
+    spx_grp_outcome_t o;
+    ck_assert_int_eq(spx_grp_outcome_parse(b.data, b.len, &o), 0);
+    ck_assert_uint_eq(o.n, 3);
+    ck_assert(o.have_cid && o.cid == 9 && o.want_cid);
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_uint_eq(o.m[i].proc.rank, i); /* sorted */
+        ck_assert(!o.m[i].info_decoded && o.m[i].info == NULL && o.m[i].ninfo_bytes > 0);
+        ck_assert_int_eq(spx_grp_member_info(&o.m[i]), 0);
+        ck_assert_uint_eq(o.m[i].ninfo, 1);
+        ck_assert(PMIX_CHECK_KEY(&o.m[i].info[0], PMIX_GROUP_LOCAL_CID));
+        ck_assert_uint_eq(o.m[i].info[0].value.data.size, 500 + i);
+        ck_assert_int_eq(spx_grp_member_info(&o.m[i]), 0); /* once */
+    }
+    spx_grp_outcome_fini(&o);
+    /* a member whose info bytes are garbage: the outcome parses, its info does not */
+    uint8_t *bad = malloc(b.len);
+    memcpy(bad, b.data, b.len);
+    ck_assert_int_eq(spx_grp_outcome_parse(bad, b.len, &o), 0);
+    size_t off = (size_t)(o.m[1].info_bytes - bad);
+    memset(bad + off, 0xff, o.m[1].ninfo_bytes);
+    ck_assert_int_eq(spx_grp_member_info(&o.m[1]), -1);
+    ck_assert(o.m[1].info == NULL && o.m[1].ninfo == 0);
+    ck_assert_int_eq(spx_grp_member_info(&o.m[0]), 0);
+    spx_grp_outcome_fini(&o);
+    /* an info length past the end: refused at parse */
+    ck_assert_int_ne(spx_grp_outcome_parse(bad, off - 2, &o), 0);
+    free(bad);
+    spx_buf_fini(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("group_shm");
@@ -158,6 +206,7 @@ int main(void)
     tcase_add_test(tc, request_round_trip_and_limits);
     tcase_add_test(tc, hostile_slots_are_refused);
     tcase_add_test(tc, outcome_round_trip_and_checks);
+    tcase_add_test(tc, group_info_decoded_on_demand);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
