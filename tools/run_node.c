@@ -27,6 +27,7 @@
 #include "run_out.h"
 #include "run_stdin.h"
 #include "host/server.h"
+#include "host/pmi_fd.h"
 
 #include <pmix.h>
 
@@ -433,6 +434,8 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
         if (!tag && N.cfg->rank_err != 2 && dup2(N.cfg->rank_err, 2) < 0)
             _exit(127);
         environ = env;
+        if (spx_host_pmi_fd_keep(env) != 0)
+            dprintf(2, "spmix-run: rank %u keeps no PMI_FD\n", p->rank);
         execvp(N.o->argv[0], N.o->argv);
         dprintf(2, "spmix-run: cannot execute %s: %s\n", N.o->argv[0], strerror(errno));
         _exit(127);

@@ -11,6 +11,7 @@
  *   engine_events.h  events to clients (events.c) and their relay (relay.c)
  *   engine_pubsub.h  the publish/lookup directory (pubsub.c)
  *   engine_group.h   group construct/destruct and context ids (group.c)
+ *   engine_pmi.h     the PMI-1/PMI-2 wire protocols on a task's PMI_FD (pmi_wire.c, pmi_cmds.c)
  * This header includes no engine header (scripts/check-server-includes.sh
  * checks it). Engines reach other nodes only through nodes.c's functions,
  * which reach them only through the net-ops seam.
@@ -116,6 +117,8 @@ struct spx_srv_peer {
     bool tool;                      /* a tool's connection (HELLO kind TOOL accepted) */
     int refs;
     char *cpus;                     /* cpu list sent with HELLO, or NULL (owned) */
+    struct spx_srv_pmi_conn *pmi;   /* a PMI wire connection's peer (engine_pmi.h):
+                                     * no conn; replies and closing go there (borrowed) */
     char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
 };
 
@@ -149,6 +152,8 @@ struct spx_srv_mn;                  /* nodes.c: multi-node state */
 struct spx_srv_mn_cfg;
 struct spx_srv_dmx;                 /* dmodex.c: direct modex state */
 struct spx_srv_iof;                 /* iof.c: the IOF engine's state */
+struct spx_srv_pmi;                 /* pmi_wire.c: the PMI wire engine's state */
+struct spx_srv_pmi_conn;
 struct spx_srv_pubsub;              /* pubsub.c: requests waiting for node 0 */
 struct spx_srv_grp;                 /* group.c: groups, their collectives and context ids */
 struct spx_srv_ctx;
@@ -242,6 +247,7 @@ struct spx_srv_ctx {
     struct spx_srv_pubsub *pubsub;  /* directory requests for node 0 (pubsub.c's engine; owned) */
     struct spx_srv_grp *grp;        /* groups of this node (group.c's engine; owned) */
     struct spx_srv_iof *iof;        /* pushes waiting for other nodes (iof.c's engine; owned) */
+    struct spx_srv_pmi *pmi;        /* PMI wire connections (pmi_wire.c's engine; owned) */
     struct spx_srv_stats stats;
     bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
     bool local_failure;             /* a local process ended without PMIx_Finalize:
@@ -306,6 +312,11 @@ bool spx_srv_tool_may_see(const struct spx_srv_peer *p, const char *nspace);
 void spx_srv_peer_ref(struct spx_srv_peer *p);
 void spx_srv_peer_unref(struct spx_srv_peer *p);
 void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason);
+/* p's connection has gone (reason: borrowed): a client that had not
+ * finalized is lost (fences, gets, relay, engines hear of it); p leaves the
+ * peer list. For the framed connection's close callback and the PMI
+ * engine's (engine_pmi.h). */
+void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason);
 void spx_srv_close_all(struct spx_srv_ctx *ctx);
 /* Replies (no-ops when the peer is gone). payload: bytes taken. */
 void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);

@@ -16,6 +16,7 @@
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
 #include "server/engine_group.h"
+#include "server/engine_pmi.h"
 #include "server/engine_pubsub.h"
 #include "server/iof_int.h"
 
@@ -84,9 +85,14 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
 {
     (void)c;
     struct spx_srv_peer *p = arg;
+    p->conn = NULL;
+    spx_srv_peer_closed(p, reason);
+}
+
+void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason)
+{
     struct spx_srv_ctx *ctx = p->ctx;
     spx_debug("%s: connection closed (%s)", p->name, reason);
-    p->conn = NULL;
     bool was_ready = p->state == SPX_PEER_READY;
     peer_set_state(p, SPX_PEER_CLOSED);
     spx_srv_get_requester_gone(p);
@@ -116,7 +122,9 @@ static void peer_on_close(spx_conn_t *c, const char *reason, void *arg)
 
 void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason)
 {
-    if (p->conn)
+    if (p->pmi)
+        spx_srv_pmi_close(p, reason);
+    else if (p->conn)
         spx_conn_close(p->conn, reason, 1);
 }
 
@@ -124,9 +132,10 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
 {
     struct spx_srv_peer *p;
     while ((p = LIST_FIRST(&ctx->peers))) {
-        if (p->conn) {
+        if (p->conn)
             spx_conn_close(p->conn, "server finalizing", 0);
-        }
+        else if (p->pmi)
+            spx_srv_pmi_close(p, "server finalizing");
         if (LIST_FIRST(&ctx->peers) == p) /* not unlinked by on_close (no conn) */
             peer_unlink(p);
     }
@@ -136,6 +145,10 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
 
 void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
 {
+    if (p && p->pmi) {
+        spx_srv_pmi_reply(p, type, seq, payload);
+        return;
+    }
     if (!p || !p->conn) {
         if (payload)
             spx_buf_fini(payload);

@@ -18,6 +18,7 @@
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
 #include "server/engine_group.h"
+#include "server/engine_pmi.h"
 #include "server/engine_pubsub.h"
 #include "server/server.h"
 
@@ -47,7 +48,7 @@ struct spx_srv_ctx *const spx_srv = &srv_state;
 /* The engines, in the order they are set up and hear of a gone node. */
 const struct spx_srv_engine_ops *const spx_srv_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
-    &spx_srv_group_engine, &spx_srv_iof_engine, NULL};
+    &spx_srv_group_engine, &spx_srv_iof_engine, &spx_srv_pmi_engine, NULL};
 
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
 {
@@ -340,6 +341,42 @@ static int env_set(char ***env, const char *name, const char *value)
     return 0;
 }
 
+/* The PMI wire connection of proc (engine_pmi.h) and what MPICH's PMI-1
+ * and PMI-2 clients read at start; none when SPMIX_PMI=0 in the server's
+ * environment or the server cannot make it (PMIx works as before). */
+struct pmi_fork {
+    const pmix_proc_t *proc;
+    int fd, rc;
+    uint32_t size;
+};
+
+static void pmi_fork_on_thread(void *arg)
+{
+    struct pmi_fork *f = arg;
+    f->rc = spx_srv_pmi_setup_fork(spx_srv, f->proc, &f->fd, &f->size);
+}
+
+static int pmi_setup_fork(const pmix_proc_t *proc, char ***env)
+{
+    const char *off = getenv("SPMIX_PMI");
+    struct pmi_fork f = {.proc = proc, .fd = -1, .rc = -1};
+    if (off && strcmp(off, "0") == 0)
+        return 0;
+    spx_srv_run_sync(pmi_fork_on_thread, &f);
+    if (f.rc != 0) {
+        spx_info("no PMI connection for %s:%u", proc->nspace, (unsigned)proc->rank);
+        return 0;
+    }
+    char fd[16], rank[16], size[16], nspace[PMIX_MAX_NSLEN + 1];
+    snprintf(fd, sizeof(fd), "%d", f.fd);
+    snprintf(rank, sizeof(rank), "%u", (unsigned)proc->rank);
+    snprintf(size, sizeof(size), "%u", (unsigned)f.size);
+    snprintf(nspace, sizeof(nspace), "%s", proc->nspace);
+    return env_set(env, "PMI_FD", fd) | env_set(env, "PMI_RANK", rank) |
+           env_set(env, "PMI_SIZE", size) | env_set(env, "PMI_JOBID", nspace) |
+           env_set(env, "PMI_SPAWNED", "0");
+}
+
 SPX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
 {
     if (!spx_server_active())
@@ -362,5 +399,7 @@ SPX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char **
               env_set(env, "PMIX_VERSION", SPX_SERVER_VERSION_STR) |
               env_set(env, "PMIX_SERVER_TMPDIR", spx_srv->dir);
     free(uri);
+    if (!bad)
+        bad = pmi_setup_fork(proc, env);
     return bad ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
