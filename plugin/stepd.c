@@ -51,6 +51,7 @@
 #include "plugin/stepd_output.h"
 #include "plugin/stepd_stdin.h"
 #include "host/server.h"
+#include "host/pmi_fd.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -464,6 +465,9 @@ int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env)
         }
     }
     slurm_unsetenvp(*env, SPX_PLG_ENV_SRUN_PORT);
+    /* the PMI wire connection (PMI_FD, made at prefork) survives the exec */
+    if (spx_host_pmi_fd_keep(*env) != 0)
+        spx_plg_err("task %u: cannot keep PMI_FD open", job->gtaskid);
     spx_plg_stdin_task(job->gtaskid);   /* opt-in: fd 0 fed by the pump */
     spx_plg_output_task(job->gtaskid);  /* opt-in: fd 1 and 2 through the tap */
     return SLURM_SUCCESS;
