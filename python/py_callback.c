@@ -45,6 +45,8 @@ void spx_py_req_destroy(spx_py_req_t *r)
         PMIx_Proc_free(r->procs, r->nprocs);
     if (r->pdata)
         PMIx_Pdata_free(r->pdata, r->npdata);
+    if (r->queries)
+        PMIx_Query_free(r->queries, r->nqueries);
     PMIx_Argv_free(r->argv);
     free(r->bo.bytes);
     Py_XDECREF(r->fn);

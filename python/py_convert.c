@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <sys/types.h>
 
 PyObject *spx_py_str(const char *s)
 {
@@ -437,6 +439,30 @@ pmix_status_t spx_py_value_load(pmix_value_t *v, PyObject *value, PyObject *type
     return PMIX_SUCCESS;
 }
 
+/* The size of one element of a data array of a scalar type (0: not a scalar). */
+static size_t scalar_size(pmix_data_type_t t)
+{
+    switch (t) {
+    case PMIX_BOOL: return sizeof(bool);
+    case PMIX_BYTE: case PMIX_INT8: case PMIX_UINT8: case PMIX_PERSIST: case PMIX_SCOPE:
+    case PMIX_DATA_RANGE: case PMIX_PROC_STATE: case PMIX_ALLOC_DIRECTIVE: case PMIX_JOB_STATE:
+    case PMIX_LINK_STATE:
+        return 1;
+    case PMIX_INT16: case PMIX_UINT16: return 2;
+    case PMIX_INT: case PMIX_UINT: case PMIX_INT32: case PMIX_UINT32: case PMIX_STATUS:
+    case PMIX_PROC_RANK:
+        return 4;
+    case PMIX_INT64: case PMIX_UINT64: return 8;
+    case PMIX_SIZE: return sizeof(size_t);
+    case PMIX_TIME: return sizeof(time_t);
+    case PMIX_PID: return sizeof(pid_t);
+    case PMIX_FLOAT: return sizeof(float);
+    case PMIX_DOUBLE: return sizeof(double);
+    case PMIX_TIMEVAL: return sizeof(struct timeval);
+    default: return 0;
+    }
+}
+
 /* One element of a data array of scalar type t at slot i of base. */
 static pmix_status_t element_load(pmix_data_array_t *a, size_t i, PyObject *o)
 {
@@ -475,8 +501,8 @@ static pmix_status_t element_load(pmix_data_array_t *a, size_t i, PyObject *o)
         ((pmix_byte_object_t *)a->array)[i] = v.data.bo;
         return PMIX_SUCCESS;
     default: {
-        size_t sz = 0;
-        if (PMIx_Value_get_size(&v, &sz) != PMIX_SUCCESS || sz == 0 || sz > sizeof(v.data)) {
+        size_t sz = scalar_size(a->type);
+        if (sz == 0) {
             PMIx_Value_destruct(&v);
             return PMIX_ERR_NOT_SUPPORTED;
         }
@@ -593,7 +619,7 @@ static PyObject *darray_unload(const pmix_data_array_t *a)
 {
     PyObject *l = PyList_New(0), *o;
     pmix_value_t v;
-    size_t sz = 0;
+    size_t sz;
 
     if (!l)
         return NULL;
@@ -617,8 +643,7 @@ static PyObject *darray_unload(const pmix_data_array_t *a)
             } else if (a->type == PMIX_BYTE_OBJECT) {
                 v.data.bo = ((pmix_byte_object_t *)a->array)[i];
             } else {
-                if (PMIx_Value_get_size(&v, &sz) != PMIX_SUCCESS || sz == 0 ||
-                    sz > sizeof(v.data))
+                if ((sz = scalar_size(a->type)) == 0)
                     break; /* a type this module does not convert: left out */
                 memcpy(&v.data, (const char *)a->array + i * sz, sz);
             }

@@ -130,18 +130,13 @@ static PyObject *nb_query(PyObject *self, PyObject *args)
 {
     PyObject *pyq, *fn, *cbdata = Py_None;
     spx_py_req_t *r;
-    pmix_query_t *q = NULL;
-    size_t nq = 0;
     pmix_status_t rc;
     (void)self;
 
     if (!PyArg_ParseTuple(args, "OO|O:query_nb", &pyq, &fn, &cbdata) || !(r = req_of(fn, cbdata)))
         return NULL;
-    /* the library copies the queries before it returns */
-    if ((rc = spx_py_queries_load(pyq, &q, &nq)) == PMIX_SUCCESS) {
-        SPX_PY_NOGIL(rc = PMIx_Query_info_nb(q, nq, spx_py_info_cb, r));
-        PMIx_Query_free(q, nq);
-    }
+    if ((rc = spx_py_queries_load(pyq, &r->queries, &r->nqueries)) == PMIX_SUCCESS)
+        SPX_PY_NOGIL(rc = PMIx_Query_info_nb(r->queries, r->nqueries, spx_py_info_cb, r));
     return submit(r, rc);
 }
 

@@ -81,6 +81,8 @@ typedef struct spx_py_req {
     size_t npdata;
     char **argv;
     pmix_byte_object_t bo;
+    pmix_query_t *queries;
+    size_t nqueries;
 } spx_py_req_t;
 /* A new request holding fn and cbdata (new references); NULL + MemoryError. */
 spx_py_req_t *spx_py_req_create(PyObject *fn, PyObject *cbdata);
