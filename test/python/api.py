@@ -213,8 +213,9 @@ def test_callbacks(ns, rank, n):
 
 
 def test_gil(rank):
-    # rank 1 comes late to a fence: rank 0's main thread runs meanwhile
-    state = {"started": False, "done": False, "ticks": 0, "rc": None}
+    # rank 1 comes 0.5 s late to a fence that rank 0 waits in from a thread:
+    # rank 0's main thread keeps running meanwhile (no stall of 0.2 s or more)
+    state = {"started": False, "done": False, "rc": None}
 
     def fence():
         state["started"] = True
@@ -224,15 +225,19 @@ def test_gil(rank):
     if rank == 1:
         time.sleep(0.5)
     t = threading.Thread(target=fence)
+    t0 = last = time.monotonic()
+    gap = 0.0
     t.start()
-    while not state["started"]:
-        time.sleep(0.001)
     while not state["done"]:
-        state["ticks"] += 1
+        now = time.monotonic()
+        gap = max(gap, now - last)
+        last = now
     t.join()
     check(state["rc"] == 0, "threaded fence %r" % state["rc"])
     if rank == 0:
-        check(state["ticks"] > 1000, "the main thread ran %d times during the fence" % state["ticks"])
+        took = time.monotonic() - t0
+        check(took > 0.3, "the fence took only %.3f s" % took)
+        check(gap < 0.2, "the main thread stalled %.3f s during the fence (GIL held)" % gap)
 
 
 def main():
