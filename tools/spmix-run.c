@@ -224,6 +224,8 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(nspace, sizeof(nspace), "spmix-run.%d", (int)getpid());
+    if (getenv("SPMIX_RUN_NSPACE") && getenv("SPMIX_RUN_NSPACE")[0]) /* a fixed name (tests) */
+        snprintf(nspace, sizeof(nspace), "%s", getenv("SPMIX_RUN_NSPACE"));
     spx_run_hint_openmpi();
     if (!o.no_lib_path)
         spx_run_put_lib_first();

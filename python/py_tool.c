@@ -1,0 +1,427 @@
+/* py_tool.c - pmix.PMIxServer (partial) and pmix.PMIxTool.
+ *
+ * As in the older binding, PMIxServer derives from PMIxClient and PMIxTool
+ * from PMIxServer, so a tool also has the client's methods (get, query,
+ * fence_nb, ...). The server is partial: it hosts clients of its own
+ * (init, register_nspace/client, setup_fork, deregister_*, finalize,
+ * generate_regex/ppn) with the library's own behaviour for every upcall; the
+ * older binding's map of Python server-module functions is accepted and not
+ * called. The tool adds iof_pull / iof_deregister / iof_push (and
+ * iof_push_nb), attach_to_server, get_servers, set_server.
+ */
+#include "spx_py.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SELF ((spx_py_client_t *)self)
+
+static PyObject *status_of(pmix_status_t rc)
+{
+    return PyErr_Occurred() ? NULL : PyLong_FromLong(rc);
+}
+
+/* ---- server ---- */
+
+static pmix_server_module_t server_module; /* every upcall NULL: the library's defaults */
+
+static PyObject *server_init(PyObject *self, PyObject *args)
+{
+    PyObject *dicts = Py_None, *map = Py_None;
+    pmix_info_t *info;
+    size_t n;
+    pmix_status_t rc;
+
+    (void)self;
+    if (!PyArg_ParseTuple(args, "|OO:init", &dicts, &map))
+        return NULL;
+    if (map != Py_None && PyDict_Check(map) && PyDict_Size(map) > 0 &&
+        PyErr_WarnEx(PyExc_RuntimeWarning,
+                     "pmix.PMIxServer: Python server-module functions are not called; "
+                     "the library's own behaviour serves every upcall", 1) != 0)
+        return NULL;
+    if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
+        return status_of(rc);
+    SPX_PY_NOGIL(rc = PMIx_server_init(&server_module, info, n));
+    PMIx_Info_free(info, n);
+    return status_of(rc);
+}
+
+static PyObject *server_finalize(PyObject *self, PyObject *unused)
+{
+    pmix_status_t rc;
+    (void)self;
+    (void)unused;
+    SPX_PY_NOGIL(rc = PMIx_server_finalize());
+    return PyLong_FromLong(rc);
+}
+
+static PyObject *server_register_nspace(PyObject *self, PyObject *args)
+{
+    const char *ns;
+    int nlocal;
+    PyObject *dicts = Py_None;
+    pmix_info_t *info;
+    size_t n;
+    pmix_nspace_t nspace;
+    pmix_status_t rc;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "si|O:register_nspace", &ns, &nlocal, &dicts))
+        return NULL;
+    if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
+        return status_of(rc);
+    PMIx_Load_nspace(nspace, ns);
+    SPX_PY_NOGIL(rc = PMIx_server_register_nspace(nspace, nlocal, info, n, NULL, NULL));
+    PMIx_Info_free(info, n);
+    return status_of(rc);
+}
+
+static PyObject *server_deregister_nspace(PyObject *self, PyObject *args)
+{
+    const char *ns;
+    pmix_nspace_t nspace;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "s:deregister_nspace", &ns))
+        return NULL;
+    PMIx_Load_nspace(nspace, ns);
+    SPX_PY_NOGIL(PMIx_server_deregister_nspace(nspace, NULL, NULL));
+    Py_RETURN_NONE;
+}
+
+static PyObject *server_register_client(PyObject *self, PyObject *args)
+{
+    PyObject *proc;
+    unsigned int uid, gid;
+    pmix_proc_t p;
+    pmix_status_t rc;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OII:register_client", &proc, &uid, &gid))
+        return NULL;
+    if ((rc = spx_py_proc_load(&p, proc)) != PMIX_SUCCESS)
+        return status_of(rc);
+    SPX_PY_NOGIL(rc = PMIx_server_register_client(&p, uid, gid, NULL, NULL, NULL));
+    return status_of(rc);
+}
+
+static PyObject *server_deregister_client(PyObject *self, PyObject *args)
+{
+    PyObject *proc;
+    pmix_proc_t p;
+    pmix_status_t rc;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "O:deregister_client", &proc))
+        return NULL;
+    if ((rc = spx_py_proc_load(&p, proc)) != PMIX_SUCCESS)
+        return status_of(rc);
+    SPX_PY_NOGIL(PMIx_server_deregister_client(&p, NULL, NULL));
+    return status_of(PMIX_SUCCESS);
+}
+
+static PyObject *server_setup_fork(PyObject *self, PyObject *args)
+{
+    PyObject *proc, *env;
+    pmix_proc_t p;
+    char **penv = NULL;
+    pmix_status_t rc;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OO!:setup_fork", &proc, &PyDict_Type, &env))
+        return NULL;
+    if ((rc = spx_py_proc_load(&p, proc)) != PMIX_SUCCESS)
+        return status_of(rc);
+    SPX_PY_NOGIL(rc = PMIx_server_setup_fork(&p, &penv));
+    for (size_t i = 0; rc == PMIX_SUCCESS && penv && penv[i]; i++) {
+        char *eq = strchr(penv[i], '=');
+        PyObject *k, *v;
+        if (!eq)
+            continue;
+        k = PyUnicode_DecodeUTF8(penv[i], eq - penv[i], "replace");
+        v = spx_py_str(eq + 1);
+        if (!k || !v || PyDict_SetItem(env, k, v) != 0) {
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+            PMIx_Argv_free(penv);
+            return NULL;
+        }
+        Py_DECREF(k);
+        Py_DECREF(v);
+    }
+    PMIx_Argv_free(penv);
+    return status_of(rc);
+}
+
+/* generate_regex(hosts) / generate_ppn(procs) -> (status, bytearray) */
+static PyObject *gen(PyObject *args, const char *fmt, const char *sep,
+                     pmix_status_t (*fn)(const char *, char **))
+{
+    PyObject *list, *s, *joined, *res;
+    char *out = NULL;
+    pmix_status_t rc;
+
+    if (!PyArg_ParseTuple(args, fmt, &list))
+        return NULL;
+    s = PyUnicode_FromString(sep);
+    joined = s ? PyUnicode_Join(s, list) : NULL;
+    Py_XDECREF(s);
+    if (!joined)
+        return NULL;
+    rc = fn(PyUnicode_AsUTF8(joined), &out);
+    Py_DECREF(joined);
+    /* a regex may hold NULs: its length is up to the last byte the library wrote */
+    res = out ? PyByteArray_FromStringAndSize(out, (Py_ssize_t)strlen(out)) : Py_NewRef(Py_None);
+    free(out);
+    return Py_BuildValue("(iN)", (int)rc, res);
+}
+
+static PyObject *server_generate_regex(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return gen(args, "O:generate_regex", ",", PMIx_generate_regex);
+}
+
+static PyObject *server_generate_ppn(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return gen(args, "O:generate_ppn", ";", PMIx_generate_ppn);
+}
+
+static PyMethodDef server_methods[] = {
+    { "init", server_init, METH_VARARGS,
+      "init(info=[], map=None) -> status\nPMIx_server_init. Partial server: the map of Python "
+      "server-module functions is not called (a warning says so)." },
+    { "finalize", server_finalize, METH_NOARGS, "finalize() -> status\nPMIx_server_finalize." },
+    { "register_nspace", server_register_nspace, METH_VARARGS,
+      "register_nspace(nspace, nlocalprocs, info=[]) -> status\nPMIx_server_register_nspace." },
+    { "deregister_nspace", server_deregister_nspace, METH_VARARGS,
+      "deregister_nspace(nspace) -> None\nPMIx_server_deregister_nspace." },
+    { "register_client", server_register_client, METH_VARARGS,
+      "register_client(proc, uid, gid) -> status\nPMIx_server_register_client." },
+    { "deregister_client", server_deregister_client, METH_VARARGS,
+      "deregister_client(proc) -> status\nPMIx_server_deregister_client." },
+    { "setup_fork", server_setup_fork, METH_VARARGS,
+      "setup_fork(proc, env_dict) -> status\nPMIx_server_setup_fork: adds the client's "
+      "variables to env_dict." },
+    { "generate_regex", server_generate_regex, METH_VARARGS,
+      "generate_regex([hosts]) -> (status, bytearray)\nPMIx_generate_regex." },
+    { "generate_ppn", server_generate_ppn, METH_VARARGS,
+      "generate_ppn(['ranks of node 0', ...]) -> (status, bytearray)\nPMIx_generate_ppn." },
+    { NULL, NULL, 0, NULL }
+};
+
+PyTypeObject spx_py_server_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pmix.PMIxServer",
+    .tp_basicsize = sizeof(spx_py_client_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "A PMIx server (partial: hosts clients with the library's default upcalls).",
+    .tp_methods = server_methods,
+};
+
+/* ---- tool ---- */
+
+static PyObject *tool_init(PyObject *self, PyObject *args)
+{
+    PyObject *dicts = Py_None;
+    pmix_info_t *info;
+    size_t n;
+    pmix_status_t rc;
+
+    if (!PyArg_ParseTuple(args, "|O:init", &dicts))
+        return NULL;
+    if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
+        return PyErr_Occurred() ? NULL : Py_BuildValue("(i{})", (int)rc);
+    SPX_PY_NOGIL(rc = PMIx_tool_init(&SELF->myproc, info, n));
+    PMIx_Info_free(info, n);
+    if (rc != PMIX_SUCCESS)
+        return Py_BuildValue("(i{s:s,s:k})", (int)rc, "nspace", "UNASSIGNED", "rank",
+                             (unsigned long)PMIX_RANK_UNDEF);
+    return Py_BuildValue("(iN)", (int)rc, spx_py_proc_unload(&SELF->myproc));
+}
+
+static PyObject *tool_finalize(PyObject *self, PyObject *unused)
+{
+    pmix_status_t rc;
+    (void)self;
+    (void)unused;
+    SPX_PY_NOGIL(rc = PMIx_tool_finalize());
+    return PyLong_FromLong(rc);
+}
+
+static PyObject *tool_attach(PyObject *self, PyObject *args)
+{
+    PyObject *dicts = Py_None;
+    pmix_info_t *info;
+    size_t n;
+    pmix_proc_t srv;
+    pmix_status_t rc;
+
+    if (!PyArg_ParseTuple(args, "|O:attach_to_server", &dicts))
+        return NULL;
+    if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
+        return status_of(rc);
+    PMIx_Load_procid(&srv, "", PMIX_RANK_UNDEF);
+    SPX_PY_NOGIL(rc = PMIx_tool_attach_to_server(&SELF->myproc, &srv, info, n));
+    PMIx_Info_free(info, n);
+    return Py_BuildValue("(iNN)", (int)rc, spx_py_proc_unload(&SELF->myproc),
+                         spx_py_proc_unload(&srv));
+}
+
+static PyObject *tool_get_servers(PyObject *self, PyObject *unused)
+{
+    pmix_proc_t *s = NULL;
+    size_t n = 0;
+    pmix_status_t rc;
+    PyObject *l;
+    (void)self;
+    (void)unused;
+    SPX_PY_NOGIL(rc = PMIx_tool_get_servers(&s, &n));
+    l = spx_py_procs_unload(s, rc == PMIX_SUCCESS ? n : 0);
+    if (s)
+        PMIx_Proc_free(s, n);
+    return l ? Py_BuildValue("(iN)", (int)rc, l) : NULL;
+}
+
+static PyObject *tool_set_server(PyObject *self, PyObject *args)
+{
+    PyObject *server, *dicts = Py_None;
+    pmix_proc_t p;
+    pmix_info_t *info;
+    size_t n;
+    pmix_status_t rc;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "O|O:set_server", &server, &dicts))
+        return NULL;
+    if ((rc = spx_py_proc_load(&p, server)) != PMIX_SUCCESS ||
+        (rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
+        return status_of(rc);
+    SPX_PY_NOGIL(rc = PMIx_tool_set_server(&p, info, n));
+    PMIx_Info_free(info, n);
+    return status_of(rc);
+}
+
+static PyObject *tool_iof_pull(PyObject *self, PyObject *args)
+{
+    PyObject *procs = Py_None, *dicts = Py_None, *hdlr;
+    int channel;
+    pmix_proc_t *p;
+    pmix_info_t *info;
+    size_t np, ni;
+    pmix_status_t rc;
+
+    if (!PyArg_ParseTuple(args, "OiOO:iof_pull", &procs, &channel, &dicts, &hdlr))
+        return NULL;
+    if (!PyCallable_Check(hdlr)) {
+        PyErr_SetString(PyExc_TypeError, "the handler must be callable");
+        return NULL;
+    }
+    if ((rc = spx_py_procs_load(procs, &SELF->myproc, &p, &np)) != PMIX_SUCCESS)
+        return PyErr_Occurred() ? NULL : Py_BuildValue("(ii)", (int)rc, -1);
+    if ((rc = spx_py_info_load(dicts, &info, &ni)) != PMIX_SUCCESS) {
+        PMIx_Proc_free(p, np);
+        return PyErr_Occurred() ? NULL : Py_BuildValue("(ii)", (int)rc, -1);
+    }
+    SPX_PY_NOGIL(rc = PMIx_IOF_pull(p, np, info, ni, (pmix_iof_channel_t)channel, spx_py_iof_cb,
+                                    NULL, NULL));
+    PMIx_Proc_free(p, np);
+    PMIx_Info_free(info, ni);
+    if (rc < 0)
+        return Py_BuildValue("(ii)", (int)rc, -1);
+    if (spx_py_handler_keep(1, (size_t)rc, hdlr) != 0)
+        return NULL;
+    return Py_BuildValue("(ii)", PMIX_SUCCESS, (int)rc);
+}
+
+static PyObject *tool_iof_deregister(PyObject *self, PyObject *args)
+{
+    Py_ssize_t id;
+    PyObject *dicts = Py_None;
+    pmix_info_t *info;
+    size_t ni;
+    pmix_status_t rc;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "n|O:iof_deregister", &id, &dicts))
+        return NULL;
+    if ((rc = spx_py_info_load(dicts, &info, &ni)) != PMIX_SUCCESS)
+        return status_of(rc);
+    SPX_PY_NOGIL(rc = PMIx_IOF_deregister((size_t)id, info, ni, NULL, NULL));
+    PMIx_Info_free(info, ni);
+    spx_py_handler_drop(1, (size_t)id);
+    return status_of(rc);
+}
+
+/* iof_push(targets, data, directives[, cbfunc, cbdata]); data: {'bytes': str|bytes
+ * [, 'size': n]} or None (directives alone, e.g. PMIX_IOF_COMPLETE). */
+static PyObject *iof_push(PyObject *self, PyObject *args, int nb)
+{
+    PyObject *targets = Py_None, *data = Py_None, *dicts = Py_None, *fn = Py_None, *cbdata = Py_None;
+    spx_py_req_t *r;
+    pmix_status_t rc;
+
+    if (nb ? !PyArg_ParseTuple(args, "OOOO|O:iof_push_nb", &targets, &data, &dicts, &fn, &cbdata)
+           : !PyArg_ParseTuple(args, "OO|O:iof_push", &targets, &data, &dicts))
+        return NULL;
+    if (nb && !PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "the callback must be callable");
+        return NULL;
+    }
+    if (!(r = spx_py_req_create(nb ? fn : Py_None, cbdata)))
+        return NULL;
+    rc = (data == Py_None) ? PMIX_SUCCESS : spx_py_bytes_load(data, &r->bo);
+    if (rc == PMIX_SUCCESS &&
+        (rc = spx_py_procs_load(targets, &SELF->myproc, &r->procs, &r->nprocs)) == PMIX_SUCCESS &&
+        (rc = spx_py_info_load(dicts, &r->info, &r->ninfo)) == PMIX_SUCCESS) {
+        pmix_byte_object_t *bo = (data == Py_None) ? NULL : &r->bo;
+        SPX_PY_NOGIL(rc = PMIx_IOF_push(r->procs, r->nprocs, bo, r->info, r->ninfo,
+                                        nb ? spx_py_op_cb : NULL, nb ? r : NULL));
+    }
+    if (!nb || rc != PMIX_SUCCESS)
+        spx_py_req_destroy(r);
+    return status_of(rc);
+}
+
+static PyObject *tool_iof_push(PyObject *self, PyObject *args)
+{
+    return iof_push(self, args, 0);
+}
+
+static PyObject *tool_iof_push_nb(PyObject *self, PyObject *args)
+{
+    return iof_push(self, args, 1);
+}
+
+static PyMethodDef tool_methods[] = {
+    { "init", tool_init, METH_VARARGS,
+      "init(info=[]) -> (status, {'nspace','rank'})\nPMIx_tool_init." },
+    { "finalize", tool_finalize, METH_NOARGS, "finalize() -> status\nPMIx_tool_finalize." },
+    { "attach_to_server", tool_attach, METH_VARARGS,
+      "attach_to_server(info=[]) -> (status, myname, server)\nPMIx_tool_attach_to_server." },
+    { "get_servers", tool_get_servers, METH_NOARGS,
+      "get_servers() -> (status, [procs])\nPMIx_tool_get_servers." },
+    { "set_server", tool_set_server, METH_VARARGS,
+      "set_server(server, info=[]) -> status\nPMIx_tool_set_server." },
+    { "iof_pull", tool_iof_pull, METH_VARARGS,
+      "iof_pull(procs, channel, directives, handler) -> (status, id)\nPMIx_IOF_pull. "
+      "handler(id, channel, source, {'bytes','size'}, info) runs on the progress thread." },
+    { "iof_deregister", tool_iof_deregister, METH_VARARGS,
+      "iof_deregister(id, directives=[]) -> status\nPMIx_IOF_deregister." },
+    { "iof_push", tool_iof_push, METH_VARARGS,
+      "iof_push(targets, {'bytes': data}, directives=[]) -> status\nPMIx_IOF_push, blocking: "
+      "returns once the library no longer needs the data." },
+    { "iof_push_nb", tool_iof_push_nb, METH_VARARGS,
+      "iof_push_nb(targets, data, directives, cbfunc, cbdata=None) -> status\nPMIx_IOF_push with "
+      "a callback: cbfunc(status, cbdata), only if the status is PMIX_SUCCESS." },
+    { NULL, NULL, 0, NULL }
+};
+
+PyTypeObject spx_py_tool_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pmix.PMIxTool",
+    .tp_basicsize = sizeof(spx_py_client_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "A PMIx tool: PMIx_tool_init, IOF pull/push, plus the client's methods.",
+    .tp_methods = tool_methods,
+};
