@@ -13,7 +13,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config libevent-dev libhwloc-dev nettle-dev check
 libpmix-dev clang libclang-rt-14-dev valgrind python3 libslurm-dev libmunge-dev munge
-openmpi-bin libopenmpi-dev python3-mpi4py python3-pmix mpich libmpich-dev"
+openmpi-bin libopenmpi-dev python3-mpi4py python3-pmix mpich libmpich-dev python3-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

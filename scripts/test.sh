@@ -44,8 +44,8 @@ run_check() { # dir, configure args...
     cd "$top"
 }
 
-step "build (-Werror) and make check"
-run_check "$root/normal"
+step "build (-Werror, with the Python module) and make check"
+run_check "$root/normal" --enable-python
 
 step "make check under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
