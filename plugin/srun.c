@@ -330,7 +330,8 @@ static int spx_plg_srun_setup(const mpi_plugin_client_info_t *job, bool het)
         return -1;
     }
     /* the slurmstepds of every component say the leader's job id */
-    spx_plg_srun.jobid = het ? job->het_job_id : job->step_id.job_id;
+    spx_plg_srun.jobid = het && job->het_job_id != NO_VAL && job->het_job_id != 0 ?
+                         job->het_job_id : job->step_id.job_id;
     spx_plg_srun.stepid = job->step_id.step_id;
     spx_plg_het.ready = true;
     return 0;
@@ -340,8 +341,9 @@ mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t
                                                   char ***env)
 {
     const slurm_step_layout_t *lay = job->step_layout;
-    bool het = job->het_job_id != NO_VAL && job->het_job_id != 0 &&
-               job->het_job_task_offset != NO_VAL;
+    /* a het job's components, or a het step in one allocation (no
+     * het_job_id then): Slurm sets the task offset for both */
+    bool het = job->het_job_task_offset != NO_VAL;
     char hex[2 * SPX_PLG_SECRET_LEN + 1], port[16], *apps;
 
     if (lay == NULL || lay->node_cnt == 0 || lay->tasks == NULL || lay->tids == NULL) {
