@@ -17,6 +17,8 @@
 #define SPX_PLG_ENV_SECRET "SPMIX_STEP_SECRET"   /* hex, per-step random */
 #define SPX_PLG_ENV_MAP "SPMIX_STEP_MAP"         /* ranks per node, layout.h */
 #define SPX_PLG_ENV_SRUN_PORT "SPMIX_SRUN_PORT"  /* srun's abort listener */
+#define SPX_PLG_ENV_APPS "SPMIX_STEP_APPS"       /* app of every rank, apps.h */
+#define SPX_PLG_ENV_HET "SPMIX_STEP_HET"         /* "1": a heterogeneous step */
 
 #define SPX_PLG_SECRET_LEN 32
 #define SPX_PLG_SECRET_MAX 64

@@ -13,6 +13,22 @@
  * on srun's stderr, remembers the first status, answers 'K' and closes.
  * client_fini stops the thread and returns that status, which srun uses as
  * its exit code (the step's tasks themselves were killed by SIGKILL).
+ *   SPMIX_STEP_APPS    the application of every rank (apps.h), when the
+ *                      step has more than one
+ *
+ * Heterogeneous steps (srun A : B, srun --het-group=0,1): srun calls
+ * prelaunch once per component, from one thread per component, at about
+ * the same time, each with the layout of the whole step (all components'
+ * nodes and ranks; component k's ranks offset by its het_job_task_offset)
+ * and client_fini once per component. The components form ONE namespace:
+ * the first call makes the secret, the map and the abort listener, the
+ * others reuse them; the last client_fini stops the listener. Each
+ * component is one application: every call records its task offset and
+ * waits (at most SPX_PLG_HET_WAIT_MS) until all components - counted on
+ * srun's command line, apps.h - have done so, so that each component's
+ * slurmstepds get the same SPMIX_STEP_APPS. A --multi-prog step (not
+ * heterogeneous) has one application per line of its configuration file,
+ * which srun's command line names (apps.h).
  *
  * Why a thread, when our rule is one progress thread per process: that rule
  * is about the processes the PMIx library runs in, and no PMIx library runs
@@ -29,6 +45,7 @@
  */
 #include "config.h"
 #include "plugin/abort_msg.h"
+#include "plugin/apps.h"
 #include "plugin/conf.h"
 #include "plugin/layout.h"
 #include "plugin/plugin.h"
@@ -49,6 +66,8 @@
 #include <unistd.h>
 
 #define SPX_PLG_AGENT_READ_MS 3000
+#define SPX_PLG_HET_WAIT_MS 10000
+#define SPX_PLG_HET_MAX 64
 
 static struct {
     bool running;
@@ -56,6 +75,7 @@ static struct {
     pthread_t tid;
     uint8_t secret[SPX_PLG_SECRET_LEN];
     uint32_t jobid, stepid;
+    uint16_t port; /* the listener's, once running */
     bool aborted; /* written by the agent thread only, once (release) */
     int status;   /* valid once aborted is set */
 } spx_plg_srun = { .lfd = -1, .stop = { -1, -1 } };
@@ -164,7 +184,8 @@ static uint16_t spx_plg_agent_start(void)
     if (pthread_create(&spx_plg_srun.tid, NULL, spx_plg_agent, NULL) != 0)
         goto fail;
     spx_plg_srun.running = true;
-    return ntohs(sa.sin_port);
+    spx_plg_srun.port = ntohs(sa.sin_port);
+    return spx_plg_srun.port;
 fail:
     spx_plg_err("cannot start the abort listener: %s", strerror(errno));
     if (spx_plg_srun.lfd >= 0)
@@ -176,41 +197,181 @@ fail:
     return 0;
 }
 
+/* What the components of one heterogeneous step share (guarded by lock). */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool ready;                 /* secret and map made */
+    char *map;                  /* malloc'd */
+    uint32_t calls, finis;      /* prelaunch successes, client_fini calls */
+    uint32_t noffsets;
+    uint32_t offsets[SPX_PLG_HET_MAX];
+} spx_plg_het = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+/* srun's own command line (/proc/self/cmdline); argv points into *buf.
+ * Caller frees both with free(). -1 when unreadable. */
+static int spx_plg_cmdline(char **buf, char ***argv, int *argc)
+{
+    FILE *f = fopen("/proc/self/cmdline", "re");
+    size_t cap = 4096, len = 0, n;
+    char *b = malloc(cap + 1);
+    int c = 0;
+
+    *buf = NULL;
+    *argv = NULL;
+    if (f == NULL || b == NULL)
+        goto fail;
+    while ((n = fread(b + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            char *t = cap < (1u << 22) ? realloc(b, 2 * cap + 1) : NULL;
+            if (t == NULL)
+                goto fail;
+            b = t;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    f = NULL;
+    b[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        c += b[i] == '\0';
+    if ((*argv = calloc((size_t)c + 1, sizeof(char *))) == NULL)
+        goto fail;
+    for (size_t i = 0, k = 0; i < len && (int)k < c; k++) {
+        (*argv)[k] = b + i;
+        i += strlen(b + i) + 1;
+    }
+    *buf = b;
+    *argc = c;
+    return 0;
+fail:
+    if (f != NULL)
+        fclose(f);
+    free(b);
+    return -1;
+}
+
+/* SPMIX_STEP_APPS of a heterogeneous step: records this component's task
+ * offset, waits for the other components, then one app per component.
+ * Called with the lock held. NULL: one application (unknown count, late
+ * component, or out of memory; logged). */
+static char *spx_plg_het_apps(uint32_t offset, uint32_t ntasks, uint32_t ncomp)
+{
+    struct timespec deadline;
+    uint32_t *app_of, k = 0;
+    char *s;
+
+    if (spx_plg_het.noffsets < SPX_PLG_HET_MAX)
+        spx_plg_het.offsets[spx_plg_het.noffsets++] = offset;
+    pthread_cond_broadcast(&spx_plg_het.cond);
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += SPX_PLG_HET_WAIT_MS / 1000;
+    while (spx_plg_het.noffsets < ncomp)
+        if (pthread_cond_timedwait(&spx_plg_het.cond, &spx_plg_het.lock, &deadline) != 0)
+            break;
+    if (spx_plg_het.noffsets != ncomp) {
+        spx_plg_err("heterogeneous step: %u of %u components reached the launch; "
+                    "every rank is told it is in application 0", spx_plg_het.noffsets, ncomp);
+        return NULL;
+    }
+    if ((app_of = calloc(ntasks, sizeof(*app_of))) == NULL)
+        return NULL;
+    /* app of rank r: the number of component offsets <= r, less one */
+    for (uint32_t r = 0; r < ntasks; r++) {
+        k = 0;
+        for (uint32_t i = 0; i < ncomp; i++)
+            k += spx_plg_het.offsets[i] <= r;
+        app_of[r] = k ? k - 1 : 0;
+    }
+    s = spx_plg_apps_encode(app_of, ntasks);
+    free(app_of);
+    return s;
+}
+
+/* SPMIX_STEP_APPS of the step, or NULL for one application. Lock held. */
+static char *spx_plg_step_apps(const mpi_plugin_client_info_t *job, bool het)
+{
+    uint32_t ntasks = job->step_layout->task_cnt, napps = 0, *app_of = NULL;
+    char *buf, **argv, *s = NULL;
+    int argc;
+
+    if (spx_plg_cmdline(&buf, &argv, &argc) != 0)
+        return NULL;
+    if (het) {
+        uint32_t ncomp = spx_plg_apps_het_count(argc, argv);
+        if (ncomp > 1)
+            s = spx_plg_het_apps(job->het_job_task_offset, ntasks, ncomp);
+    } else if (spx_plg_apps_find_multiprog(argc, argv, ntasks, &app_of, &napps) == 0) {
+        if (napps > 1)
+            s = spx_plg_apps_encode(app_of, ntasks);
+        free(app_of);
+    }
+    free(argv);
+    free(buf);
+    return s;
+}
+
+/* The secret, the map and the listener, once per srun. Lock held. */
+static int spx_plg_srun_setup(const mpi_plugin_client_info_t *job, bool het)
+{
+    const slurm_step_layout_t *lay = job->step_layout;
+
+    if (spx_plg_het.ready)
+        return 0;
+    if (getrandom(spx_plg_srun.secret, sizeof(spx_plg_srun.secret), 0) !=
+        (ssize_t)sizeof(spx_plg_srun.secret)) {
+        spx_plg_err("cannot get random bytes for the step secret: %s", strerror(errno));
+        return -1;
+    }
+    spx_plg_het.map = spx_plg_map_encode(lay->node_cnt, lay->tasks, lay->tids);
+    if (spx_plg_het.map == NULL) {
+        spx_plg_err("out of memory");
+        return -1;
+    }
+    /* the slurmstepds of every component say the leader's job id */
+    spx_plg_srun.jobid = het && job->het_job_id != NO_VAL && job->het_job_id != 0 ?
+                         job->het_job_id : job->step_id.job_id;
+    spx_plg_srun.stepid = job->step_id.step_id;
+    spx_plg_het.ready = true;
+    return 0;
+}
+
 mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t *job,
                                                   char ***env)
 {
     const slurm_step_layout_t *lay = job->step_layout;
-    char hex[2 * SPX_PLG_SECRET_LEN + 1], port[16], *map;
-    uint16_t p;
+    /* a het job's components, or a het step in one allocation (no
+     * het_job_id then): Slurm sets the task offset for both */
+    bool het = job->het_job_task_offset != NO_VAL;
+    char hex[2 * SPX_PLG_SECRET_LEN + 1], port[16], *apps;
 
-    if (job->het_job_id != NO_VAL && job->het_job_id != 0) {
-        spx_plg_err("heterogeneous steps are not supported");
-        return NULL;
-    }
     if (lay == NULL || lay->node_cnt == 0 || lay->tasks == NULL || lay->tids == NULL) {
         spx_plg_err("the step has no task layout");
         return NULL;
     }
-    if (getrandom(spx_plg_srun.secret, sizeof(spx_plg_srun.secret), 0) !=
-        (ssize_t)sizeof(spx_plg_srun.secret)) {
-        spx_plg_err("cannot get random bytes for the step secret: %s", strerror(errno));
+    pthread_mutex_lock(&spx_plg_het.lock);
+    if (spx_plg_srun_setup(job, het) != 0) {
+        pthread_mutex_unlock(&spx_plg_het.lock);
         return NULL;
     }
-    spx_host_hex_encode(spx_plg_srun.secret, SPX_PLG_SECRET_LEN, hex, sizeof(hex));
-    map = spx_plg_map_encode(lay->node_cnt, lay->tasks, lay->tids);
-    if (map == NULL) {
-        spx_plg_err("out of memory");
-        return NULL;
-    }
-    spx_plg_srun.jobid = job->step_id.job_id;
-    spx_plg_srun.stepid = job->step_id.step_id;
-    if (!spx_plg_srun.running && (p = spx_plg_agent_start()) != 0) {
-        snprintf(port, sizeof(port), "%u", p);
+    if (!spx_plg_srun.running)
+        spx_plg_agent_start();
+    if (spx_plg_srun.running) {
+        snprintf(port, sizeof(port), "%u", spx_plg_srun.port);
         slurm_env_array_overwrite(env, SPX_PLG_ENV_SRUN_PORT, port);
     }
+    spx_host_hex_encode(spx_plg_srun.secret, SPX_PLG_SECRET_LEN, hex, sizeof(hex));
     slurm_env_array_overwrite(env, SPX_PLG_ENV_SECRET, hex);
-    slurm_env_array_overwrite(env, SPX_PLG_ENV_MAP, map);
-    free(map);
+    slurm_env_array_overwrite(env, SPX_PLG_ENV_MAP, spx_plg_het.map);
+    if (het)
+        slurm_env_array_overwrite(env, SPX_PLG_ENV_HET, "1");
+    apps = spx_plg_step_apps(job, het);
+    if (apps != NULL)
+        slurm_env_array_overwrite(env, SPX_PLG_ENV_APPS, apps);
+    free(apps);
+    spx_plg_het.calls++;
+    pthread_mutex_unlock(&spx_plg_het.lock);
     memset(hex, 0, sizeof(hex));
     return (mpi_plugin_client_state_t *)&spx_plg_srun;
 }
@@ -218,8 +379,20 @@ mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t
 int spx_plg_srun_fini(void)
 {
     int status;
+    bool last;
 
-    if (spx_plg_srun.running) {
+    /* one call per component of a heterogeneous step: the last one stops
+     * the listener (calls is 0 when prelaunch failed or never ran) */
+    pthread_mutex_lock(&spx_plg_het.lock);
+    last = ++spx_plg_het.finis >= spx_plg_het.calls;
+    if (last) {
+        free(spx_plg_het.map);
+        spx_plg_het.map = NULL;
+        spx_plg_het.ready = false;
+        spx_plg_het.calls = spx_plg_het.finis = spx_plg_het.noffsets = 0;
+    }
+    pthread_mutex_unlock(&spx_plg_het.lock);
+    if (last && spx_plg_srun.running) {
         if (write(spx_plg_srun.stop[1], "x", 1) != 1)
             spx_plg_err("cannot stop the abort listener");
         else

@@ -8,6 +8,16 @@
  *   SPMIX_STEP_MAP           -> the ranks of every node (from srun; without
  *                               it, block placement from SLURM_STEP_TASKS_PER_NODE);
  *   SPMIX_STEP_SECRET        -> the tree secret;
+ *   SPMIX_STEP_APPS          -> the application of every rank (apps.h; absent:
+ *                               one application);
+ *   SPMIX_STEP_HET           -> a heterogeneous step: Slurm gives every
+ *                               component's slurmstepds the whole step's
+ *                               node list, task count and tasks per node,
+ *                               the leader's job id and one step id, so the
+ *                               components' servers form one tree and serve
+ *                               one namespace; the components' reserved
+ *                               ports differ, so the tree port is the hashed
+ *                               one; components sharing a node are refused;
  *   SLURM_STEP_RESV_PORTS    -> the tree port (Slurm-reserved, MpiParams=ports=),
  *                               else SpmixPortRange hashed by job and step id:
  *                               every node derives the same port;
@@ -44,6 +54,7 @@
  */
 #include "config.h"
 #include "plugin/abort_msg.h"
+#include "plugin/apps.h"
 #include "plugin/conf.h"
 #include "plugin/layout.h"
 #include "plugin/plugin.h"
@@ -80,6 +91,8 @@ struct spx_plg_stepd {
     struct spx_plg_map map;
     char dir[PATH_MAX];         /* per-step directory; "" when none */
     char ***task_env;           /* map.count[me] environments, by local index */
+    uint32_t *app_of, napps;    /* from SPMIX_STEP_APPS; NULL: one application */
+    bool het;                   /* a heterogeneous step */
 };
 
 static struct spx_plg_stepd S;
@@ -137,9 +150,18 @@ static int spx_plg_expand_nodes(const char *nodelist)
         free(h);   /* slurm_hostlist_shift returns malloc'd memory */
     }
     slurm_hostlist_destroy(hl);
-    for (uint32_t i = 0; i < S.nnodes; i++)
+    for (uint32_t i = 0; i < S.nnodes; i++) {
         if (S.names[i] == NULL)
             return -1;
+        /* a node twice: components of a heterogeneous step sharing it */
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(S.names[i], S.names[j]) == 0) {
+                spx_plg_err("node %s appears twice in the step's node list %s: components "
+                            "of a heterogeneous step sharing a node are not supported",
+                            S.names[i], nodelist);
+                return -2;
+            }
+    }
     return S.nnodes == (uint32_t)n ? 0 : -1;
 }
 
@@ -149,7 +171,7 @@ static uint16_t spx_plg_tree_port(char **env)
     const char *resv = slurm_getenvp(env, "SLURM_STEP_RESV_PORTS");
     uint32_t n = (uint32_t)spx_plg_conf.port_hi - spx_plg_conf.port_lo + 1;
 
-    if (resv != NULL && *resv >= '1' && *resv <= '9') {
+    if (!S.het && resv != NULL && *resv >= '1' && *resv <= '9') {
         unsigned long p = strtoul(resv, NULL, 10);
         if (p > 0 && p < 65536)
             return (uint16_t)p;
@@ -190,7 +212,8 @@ static int spx_plg_describe_job(void)
     snprintf(S.nsdir, sizeof(S.nsdir), "%s/%s", S.dir, S.nspace);
     S.job = (struct spx_host_job){ .nspace = S.nspace, .job_size = S.ntasks, .nodes = S.nodes,
                                    .nnodes = S.nnodes, .local_node = S.me, .tmpdir = S.dir,
-                                   .nsdir = S.nsdir, .tdir_rmclean = true };
+                                   .nsdir = S.nsdir, .tdir_rmclean = true,
+                                   .napps = S.napps, .app_of = S.app_of };
     return 0;
 }
 
@@ -331,7 +354,7 @@ static bool spx_plg_step_wants(char **env, const char *var, bool conf_default,
 
 int spx_plg_stepd_prefork(char ***env)
 {
-    char myname[256], *secret = NULL, *map = NULL;
+    char myname[256], *secret = NULL, *map = NULL, *apps = NULL;
     const char *nodelist, *why = NULL, *m;
     char err[512], label[320];
     bool stdin_tool = spx_plg_step_wants(*env, "SPMIX_STDIN", spx_plg_conf.stdin_tool,
@@ -349,8 +372,13 @@ int spx_plg_stepd_prefork(char ***env)
         secret = strdup(m);
     if ((m = slurm_getenvp(*env, SPX_PLG_ENV_MAP)) != NULL)
         map = strdup(m);
+    if ((m = slurm_getenvp(*env, SPX_PLG_ENV_APPS)) != NULL)
+        apps = strdup(m);
+    S.het = (m = slurm_getenvp(*env, SPX_PLG_ENV_HET)) != NULL && strcmp(m, "1") == 0;
     slurm_unsetenvp(*env, SPX_PLG_ENV_SECRET);
     slurm_unsetenvp(*env, SPX_PLG_ENV_MAP);
+    slurm_unsetenvp(*env, SPX_PLG_ENV_APPS);
+    slurm_unsetenvp(*env, SPX_PLG_ENV_HET);
     nodelist = slurm_getenvp(*env, "SLURM_STEP_NODELIST");
     if (spx_plg_env_u32(*env, "SLURM_JOB_ID", &S.jobid) != 0 ||
         spx_plg_env_u32(*env, "SLURM_STEP_ID", &S.stepid) != 0 ||
@@ -364,8 +392,10 @@ int spx_plg_stepd_prefork(char ***env)
     if (spx_plg_env_u32(*env, "SLURM_JOB_GID", &S.gid) != 0)
         S.gid = S.uid;
     snprintf(S.nspace, sizeof(S.nspace), "slurm.spmix.%u.%u", S.jobid, S.stepid);
-    if (spx_plg_expand_nodes(nodelist) != 0) {
-        spx_plg_err("cannot expand SLURM_STEP_NODELIST=%s", nodelist);
+    if ((rc = spx_plg_expand_nodes(nodelist)) != 0) {
+        if (rc == -1)
+            spx_plg_err("cannot expand SLURM_STEP_NODELIST=%s", nodelist);
+        rc = -1;
         goto out;
     }
     for (S.me = 0; S.me < S.nnodes && strcmp(S.names[S.me], myname) != 0; S.me++)
@@ -385,6 +415,10 @@ int spx_plg_stepd_prefork(char ***env)
         goto out;
     } else {
         spx_plg_info("no %s from srun: assuming block placement", SPX_PLG_ENV_MAP);
+    }
+    if (apps != NULL && spx_plg_apps_decode(apps, S.ntasks, &S.app_of, &S.napps, &why) != 0) {
+        spx_plg_err("%s=%.200s: %s", SPX_PLG_ENV_APPS, apps, why);
+        goto out;
     }
     if (spx_plg_make_dir(*env) != 0)
         goto out;
@@ -422,6 +456,7 @@ out:
         free(secret);
     }
     free(map);
+    free(apps);
     if (rc != 0)
         spx_plg_stepd_fini();
     return rc == 0 ? SLURM_SUCCESS : SLURM_ERROR;
@@ -499,5 +534,6 @@ void spx_plg_stepd_fini(void)
         free(S.names[i]);
     free(S.names);
     spx_plg_map_free(&S.map);
+    free(S.app_of);
     memset(&S, 0, sizeof(S));
 }

@@ -15,7 +15,8 @@
 #   6. the Slurm plugin on a real 3-node virtual Slurm cluster (network
 #      namespaces; test/slurm/test_plugin.sh), built in /opt/spmix-ci so that the
 #      unprivileged test user can read it), PMIx groups there (it_group,
-#      it_grpinvite, python3-pmix; test/slurm/test_groups.sh), tools and srun's
+#      it_grpinvite, python3-pmix; test/slurm/test_groups.sh), heterogeneous and
+#      --multi-prog steps (test/slurm/test_hetjob.sh), tools and srun's
 #      stdin (test/slurm/test_iof.sh), then unchanged Open MPI and mpi4py
 #      programs through it (test/slurm/test_openmpi.sh), and the drop-in
 #      build that answers `srun --mpi=pmix` (test/slurm/test_dropin.sh).
@@ -100,6 +101,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     vc "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
     step "Slurm: PMIx groups (it_group, it_grpinvite, it_grpfault, python3-pmix) on 3 nodes x 2"
     vc "$top/test/slurm/test_groups.sh" --build "$sroot/build"
+    step "Slurm: heterogeneous steps (srun A : B, sbatch hetjob) as one namespace; --multi-prog applications"
+    vc "$top/test/slurm/test_hetjob.sh" --build "$sroot/build"
     step "Slurm: tools reach every node's server; srun's stdin unchanged; opt-in stdin fed by tools (SPMIX_STDIN=tool, SpmixStdinTool=yes)"
     vc "$top/test/slurm/test_iof.sh" --build "$sroot/build"
     step "Slurm: a tool on the login node (the host) reaches a step over its tree port, authenticated by munge; other users and hostile bytes refused"

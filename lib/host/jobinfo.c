@@ -7,7 +7,8 @@
  *   - job-level keys (jobid, sizes, node/proc maps from PMIx_generate_regex
  *     and PMIx_generate_ppn, directories, mapping policy), plus the local
  *     node's size/peers/leader/name/id at job level, where Open MPI reads them;
- *   - one PMIX_APP_INFO_ARRAY (a single application, appnum 0);
+ *   - one PMIX_APP_INFO_ARRAY per application (one unless the job says
+ *     which app each rank is in: heterogeneous and --multi-prog steps);
  *   - one PMIX_NODE_INFO_ARRAY per node;
  *   - one PMIX_PROC_DATA array per rank.
  * Types follow what clients check: sizes and node ids uint32, local and node
@@ -99,11 +100,10 @@ static pmix_status_t spx_jobinfo_node(struct spx_jobinfo_out *o,
 
 /* Per-process data for one rank. */
 static pmix_status_t spx_jobinfo_proc(struct spx_jobinfo_out *o, pmix_rank_t rank,
-                                      const char *host, uint32_t nodeid, uint16_t lrank)
+                                      const char *host, uint32_t nodeid, uint16_t lrank,
+                                      uint32_t appnum, pmix_rank_t appldr, pmix_rank_t apprank)
 {
     pmix_info_t *arr;
-    uint32_t appnum = 0;
-    pmix_rank_t appldr = 0;
 
     PMIX_INFO_CREATE(arr, 9);
     if (arr == NULL)
@@ -112,7 +112,7 @@ static pmix_status_t spx_jobinfo_proc(struct spx_jobinfo_out *o, pmix_rank_t ran
     PMIx_Info_load(&arr[1], PMIX_LOCAL_RANK, &lrank, PMIX_UINT16);
     PMIx_Info_load(&arr[2], PMIX_NODE_RANK, &lrank, PMIX_UINT16);
     PMIx_Info_load(&arr[3], PMIX_APPNUM, &appnum, PMIX_UINT32);
-    PMIx_Info_load(&arr[4], PMIX_APP_RANK, &rank, PMIX_PROC_RANK);
+    PMIx_Info_load(&arr[4], PMIX_APP_RANK, &apprank, PMIX_PROC_RANK);
     PMIx_Info_load(&arr[5], PMIX_GLOBAL_RANK, &rank, PMIX_PROC_RANK);
     PMIx_Info_load(&arr[6], PMIX_HOSTNAME, host, PMIX_STRING);
     PMIx_Info_load(&arr[7], PMIX_NODEID, &nodeid, PMIX_UINT32);
@@ -231,7 +231,7 @@ static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_ho
 {
     const struct spx_host_node *local = &job->nodes[job->local_node];
     uint32_t univ = job->univ_size ? job->univ_size : job->job_size;
-    uint32_t one = 1, lsize = local->nranks;
+    uint32_t napps = job->app_of && job->napps > 1 ? job->napps : 1, lsize = local->nranks;
     pmix_rank_t ldr = local->nranks ? local->ranks[0] : PMIX_RANK_UNDEF;
     char *peers = spx_jobinfo_rank_list(local->ranks, local->nranks);
 
@@ -240,7 +240,7 @@ static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_ho
     spx_jobinfo_put(o, PMIX_MAX_PROCS, &univ, PMIX_UINT32);
     spx_jobinfo_put(o, PMIX_UNIV_SIZE, &univ, PMIX_UINT32);
     spx_jobinfo_put(o, PMIX_NUM_NODES, &job->nnodes, PMIX_UINT32);
-    spx_jobinfo_put(o, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
+    spx_jobinfo_put(o, PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
     spx_jobinfo_put(o, PMIX_NODE_MAP, nodemap, PMIX_STRING);
     spx_jobinfo_put(o, PMIX_PROC_MAP, procmap, PMIX_STRING);
     spx_jobinfo_put(o, PMIX_MAPBY, job->mapby ? job->mapby : "slot", PMIX_STRING);
@@ -262,17 +262,57 @@ static void spx_jobinfo_job_level(struct spx_jobinfo_out *o, const struct spx_ho
     free(peers);
 }
 
+/* The apps: app of each rank (app_of, job_size), each app's size, leader
+ * (lowest rank) and each rank's index in its app. */
+struct spx_jobinfo_apps {
+    uint32_t n;
+    uint32_t *app, *size, *apprank;
+    pmix_rank_t *ldr;
+};
+
+static void spx_jobinfo_apps_free(struct spx_jobinfo_apps *a)
+{
+    free(a->app);
+    free(a->size);
+    free(a->apprank);
+    free(a->ldr);
+}
+
+static pmix_status_t spx_jobinfo_apps(const struct spx_host_job *job, struct spx_jobinfo_apps *a)
+{
+    a->n = job->app_of && job->napps > 1 ? job->napps : 1;
+    if (a->n > job->job_size)
+        return PMIX_ERR_BAD_PARAM;
+    a->app = calloc(job->job_size, sizeof(*a->app));
+    a->apprank = calloc(job->job_size, sizeof(*a->apprank));
+    a->size = calloc(a->n, sizeof(*a->size));
+    a->ldr = calloc(a->n, sizeof(*a->ldr));
+    if (!a->app || !a->apprank || !a->size || !a->ldr)
+        return PMIX_ERR_NOMEM;
+    for (uint32_t r = 0; r < job->job_size; r++) {
+        uint32_t k = a->n > 1 ? job->app_of[r] : 0;
+        if (k >= a->n)
+            return PMIX_ERR_BAD_PARAM;
+        if (a->size[k] == 0)
+            a->ldr[k] = r;
+        a->app[r] = k;
+        a->apprank[r] = a->size[k]++;
+    }
+    for (uint32_t k = 0; k < a->n; k++)
+        if (a->size[k] == 0)
+            return PMIX_ERR_BAD_PARAM;
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
                                      pmix_info_t **info, size_t *ninfo)
 {
     struct spx_jobinfo_out o = { 0 };
+    struct spx_jobinfo_apps apps = { 0 };
     uint32_t *node_of = NULL;
     uint16_t *lrank_of = NULL;
     char *nodemap = NULL, *procmap = NULL;
-    pmix_info_t *app;
     pmix_status_t rc;
-    uint32_t zero = 0;
-    pmix_rank_t appldr = 0;
 
     if (job == NULL || info == NULL || ninfo == NULL || job->job_size > (1u << 24))
         return PMIX_ERR_BAD_PARAM;
@@ -283,13 +323,15 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
         goto out;
     }
     rc = spx_jobinfo_check(job, node_of, lrank_of);
+    if (rc == PMIX_SUCCESS)
+        rc = spx_jobinfo_apps(job, &apps);
     if (rc != PMIX_SUCCESS)
         goto out;
     rc = spx_jobinfo_maps(job, &nodemap, &procmap);
     if (rc != PMIX_SUCCESS)
         goto out;
 
-    o.cap = SPX_JOBINFO_JOB_KEYS + 1 + job->nnodes + job->job_size;
+    o.cap = SPX_JOBINFO_JOB_KEYS + apps.n + job->nnodes + job->job_size;
     PMIX_INFO_CREATE(o.info, o.cap);
     if (o.info == NULL) {
         rc = PMIX_ERR_NOMEM;
@@ -297,20 +339,24 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
     }
     spx_jobinfo_job_level(&o, job, nodemap, procmap);
 
-    PMIX_INFO_CREATE(app, 3);
-    if (app == NULL) {
-        rc = PMIX_ERR_NOMEM;
-        goto out;
+    for (uint32_t k = 0; k < apps.n && rc == PMIX_SUCCESS; k++) {
+        pmix_info_t *app;
+        PMIX_INFO_CREATE(app, 3);
+        if (app == NULL) {
+            rc = PMIX_ERR_NOMEM;
+            break;
+        }
+        PMIx_Info_load(&app[0], PMIX_APPNUM, &k, PMIX_UINT32);
+        PMIx_Info_load(&app[1], PMIX_APP_SIZE, &apps.size[k], PMIX_UINT32);
+        PMIx_Info_load(&app[2], PMIX_APPLDR, &apps.ldr[k], PMIX_PROC_RANK);
+        spx_jobinfo_put_array(&o, PMIX_APP_INFO_ARRAY, app, 3);
     }
-    PMIx_Info_load(&app[0], PMIX_APPNUM, &zero, PMIX_UINT32);
-    PMIx_Info_load(&app[1], PMIX_APP_SIZE, &job->job_size, PMIX_UINT32);
-    PMIx_Info_load(&app[2], PMIX_APPLDR, &appldr, PMIX_PROC_RANK);
-    spx_jobinfo_put_array(&o, PMIX_APP_INFO_ARRAY, app, 3);
 
     for (uint32_t i = 0; i < job->nnodes && rc == PMIX_SUCCESS; i++)
         rc = spx_jobinfo_node(&o, &job->nodes[i], i);
     for (uint32_t r = 0; r < job->job_size && rc == PMIX_SUCCESS; r++)
-        rc = spx_jobinfo_proc(&o, r, job->nodes[node_of[r]].hostname, node_of[r], lrank_of[r]);
+        rc = spx_jobinfo_proc(&o, r, job->nodes[node_of[r]].hostname, node_of[r], lrank_of[r],
+                              apps.app[r], apps.ldr[apps.app[r]], apps.apprank[r]);
 out:
     if (rc != PMIX_SUCCESS && o.info != NULL) {
         PMIX_INFO_FREE(o.info, o.cap);
@@ -318,6 +364,7 @@ out:
         *info = o.info;
         *ninfo = o.n;
     }
+    spx_jobinfo_apps_free(&apps);
     free(nodemap);
     free(procmap);
     free(node_of);

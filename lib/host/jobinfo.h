@@ -41,6 +41,9 @@ struct spx_host_job {
     const char *nsdir;           /* PMIX_NSDIR; NULL: not registered */
     const char *mapby;           /* PMIX_MAPBY; NULL: "slot" */
     bool tdir_rmclean;           /* PMIX_TDIR_RMCLEAN */
+    uint32_t napps;              /* applications; 0 or 1: one (app 0, all ranks) */
+    const uint32_t *app_of;      /* [job_size] app of each rank (< napps), every
+                                  * app used; NULL: one application */
 };
 
 /* Which field of the nodes spx_host_node_list joins. */
@@ -58,13 +61,17 @@ const char *spx_host_list_str(enum spx_host_list what);
 char *spx_host_node_list(const struct spx_host_node *nodes, uint32_t n, enum spx_host_list what);
 
 /*
- * Build the info array for the namespace described by job (a single
- * application, appnum 0). Needs the PMIx library loaded (for
+ * Build the info array for the namespace described by job: one
+ * PMIX_APP_INFO_ARRAY per application (PMIX_APPNUM, PMIX_APP_SIZE,
+ * PMIX_APPLDR = its lowest rank) and each rank's PMIX_APPNUM, PMIX_APPLDR
+ * and PMIX_APP_RANK (its index among its app's ranks).
+ * Needs the PMIx library loaded (for
  * PMIx_generate_regex/ppn); PMIx_server_init is not required.
  * On PMIX_SUCCESS *info holds *ninfo entries; the caller frees them with
  * PMIX_INFO_FREE(*info, *ninfo). On error nothing is returned.
  * Errors: PMIX_ERR_BAD_PARAM for an inconsistent layout (a rank outside the
- * job, on two nodes or on none), PMIX_ERR_NOMEM, or a regex generation error.
+ * job, on two nodes or on none; an app number >= napps, an app without
+ * rank), PMIX_ERR_NOMEM, or a regex generation error.
  */
 pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
                                      pmix_info_t **info, size_t *ninfo);

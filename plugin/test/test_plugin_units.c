@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plugin/abort_msg.h"
+#include "plugin/apps.h"
 #include "plugin/layout.h"
 
 /* Encodes tids, decodes the text and checks the same placement comes back. */
@@ -164,6 +165,64 @@ START_TEST(hex)
 }
 END_TEST
 
+/* apps.h: the run-length form and the --multi-prog parser */
+START_TEST(apps_roundtrip)
+{
+    uint32_t in[6] = { 0, 0, 1, 1, 1, 0 }, *out, n;
+    const char *why;
+    char *s = spx_plg_apps_encode(in, 6);
+
+    ck_assert_str_eq(s, "0*2,1*3,0*1");
+    ck_assert_int_eq(spx_plg_apps_decode(s, 6, &out, &n, &why), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_mem_eq(out, in, sizeof(in));
+    free(out);
+    free(s);
+    ck_assert_int_eq(spx_plg_apps_decode("0*2,1*3", 6, &out, &n, &why), -1);  /* short */
+    ck_assert_int_eq(spx_plg_apps_decode("0*2,1*5", 6, &out, &n, &why), -1);  /* long */
+    ck_assert_int_eq(spx_plg_apps_decode("0*3,2*3", 6, &out, &n, &why), -1);  /* app 1 unused */
+    ck_assert_int_eq(spx_plg_apps_decode("0*0,1*6", 6, &out, &n, &why), -1);
+    ck_assert_int_eq(spx_plg_apps_decode("0*6x", 6, &out, &n, &why), -1);
+    ck_assert_int_eq(spx_plg_apps_decode("", 6, &out, &n, &why), -1);
+}
+END_TEST
+
+START_TEST(apps_multiprog)
+{
+    uint32_t *a, n;
+    const char *why;
+
+    ck_assert_int_eq(spx_plg_apps_from_multiprog("# c\n0,3 a x\n\n  1 b \\\n 2 y\n* c\n", 5, &a, &n,
+                                                 &why), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(a[0], 0);
+    ck_assert_uint_eq(a[3], 0);
+    ck_assert_uint_eq(a[1], 1);
+    ck_assert_uint_eq(a[2], 2);   /* the continued line's "2 y" is no line of its own */
+    ck_assert_uint_eq(a[4], 2);
+    free(a);
+    ck_assert_int_eq(spx_plg_apps_from_multiprog("0-1 a\n1 b\n", 2, &a, &n, &why), -1);
+    ck_assert_int_eq(spx_plg_apps_from_multiprog("0 a\n", 2, &a, &n, &why), -1);
+    ck_assert_int_eq(spx_plg_apps_from_multiprog("0-2 a\n", 2, &a, &n, &why), -1);
+    ck_assert_int_eq(spx_plg_apps_from_multiprog("0-1\n", 2, &a, &n, &why), -1);
+    ck_assert_int_eq(spx_plg_apps_from_multiprog("0,x a\n", 2, &a, &n, &why), -1);
+}
+END_TEST
+
+START_TEST(apps_het_count)
+{
+    char *a1[] = { "srun", "-n2", "A", ":", "-n2", "B", ":", "C" };
+    char *a2[] = { "srun", "--het-group=0,2-3", "A" };
+    char *a3[] = { "srun", "--het-group", "0", "A", ":", "--het-group=1", "B" };
+    char *a4[] = { "srun", "-n2", "A" };
+
+    ck_assert_uint_eq(spx_plg_apps_het_count(8, a1), 3);
+    ck_assert_uint_eq(spx_plg_apps_het_count(3, a2), 3);
+    ck_assert_uint_eq(spx_plg_apps_het_count(7, a3), 2);
+    ck_assert_uint_eq(spx_plg_apps_het_count(3, a4), 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin");
@@ -178,6 +237,9 @@ int main(void)
     tcase_add_test(tc, abort_roundtrip);
     tcase_add_test(tc, abort_long_text_cut);
     tcase_add_test(tc, hex);
+    tcase_add_test(tc, apps_roundtrip);
+    tcase_add_test(tc, apps_multiprog);
+    tcase_add_test(tc, apps_het_count);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
