@@ -176,7 +176,7 @@ fail:
     return 0;
 }
 
-mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t *job,
+mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_step_info_t *job,
                                                   char ***env)
 {
     const slurm_step_layout_t *lay = job->step_layout;
