@@ -70,6 +70,9 @@ do_up() {
     is_up && die "already up (run '$PROG $SUITE down' first)"
     # a failure half-way unmounts what was mounted
     trap 'do_down >/dev/null 2>&1' EXIT
+    # the root a mount point of its own: iproute2 (ip -n) remounts / inside
+    mount --bind "$DIR" "$DIR"
+    mount --make-private "$DIR"
     mount -t proc proc "$DIR/proc"
     mount --rbind /sys "$DIR/sys"
     mount --make-rslave "$DIR/sys"      # never propagate our unmount to the host

@@ -304,9 +304,9 @@ ensure_user() {
 debian_plugin_dir() {
     local d
     for d in /usr/lib/*/slurm-wlm /usr/lib/slurm-wlm /usr/lib/slurm; do
-        [ -f "$d/mpi_none.so" ] && { echo "$d"; return 0; }
+        [ -f "$d/auth_munge.so" ] && { echo "$d"; return 0; }
     done
-    die "Slurm plugin directory (with mpi_none.so) not found"
+    die "Slurm plugin directory (with auth_munge.so) not found"
 }
 
 write_conf() {
@@ -598,7 +598,9 @@ do_exec() {
     proc_alive "$pid" "$st" || die "slurmd of $node is not running"
     # outside the loop: CMD's stdin is ours, not the procs file
     exec 9<&-
-    exec nsenter -t "$pid" -n -u -m "$@"
+    # -r: its root, which is a chroot's when the cluster runs in one (the
+    # mount namespace alone would give the host's root)
+    exec nsenter -t "$pid" -n -u -m -r --wd="$PWD" "$@"
 }
 
 usage() {
