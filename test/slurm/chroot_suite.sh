@@ -23,7 +23,8 @@ case $SUITE in
     trixie) CENV=(--env SPMIX_VC_NET=10.78.0 --env SPMIX_VC_PFX=spmxt
                   --env SPMIX_VC_CTLD_PORT=16827 --env SPMIX_VC_SLURMD_PORT=16828) ;;
     forky) CENV=(--env SPMIX_VC_NET=10.79.0 --env SPMIX_VC_PFX=spmxf
-                 --env SPMIX_VC_CTLD_PORT=16837 --env SPMIX_VC_SLURMD_PORT=16838) ;;
+                 --env SPMIX_VC_CTLD_PORT=16837 --env SPMIX_VC_SLURMD_PORT=16838
+                 --env "SPX_SKIP_OPENMPI=Open MPI 6.0 under srun --mpi=spmix is not supported yet (its ranks hang)") ;;
     *) echo "usage: $0 trixie|forky --root DIR [--tests LIST] [--dropin] | --cleanup" >&2; exit 2 ;;
 esac
 ROOT="" TESTS="test_plugin.sh" DROPIN=0 CLEANUP=0
