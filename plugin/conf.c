@@ -170,7 +170,7 @@ s_p_hashtbl_t *spx_plg_conf_get(void)
     return tbl;
 }
 
-static void spx_plg_conf_print(List l, const char *name, const char *value)
+static void spx_plg_conf_print(spx_slurm_list_t l, const char *name, const char *value)
 {
     spx_config_key_pair_t *kp = SPX_XMALLOC(sizeof(*kp));
 
@@ -179,9 +179,9 @@ static void spx_plg_conf_print(List l, const char *name, const char *value)
     slurm_list_append(l, kp);
 }
 
-List spx_plg_conf_get_printable(void)
+spx_slurm_list_t spx_plg_conf_get_printable(void)
 {
-    List l = slurm_list_create(slurm_destroy_config_key_pair);
+    spx_slurm_list_t l = slurm_list_create(slurm_destroy_config_key_pair);
     char v[64];
 
     snprintf(v, sizeof(v), "%u", spx_plg_conf.debug);

@@ -59,7 +59,7 @@ int spx_plg_conf_parse_ports(const char *s, uint16_t *lo, uint16_t *hi);
 void spx_plg_conf_options(s_p_options_t **full_options, int *full_options_cnt);
 void spx_plg_conf_set(s_p_hashtbl_t *tbl);
 s_p_hashtbl_t *spx_plg_conf_get(void);
-List spx_plg_conf_get_printable(void);
+spx_slurm_list_t spx_plg_conf_get_printable(void);
 
 /* Plugin log lines go through Slurm's log (slurmd log / srun stderr). */
 #define spx_plg_err(...) slurm_error("mpi/spmix: " __VA_ARGS__)

@@ -33,12 +33,12 @@ SPX_PLG_PUBLIC int fini(void);
 SPX_PLG_PUBLIC void mpi_p_conf_options(s_p_options_t **full_options, int *full_options_cnt);
 SPX_PLG_PUBLIC void mpi_p_conf_set(s_p_hashtbl_t *tbl);
 SPX_PLG_PUBLIC s_p_hashtbl_t *mpi_p_conf_get(void);
-SPX_PLG_PUBLIC List mpi_p_conf_get_printable(void);
+SPX_PLG_PUBLIC spx_slurm_list_t mpi_p_conf_get_printable(void);
 SPX_PLG_PUBLIC mpi_plugin_client_state_t *mpi_p_client_prelaunch(
-    const mpi_plugin_client_info_t *job, char ***env);
+    const mpi_step_info_t *job, char ***env);
 SPX_PLG_PUBLIC int mpi_p_client_fini(mpi_plugin_client_state_t *state);
 SPX_PLG_PUBLIC int mpi_p_slurmstepd_prefork(const stepd_step_rec_t *job, char ***env);
-SPX_PLG_PUBLIC int mpi_p_slurmstepd_task(const mpi_plugin_task_info_t *job, char ***env);
+SPX_PLG_PUBLIC int mpi_p_slurmstepd_task(const mpi_task_info_t *job, char ***env);
 
 int init(void)
 {
@@ -70,12 +70,12 @@ s_p_hashtbl_t *mpi_p_conf_get(void)
     return spx_plg_conf_get();
 }
 
-List mpi_p_conf_get_printable(void)
+spx_slurm_list_t mpi_p_conf_get_printable(void)
 {
     return spx_plg_conf_get_printable();
 }
 
-mpi_plugin_client_state_t *mpi_p_client_prelaunch(const mpi_plugin_client_info_t *job,
+mpi_plugin_client_state_t *mpi_p_client_prelaunch(const mpi_step_info_t *job,
                                                   char ***env)
 {
     return spx_plg_srun_prelaunch(job, env);
@@ -94,7 +94,7 @@ int mpi_p_slurmstepd_prefork(const stepd_step_rec_t *job, char ***env)
     return spx_plg_stepd_prefork(env);
 }
 
-int mpi_p_slurmstepd_task(const mpi_plugin_task_info_t *job, char ***env)
+int mpi_p_slurmstepd_task(const mpi_task_info_t *job, char ***env)
 {
     return spx_plg_stepd_task(job, env);
 }

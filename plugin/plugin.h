@@ -24,13 +24,13 @@
 #define SPX_PLG_SECRET_MAX 64
 
 /* srun side */
-mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t *job,
+mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_step_info_t *job,
                                                   char ***env);
 int spx_plg_srun_fini(void);
 
 /* slurmstepd side */
 int spx_plg_stepd_prefork(char ***env);
-int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env);
+int spx_plg_stepd_task(const mpi_task_info_t *job, char ***env);
 void spx_plg_stepd_fini(void);
 
 /* stepd_host.c: the host module handed to PMIx_server_init. ctx is what the

@@ -1,11 +1,24 @@
 /*
- * slurm_glue.h - the parts of Slurm 22.05's plugin ABI that are not in its
- * public headers, declared here so the plugin builds against the public
- * headers only (slurm/slurm.h, slurm/slurm_version.h).
+ * slurm_glue.h - the parts of Slurm's plugin ABI that are not in its public
+ * headers, declared here so the plugin builds against the public headers only
+ * (slurm/slurm.h, slurm/slurm_version.h), for Slurm 22.05 to 26.05: one
+ * source, compiled against the installed release's own slurm.h (which
+ * absorbs its changes to slurm_step_id_t and slurm_step_layout_t), plus the
+ * #if on SLURM_VERSION_NUMBER below where the private ABI differs.
  *
  * Types: stepd_step_rec_t and s_p_hashtbl_t stay opaque; the two argument
- * structs of the MPI hooks and s_p_options_t are laid out as in Slurm 22.05
- * (src/common/slurm_mpi.h, src/common/parse_config.h) - facts of the ABI.
+ * structs of the MPI hooks and s_p_options_t are laid out as in Slurm's
+ * src/common/slurm_mpi.h (src/interfaces/mpi.h from 23.02) and
+ * src/common/parse_config.h - facts of the ABI:
+ *   23.02  the hook argument types were renamed (mpi_plugin_client_info_t ->
+ *          mpi_step_info_t, mpi_plugin_task_info_t -> mpi_task_info_t; same
+ *          layout: this file uses the new names for every release);
+ *          s_p_options_t gained pack/unpack; List became list_t *
+ *   23.11  the task info lost its `self` field; hostlist_t became the struct
+ *          (slurm_hostlist_* take and return hostlist_t *);
+ *          slurm_kill_job_step gained a flags argument
+ *   24.05  slurm_get_errno() is gone (errno is used for every release)
+ *   25.11  slurm_kill_job_step takes a slurm_step_id_t *
  * Functions: all live in libslurmfull, which every host program of the
  * plugin (slurmctld, slurmd, slurmstepd, srun) is linked to; the dynamic
  * linker resolves them when the plugin is loaded. Memory handed to or
@@ -20,9 +33,36 @@
 #include <slurm/slurm_errno.h>
 #include <slurm/slurm_version.h>
 
-#if SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) != 22 || SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER) != 5
-#error "mpi_spmix is written for the plugin ABI of Slurm 22.05"
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 5, 0)
+#error "mpi_spmix needs Slurm 22.05 or later"
 #endif
+#define SPX_SLURM_AT_LEAST(maj, min) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(maj, min, 0))
+
+/* a list returned to Slurm (conf_get_printable) and a host list */
+#if SPX_SLURM_AT_LEAST(23, 2)
+typedef list_t *spx_slurm_list_t;
+#else
+typedef List spx_slurm_list_t;
+#endif
+#if SPX_SLURM_AT_LEAST(23, 11)
+typedef hostlist_t *spx_hostlist_t;
+#else
+typedef hostlist_t spx_hostlist_t;
+#endif
+
+/* spx_slurm_kill_step: slurm_kill_job_step(job.step, sig) in this release's form */
+static inline int spx_slurm_kill_step(uint32_t jobid, uint32_t stepid, uint16_t sig)
+{
+#if SPX_SLURM_AT_LEAST(25, 11)
+    slurm_step_id_t id = { .job_id = jobid, .step_id = stepid, .step_het_comp = NO_VAL };
+
+    return slurm_kill_job_step(&id, sig, 0);
+#elif SPX_SLURM_AT_LEAST(23, 11)
+    return slurm_kill_job_step(jobid, stepid, sig, 0);
+#else
+    return slurm_kill_job_step(jobid, stepid, sig);
+#endif
+}
 
 /* ---- opaque host types ---- */
 typedef struct stepd_step_rec stepd_step_rec_t;
@@ -35,7 +75,7 @@ typedef struct {
     uint32_t het_job_task_offset;   /* het job task offset or NO_VAL */
     slurm_step_id_t step_id;
     slurm_step_layout_t *step_layout;
-} mpi_plugin_client_info_t;
+} mpi_step_info_t;
 
 typedef struct {
     slurm_addr_t *client;
@@ -45,9 +85,11 @@ typedef struct {
     uint32_t nnodes;
     uint32_t nodeid;
     uint32_t ntasks;
+#if !SPX_SLURM_AT_LEAST(23, 11)
     slurm_addr_t *self;
+#endif
     slurm_step_id_t step_id;
-} mpi_plugin_task_info_t;
+} mpi_task_info_t;
 
 /* ---- configuration parser (src/common/parse_config.h) ---- */
 typedef enum {
@@ -75,6 +117,10 @@ typedef struct spx_s_p_options {
                    const char *value, const char *line, char **leftover);
     void (*destroy)(void *data);
     struct spx_s_p_options *line_options;
+#if SPX_SLURM_AT_LEAST(23, 2)
+    void (*pack)(void *data, void *buffer);     /* buffer: Slurm's buf_t */
+    void *(*unpack)(void *buffer);
+#endif
 } s_p_options_t;
 
 /* Appends copies (xmalloc'd) of options[] to *full_options. */

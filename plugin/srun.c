@@ -290,7 +290,7 @@ static char *spx_plg_het_apps(uint32_t offset, uint32_t ntasks, uint32_t ncomp)
 }
 
 /* SPMIX_STEP_APPS of the step, or NULL for one application. Lock held. */
-static char *spx_plg_step_apps(const mpi_plugin_client_info_t *job, bool het)
+static char *spx_plg_step_apps(const mpi_step_info_t *job, bool het)
 {
     uint32_t ntasks = job->step_layout->task_cnt, napps = 0, *app_of = NULL;
     char *buf, **argv, *s = NULL;
@@ -313,7 +313,7 @@ static char *spx_plg_step_apps(const mpi_plugin_client_info_t *job, bool het)
 }
 
 /* The secret, the map and the listener, once per srun. Lock held. */
-static int spx_plg_srun_setup(const mpi_plugin_client_info_t *job, bool het)
+static int spx_plg_srun_setup(const mpi_step_info_t *job, bool het)
 {
     const slurm_step_layout_t *lay = job->step_layout;
 
@@ -337,7 +337,7 @@ static int spx_plg_srun_setup(const mpi_plugin_client_info_t *job, bool het)
     return 0;
 }
 
-mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_plugin_client_info_t *job,
+mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_step_info_t *job,
                                                   char ***env)
 {
     const slurm_step_layout_t *lay = job->step_layout;

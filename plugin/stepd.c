@@ -134,7 +134,7 @@ static int spx_plg_my_name(char **env, char *out, size_t len)
 
 static int spx_plg_expand_nodes(const char *nodelist)
 {
-    hostlist_t hl = slurm_hostlist_create(nodelist);
+    spx_hostlist_t hl = slurm_hostlist_create(nodelist);
     char *h;
     int n;
 
@@ -462,7 +462,7 @@ out:
     return rc == 0 ? SLURM_SUCCESS : SLURM_ERROR;
 }
 
-int spx_plg_stepd_task(const mpi_plugin_task_info_t *job, char ***env)
+int spx_plg_stepd_task(const mpi_task_info_t *job, char ***env)
 {
     uint32_t k, nlocal;
     const char *old;

@@ -129,9 +129,9 @@ static void spx_plg_host_abort_kill(const pmix_proc_t *proc, int status, const c
     (void)status;
     (void)msg;
     (void)arg;
-    if (slurm_kill_job_step(spx_plg_host.jobid, spx_plg_host.stepid, SIGKILL) != 0)
+    if (spx_slurm_kill_step(spx_plg_host.jobid, spx_plg_host.stepid, SIGKILL) != 0)
         spx_plg_err("slurm_kill_job_step(%u.%u): %s", spx_plg_host.jobid, spx_plg_host.stepid,
-                    slurm_strerror(slurm_get_errno()));
+                    slurm_strerror(errno));
 }
 
 /* A tool's PMIx_IOF_push reaching this node (library thread). With the

@@ -21,6 +21,13 @@
 #      programs through it (test/slurm/test_openmpi.sh), and the drop-in
 #      build that answers `srun --mpi=pmix` (test/slurm/test_dropin.sh).
 #      SPX_SKIP_SLURM=1 skips these stages.
+#   7. the same plugin built inside Debian 13 (Slurm 24.11) and Debian forky
+#      (Slurm 26.05) chroots against their own libslurm-dev, each on a 3-node
+#      cluster of that release: test_plugin.sh, test_groups.sh, test_iof.sh
+#      and the drop-in build as mpi/pmix (test/slurm/chroot_suite.sh; the
+#      chroots come from scripts/chroot.sh, cached in /var/cache/spmix-chroots:
+#      about 1.5 min each when cold). SPX_SKIP_CHROOTS=1 skips them (also
+#      skipped with SPX_SKIP_SLURM=1).
 # Build trees go to $SPX_BUILD_ROOT (default: ./_ci). Exit status: 0 = all passed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -116,6 +123,19 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     vc "$top/test/slurm/test_dropin.sh" --build "$sroot/dropin"
     cd "$top"
     rm -rf "$sroot"
+fi
+
+if [ "${SPX_SKIP_SLURM:-0}" != 1 ] && [ "${SPX_SKIP_CHROOTS:-0}" != 1 ]; then
+    for suite in trixie forky; do
+        trap 'bash "$top/test/slurm/chroot_suite.sh" $suite --cleanup >/dev/null 2>&1 || true' EXIT
+        step "Slurm: $suite chroot ($(case $suite in trixie) echo "Debian 13, Slurm 24.11" ;; *) echo "Debian forky, Slurm 26.05" ;; esac)): mpi_spmix and the drop-in mpi/pmix on 3 nodes"
+        t0=$(date +%s)
+        vc "$top/test/slurm/chroot_suite.sh" $suite --root "/opt/spmix-ci-$suite" \
+            --tests "test_plugin.sh test_groups.sh test_iof.sh" --dropin
+        echo "stage $suite: $(($(date +%s) - t0)) s"
+        rm -rf "/opt/spmix-ci-$suite"
+        trap - EXIT
+    done
 fi
 
 printf '\nAll test stages passed.\n'

@@ -81,8 +81,8 @@ static void setup(void)
     static uint16_t tasks[] = { 2, 1 };
     static slurm_step_layout_t lay = { .node_cnt = 2, .tasks = tasks, .task_cnt = 3,
                                        .tids = tids };
-    mpi_plugin_client_info_t job = { .het_job_id = NO_VAL, .het_job_task_offset = NO_VAL,
-                                     .step_layout = &lay };
+    mpi_step_info_t job = { .het_job_id = NO_VAL, .het_job_task_offset = NO_VAL,
+                            .step_layout = &lay };
     job.step_id.job_id = 42;
     job.step_id.step_id = 3;
     env = NULL;

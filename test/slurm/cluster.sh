@@ -14,6 +14,11 @@
 #   cluster.sh exec NODE CMD...      (run CMD inside node NODE)
 #
 # Tests then do:  . "$(cluster.sh env)"  and use srun/sbatch as usual.
+#
+# Inside a chroot of another Debian release (scripts/chroot.sh: Slurm 24.11,
+# 26.05) the same script runs unchanged: its daemons, namespaces and state
+# are then the chroot's. A second cluster needs its own SPMIX_VC_NET,
+# SPMIX_VC_PFX (names of namespaces and links, up to 7 characters) and ports.
 set -eu
 
 PROG=cluster.sh
@@ -23,7 +28,7 @@ CTLD_PORT=${SPMIX_VC_CTLD_PORT:-16817}
 SLURMD_PORT=${SPMIX_VC_SLURMD_PORT:-16818}
 TIMEOUT=${SPMIX_VC_TIMEOUT:-30}         # seconds to wait for the nodes
 VC_USER=${SPMIX_VC_USER:-spmixuser}
-PFX=spmixvc                             # prefix of our namespaces and links
+PFX=${SPMIX_VC_PFX:-spmixvc}            # prefix of our namespaces and links
 BRIDGE=$PFX-br0
 CTL_NAME=vc-ctl
 PARTITION=vc
@@ -35,6 +40,7 @@ say() { echo "$PROG: $*"; }
 vlog() { [ "${SPMIX_VC_VERBOSE:-0}" = 0 ] || echo "$PROG: [$EPOCHREALTIME] $*" >&2; }
 
 [ "$(id -u)" = 0 ] || die "must run as root"
+case $PFX in ""|*[!a-z0-9]*|????????*) die "SPMIX_VC_PFX must be 1-7 of a-z0-9" ;; esac
 
 # --- processes: pid + start time ------------------------------------------
 # (bash builtins only in these helpers: forks are slow on small VMs)
@@ -298,9 +304,9 @@ ensure_user() {
 debian_plugin_dir() {
     local d
     for d in /usr/lib/*/slurm-wlm /usr/lib/slurm-wlm /usr/lib/slurm; do
-        [ -f "$d/mpi_none.so" ] && { echo "$d"; return 0; }
+        [ -f "$d/auth_munge.so" ] && { echo "$d"; return 0; }
     done
-    die "Slurm plugin directory (with mpi_none.so) not found"
+    die "Slurm plugin directory (with auth_munge.so) not found"
 }
 
 write_conf() {
@@ -373,6 +379,7 @@ write_env() {
 # source me: environment of the spmix virtual Slurm cluster
 export SLURM_CONF=$STATE/slurm.conf
 export SPMIX_VC_DIR=$STATE
+export SPMIX_VC_NET=$NET
 export SPMIX_VC_NODES=$n
 export SPMIX_VC_NODELIST='vn[1-$n]'
 export SPMIX_VC_PARTITION=$PARTITION
@@ -591,7 +598,9 @@ do_exec() {
     proc_alive "$pid" "$st" || die "slurmd of $node is not running"
     # outside the loop: CMD's stdin is ours, not the procs file
     exec 9<&-
-    exec nsenter -t "$pid" -n -u -m "$@"
+    # -r: its root, which is a chroot's when the cluster runs in one (the
+    # mount namespace alone would give the host's root)
+    exec nsenter -t "$pid" -n -u -m -r --wd="$PWD" "$@"
 }
 
 usage() {

@@ -5,6 +5,7 @@
 #   spx_vc_install OUT    make install, then PLUGDIR, LIBDIR, BINDIR, PUSH
 #   spx_vc_checks         pass/fail functions, NFAIL, T0
 #   spx_vc_up OUT [LINE]  cluster up, environment, mpi.conf, cleanup on exit
+#   spx_missing_syms LIB OBJ  the PMIx names OBJ imports that LIB lacks
 #   spx_vc_dirs           after `make install` in $BUILD: sets PLUGDIR (where
 #                         mpi_spmix.so went) and LIBDIR (spmix's library dir)
 # Installing before asking make for its directories matters: a configure
@@ -89,4 +90,17 @@ spx_vc_cleanup() {
     [ -n "${BG:-}" ] && kill "$BG" 2>/dev/null
     rm -rf "$SPX_VC_OUT"
     if [ "$KEEP" = 0 ]; then "$CLUSTER" down >/dev/null 2>&1; fi
+}
+
+# spx_missing_syms LIB OBJ: prints (space-separated) the PMIx_* functions and
+# pmix_framework_names that the shared object OBJ imports and our library LIB
+# does not define - what a newer release's program (built on a later PMIx
+# ABI) would miss at load time; empty when nothing is missing
+spx_missing_syms() {
+    local have
+    have=" $(nm -D --defined-only "$1" 2>/dev/null | awk '{ printf "%s ", $3 }')"
+    nm -D --undefined-only "$2" 2>/dev/null | awk '{ print $2 }' | sed 's/@.*//' |
+        grep -E '^(PMIx_|pmix_framework_names$)' | sort -u | while read -r s; do
+            case $have in *" $s "*) ;; *) printf '%s ' "$s" ;; esac
+        done
 }
