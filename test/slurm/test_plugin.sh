@@ -123,6 +123,27 @@ else
     echo "SKIP: Open MPI (mpi4py) allreduce: this Open MPI needs the PMIx v5 ABI (pmix_framework_names), which $LIBDIR/libpmix.so.2 does not have"
 fi
 
+# ---- MPI-4 sessions (Open MPI 5 and later): communicators from PMIx groups ----
+# MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups across 3
+# nodes (test/slurm/mpi/mpi_sessions.c); Slurm's own mpi/pmix cannot run it (no
+# group support: one rank per node fails, the others hang). Open MPI 4.1 has
+# no sessions: the program does not compile there (SKIP line).
+if [ -n "${SPX_SKIP_OPENMPI:-}" ]; then
+    echo "SKIP: MPI sessions: $SPX_SKIP_OPENMPI"
+elif command -v mpicc >/dev/null &&
+     mpicc -o "$OUT/mpi_sessions" "$HERE/mpi/mpi_sessions.c" 2>"$OUT/cc.err"; then
+    chmod 755 "$OUT/mpi_sessions"
+    run_ok "3 nodes x 2: MPI sessions (communicator and intercommunicator from groups)" \
+        "mpi_sessions: 6 processes: OK" \
+        env OMPI_MCA_mpi_yield_when_idle=1 $S -N3 -n6 "$OUT/mpi_sessions"
+    # the same under our launcher, without Slurm (one node, 4 ranks)
+    run_ok "spmix-run -n 4: MPI sessions" "mpi_sessions: 4 processes: OK" \
+        env OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader \
+        "${LIBDIR%/lib/spmix}/bin/spmix-run" -n 4 "$OUT/mpi_sessions"
+else
+    echo "SKIP: MPI sessions: this MPI has no MPI_Session_init ($(head -c 200 "$OUT/cc.err" | tr '\n' ' '))"
+fi
+
 # ---- Slurm's own --mpi=pmix (an OpenPMIx server) with our library on LD_LIBRARY_PATH ----
 # A program built against Debian's OpenPMIx (RUNPATH to it) runs under Slurm's
 # mpi/pmix; with LD_LIBRARY_PATH naming our directory it loads our
