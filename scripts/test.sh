@@ -18,7 +18,8 @@
 #      it_grpinvite, python3-pmix; test/slurm/test_groups.sh), heterogeneous and
 #      --multi-prog steps (test/slurm/test_hetjob.sh), tools and srun's
 #      stdin (test/slurm/test_iof.sh), then unchanged Open MPI and mpi4py
-#      programs through it (test/slurm/test_openmpi.sh), and the drop-in
+#      programs through it (test/slurm/test_openmpi.sh), unchanged MPICH
+#      programs (test/slurm/test_mpich.sh), and the drop-in
 #      build that answers `srun --mpi=pmix` (test/slurm/test_dropin.sh).
 #      SPX_SKIP_SLURM=1 skips these stages.
 #   7. the same plugin built inside Debian 13 (Slurm 24.11) and Debian forky
@@ -116,6 +117,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     vc "$top/test/slurm/test_remote_tool.sh" --build "$sroot/build"
     step "Slurm: unchanged Open MPI and mpi4py programs under mpi_spmix (1x2, 3x2, 4x4)"
     vc "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
+    step "Slurm: unchanged MPICH programs (PMI-1 over PMI_FD) under mpi_spmix (1x2, 3x2, 4x4); Open MPI and MPICH in one sbatch job"
+    vc "$top/test/slurm/test_mpich.sh" --build "$sroot/build"
     step "Slurm: the drop-in build (--enable-pmix-typename) answers srun --mpi=pmix"
     mkdir -p "$sroot/dropin" && chmod 755 "$sroot/dropin" && cd "$sroot/dropin"
     "$top/configure" -q --enable-werror --enable-pmix-typename --disable-tests --prefix="$sroot/dropin-inst"

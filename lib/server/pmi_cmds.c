@@ -35,7 +35,22 @@ struct resp {
     char buf[SPX_PMI_MAX_MSG + 64];
     size_t len;
     bool v2, overflow;
+    const char *refused;            /* why a value was left out (overflow) */
 };
+
+/* Can val travel in an answer of this protocol? PMI-1 values end at a
+ * space and the line at '\n'; PMI-2 ones may hold anything but control
+ * bytes (what the parsers take). Values put by PMIx clients, or over PMI-2
+ * and read over PMI-1, may not. */
+static bool value_fits(const char *val, bool v2)
+{
+    if (!v2)
+        return spx_pmi_v1_value_ok(val);
+    for (; *val; val++)
+        if ((unsigned char)*val < 0x20 && *val != '\t' && *val != '\r')
+            return false;
+    return true;
+}
 
 static void resp_add(struct resp *r, const char *key, const char *val)
 {
@@ -44,6 +59,12 @@ static void resp_add(struct resp *r, const char *key, const char *val)
         return;
     if (r->len + kl + 3 > sizeof(r->buf)) {
         r->overflow = true;
+        r->refused = "value_too_long";
+        return;
+    }
+    if (!value_fits(val, r->v2)) {
+        r->overflow = true;
+        r->refused = "value_not_representable";
         return;
     }
     if (!r->v2 && r->len)
@@ -52,16 +73,19 @@ static void resp_add(struct resp *r, const char *key, const char *val)
     r->len += kl;
     r->buf[r->len++] = '=';
     if (r->v2) {
-        if (spx_pmi_append_v2(r->buf, sizeof(r->buf) - 1, &r->len, val) != 0)
+        if (spx_pmi_append_v2(r->buf, sizeof(r->buf) - 1, &r->len, val) != 0) {
             r->overflow = true;
+            r->refused = "value_too_long";
+        }
         else
             r->buf[r->len++] = ';';
         return;
     }
     size_t vl = strlen(val);
-    if (r->len + vl + 2 > sizeof(r->buf))
+    if (r->len + vl + 2 > sizeof(r->buf)) {
         r->overflow = true;
-    else {
+        r->refused = "value_too_long";
+    } else {
         memcpy(r->buf + r->len, val, vl);
         r->len += vl;
     }
@@ -71,6 +95,7 @@ static void resp_begin(struct resp *r, const struct spx_srv_pmi_conn *c, const c
 {
     r->len = 0;
     r->overflow = false;
+    r->refused = NULL;
     r->v2 = c->mode == SPX_PMI_MODE_V2;
     resp_add(r, "cmd", cmd);
 }
@@ -85,10 +110,10 @@ static void resp_int(struct resp *r, const char *key, long v)
 /* Sends r, ending with rc=<rc> (and the error text for a failure). */
 static void resp_send(struct spx_srv_pmi_conn *c, struct resp *r, int rc, const char *err)
 {
-    if (r->overflow) { /* only a value can be this long: answer without it */
-        spx_warn("%s: PMI answer too long, refused", c->peer->name);
+    if (r->overflow) { /* only a value can be refused: answer without it */
+        spx_warn("%s: PMI answer refused: %s", c->peer->name, r->refused);
         rc = -1;
-        err = "value_too_long";
+        err = r->refused;
         size_t cl = strcspn(r->buf, r->v2 ? ";" : " ");
         r->len = cl < r->len ? cl : r->len;
         if (r->v2)
