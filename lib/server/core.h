@@ -96,6 +96,8 @@ struct spx_srv_ns {
     uint32_t *nodes;                /* sorted unique nodes hosting ranks (owned) */
     size_t nnodes;
     struct spx_srv_shmf *shmf;      /* shared-memory fence (shmfence.c), NULL when none */
+    pmix_rank_t *departed;          /* ranks whose client was deregistered here (owned) */
+    size_t ndeparted, cdeparted;
 };
 
 /* Life of a connection (peer.c sets it, through one function):
@@ -287,6 +289,9 @@ void spx_srv_fence_timer_cancel(void *handle);
 
 /* ---- nspace.c ---- */
 struct spx_srv_ns *spx_srv_ns_find(const struct spx_srv_ctx *ctx, const char *name);
+/* Was a client of rank deregistered from ns on this node? (A rank without a
+ * client record either has not been registered yet or went away.) */
+bool spx_srv_ns_departed(const struct spx_srv_ns *ns, pmix_rank_t rank);
 struct spx_srv_client *spx_srv_client_find(const struct spx_srv_ctx *ctx, const char *nspace,
                                            pmix_rank_t rank);
 /* True when (nspace, rank) is a process of this node (registered or in local peers). */

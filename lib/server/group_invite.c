@@ -856,9 +856,12 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
         return;
     }
     struct spx_srv_client *cl = spx_srv_client_find(g->ctx, leader.nspace, leader.rank);
-    /* a namespace this node has not registered yet (its host is slower than
-     * the joiner's) may still bring the leader: the answer waits for it */
-    bool unknown_yet = !cl && !spx_srv_ns_find(g->ctx, leader.nspace);
+    /* a namespace this node has not registered yet, or a leader it has not
+     * registered yet (hosts register a namespace, then its clients: a joiner
+     * on a faster node may answer in between), may still come: the answer
+     * waits for it; a leader whose client went away fails it */
+    struct spx_srv_ns *lns = cl ? NULL : spx_srv_ns_find(g->ctx, leader.nspace);
+    bool unknown_yet = !cl && (!lns || !spx_srv_ns_departed(lns, leader.rank));
     if (!unknown_yet && (!cl || cl->finalized || (!cl->peer && cl->connected_once))) {
         /* no such leader here (any more; one that has not connected yet
          * may still invite): the joiner must not wait */

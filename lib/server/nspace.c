@@ -375,6 +375,7 @@ static void ns_free(struct spx_srv_ns *ns)
     free(ns->rank_node);
     free(ns->nodes);
     spx_srv_shmf_free(ns->shmf);
+    free(ns->departed);
     free(ns);
 }
 
@@ -695,6 +696,30 @@ SPX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, ui
     return rc;
 }
 
+bool spx_srv_ns_departed(const struct spx_srv_ns *ns, pmix_rank_t rank)
+{
+    for (size_t i = 0; ns && i < ns->ndeparted; i++)
+        if (ns->departed[i] == rank)
+            return true;
+    return false;
+}
+
+/* Remembers that rank's client went (spx_srv_ns_departed). */
+static void ns_note_departed(struct spx_srv_ns *ns, pmix_rank_t rank)
+{
+    if (spx_srv_ns_departed(ns, rank))
+        return;
+    if (ns->ndeparted == ns->cdeparted) {
+        size_t nc = ns->cdeparted ? 2 * ns->cdeparted : 8;
+        pmix_rank_t *d = realloc(ns->departed, nc * sizeof(*d));
+        if (!d)
+            return; /* a late join then waits for the namespace's end instead */
+        ns->departed = d;
+        ns->cdeparted = nc;
+    }
+    ns->departed[ns->ndeparted++] = rank;
+}
+
 static void do_deregister_client(void *arg)
 {
     struct ns_call *c = arg;
@@ -705,6 +730,7 @@ static void do_deregister_client(void *arg)
         if (cl->rank != c->proc.rank)
             continue;
         SLIST_REMOVE(&ns->clients, cl, spx_srv_client, link); /* the first of that rank */
+        ns_note_departed(ns, cl->rank);
         spx_srv_get_target_gone(ctx, ns->name, cl->rank);
         if (ctx->fence)
             spx_fence_proc_lost(ctx->fence, &c->proc);
