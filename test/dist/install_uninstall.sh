@@ -1,6 +1,6 @@
 #!/bin/sh
 # test/dist/install_uninstall.sh - `make install` of this build tree into a
-# staging DESTDIR puts the library, spmix-run and (when built) the Slurm plugin
+# staging DESTDIR puts the library, spmix-run, the man pages and (when built) the Slurm plugin
 # there (the plugin as mpi_*.so alone, no libtool archive), and `make
 # uninstall` then removes every file it installed: nothing is left behind
 # (what `make distcheck` requires of the installed tree).
@@ -17,6 +17,8 @@ find "$d" \( -type f -o -type l \) | sed "s|^$d||" | sort >"$tmp/installed"
 sed 's/^/    /' "$tmp/installed"
 grep -q '/lib/spmix/libpmix\.so\.2$' "$tmp/installed" || fail "libpmix.so.2 was not installed"
 grep -q '/bin/spmix-run$' "$tmp/installed" || fail "spmix-run was not installed"
+grep -q '/man/man3/PMIx_Fence\.3$' "$tmp/installed" || fail "the API man pages were not installed"
+grep -q '/man/man7/spmix\.7$' "$tmp/installed" || fail "spmix(7) was not installed"
 if ls "$b"/plugin/.libs/mpi_*.so >/dev/null 2>&1; then
     grep -Eq '/mpi_(spmix|pmix)\.so$' "$tmp/installed" || fail "the Slurm plugin was not installed"
     ! grep -Eq '/mpi_(spmix|pmix)\.la$' "$tmp/installed" || fail "the plugin's libtool archive was installed"
