@@ -4,7 +4,8 @@
 #   test/slurm/test_plugin.sh --build DIR [--keep]
 # DIR is a configured build tree (configure --prefix=P [--with-slurm-plugindir=Q]);
 # the script runs `make install` there, brings the cluster up with the
-# installed plugin directory first in PluginDir, writes an mpi.conf, and checks:
+# installed plugin directory first in PluginDir, writes an mpi.conf (the shipped
+# slurm-conf-examples/mpi.conf with the test's values), and checks:
 #   srun --mpi=list; mpi.conf reaches slurmstepd (scontrol show config, the
 #   tree port in SpmixPortRange); the integration clients it_keys, it_putget,
 #   it_fence on one node and it_fence, it_pubsub (the job-wide publish
@@ -57,15 +58,8 @@ trap cleanup EXIT
 "$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
 . "$("$CLUSTER" env)"
 PORT_LO=31000 PORT_HI=31099
-cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
-# written by test_plugin.sh
-SpmixPortRange=$PORT_LO-$PORT_HI
-SpmixTimeout=20
-SpmixTreeWidth=2
-SpmixDebug=1
-SpmixLibDir=$LIBDIR
-SpmixSetLdLibraryPath=yes
-EOF
+spx_vc_mpiconf "$SPMIX_VC_DIR/mpi.conf" SpmixPortRange=$PORT_LO-$PORT_HI SpmixTimeout=20 \
+    SpmixTreeWidth=2 SpmixDebug=1 "SpmixLibDir=$LIBDIR" SpmixSetLdLibraryPath=yes || exit 1
 "$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; fail "reconfigure with mpi.conf"; }
 UI="su -s /bin/sh $SPMIX_VC_USER -c"
 S="timeout 60 srun --mpi=spmix"

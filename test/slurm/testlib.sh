@@ -6,6 +6,7 @@
 #   spx_vc_checks         pass/fail functions, NFAIL, T0
 #   spx_vc_up OUT [LINE]  cluster up, environment, mpi.conf, cleanup on exit
 #   spx_missing_syms LIB OBJ  the PMIx names OBJ imports that LIB lacks
+#   spx_vc_mpiconf FILE [KEY=VALUE...]  FILE from slurm-conf-examples/mpi.conf
 #   spx_vc_dirs           after `make install` in $BUILD: sets PLUGDIR (where
 #                         mpi_spmix.so went) and LIBDIR (spmix's library dir)
 # Installing before asking make for its directories matters: a configure
@@ -60,28 +61,39 @@ spx_vc_checks() {
     fail() { echo "FAIL: $*"; NFAIL=$((NFAIL + 1)); }
 }
 
-# spx_vc_up OUT [MPI_CONF_LINE...]: after spx_vc_install/spx_vc_dirs, brings
+# spx_vc_mpiconf FILE [KEY=VALUE...]: writes FILE from the shipped example
+# slurm-conf-examples/mpi.conf (every option, commented out at its default)
+# with each KEY's line set to KEY=VALUE (no '|' in VALUE); a KEY the example
+# lacks is an error (returns 1), so the example keeps naming every option.
+spx_vc_mpiconf() {
+    local out=$1 ex kv k
+    shift
+    ex=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/slurm-conf-examples/mpi.conf
+    cp "$ex" "$out.tmp" || return 1
+    for kv in "$@"; do
+        k=${kv%%=*}
+        grep -Eq "^#?$k=" "$out.tmp" || { echo "$0: $k is not in $ex" >&2; rm -f "$out.tmp"; return 1; }
+        sed -i -E "s|^#?$k=.*|$kv|" "$out.tmp"
+    done
+    mv "$out.tmp" "$out"
+}
+
+# spx_vc_up OUT [KEY=VALUE...]: after spx_vc_install/spx_vc_dirs, brings
 # the 3-node cluster up with $PLUGDIR first (exits when it cannot), sources
-# its environment and writes its mpi.conf (tree width 2, SpmixLibDir=$LIBDIR
-# first in the tasks' LD_LIBRARY_PATH, and the given lines), then
-# reconfigures. On exit the background job $BG (if set) is killed, OUT is
+# its environment and writes its mpi.conf (the shipped example with tree
+# width 2, SpmixLibDir=$LIBDIR first in the tasks' LD_LIBRARY_PATH, and the
+# given settings), then reconfigures. On exit the background job $BG (if set) is killed, OUT is
 # removed and, unless --keep, the cluster is brought down.
 spx_vc_up() {
-    local out=$1 line
+    local out=$1
     shift
     SPX_VC_OUT=$out
     trap spx_vc_cleanup EXIT
     "$CLUSTER" up -n 3 --plugin-dir "$PLUGDIR" >"$out/up.log" 2>&1 ||
         { cat "$out/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
     . "$("$CLUSTER" env)"
-    {
-        echo "# written by $(basename "$0")"
-        echo "SpmixTimeout=20"
-        echo "SpmixTreeWidth=2"
-        echo "SpmixLibDir=$LIBDIR"
-        echo "SpmixSetLdLibraryPath=yes"
-        for line in "$@"; do echo "$line"; done
-    } >"$SPMIX_VC_DIR/mpi.conf"
+    spx_vc_mpiconf "$SPMIX_VC_DIR/mpi.conf" SpmixTimeout=20 SpmixTreeWidth=2 \
+        "SpmixLibDir=$LIBDIR" SpmixSetLdLibraryPath=yes "$@" || exit 1
     "$CLUSTER" reconfigure >"$out/reconf.log" 2>&1 ||
         { cat "$out/reconf.log"; fail "reconfigure with mpi.conf"; }
 }
