@@ -7,13 +7,14 @@
 # (the demo's and CI's unchanged Open MPI / mpi4py programs, which would
 # otherwise be skipped) and OpenPMIx's Python binding python3-pmix (a group
 # built from Python on our library, test/python/grp_invite.sh, skipped
-# without it). The virtual Slurm cluster's daemons are installed by
+# without it), and mandoc (make check lints the man pages with it besides
+# groff). The virtual Slurm cluster's daemons are installed by
 # test/slurm/cluster.sh when it first brings a cluster up.
 # Idempotent; runs apt-get update only when a package is missing.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config libevent-dev libhwloc-dev nettle-dev check
 libpmix-dev clang libclang-rt-14-dev valgrind python3 libslurm-dev libmunge-dev munge
-openmpi-bin libopenmpi-dev python3-mpi4py python3-pmix mpich libmpich-dev python3-dev"
+openmpi-bin libopenmpi-dev python3-mpi4py python3-pmix mpich libmpich-dev python3-dev mandoc"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

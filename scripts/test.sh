@@ -5,7 +5,10 @@
 #   3. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #      then `make distcheck`: the release tarball builds (-Werror) from a
 #      read-only source tree, passes `make check`, installs and uninstalls
-#      cleanly under a prefix of its own;
+#      cleanly under a prefix of its own (man pages linted, the
+#      slurm-conf-examples checked, by its `make check`); `rpmbuild -ta` of
+#      that tarball builds the spmix, spmix-slurm and spmix-devel RPMs, whose
+#      files are those of `make install` (test/dist/rpm_build.sh);
 #   4. an integration job under valgrind (memcheck, leaks are errors);
 #   5. `make install` into a staging prefix and a check that libpmix.so.2
 #      exports only PMIx_* names; a program using every PMIx v4 inline helper
@@ -68,6 +71,9 @@ make -s -j"$jobs" distcheck || {
     exit 1
 }
 cd "$top"
+
+step "RPMs: rpmbuild -ta of the release tarball, file lists against make install"
+sh "$top/test/dist/rpm_build.sh" "$root/normal"
 
 step "integration job under valgrind"
 cd "$root/normal"
