@@ -47,6 +47,7 @@ if ! rpmbuild -ta --noclean --nodeps --define "_topdir $top" --define 'debug_pac
     fail "rpmbuild -ta"
 fi
 echo "rpmbuild -ta: $(($(date +%s) - t0)) s"
+[ -z "$check" ] && grep -E '^# (TOTAL|PASS|FAIL|ERROR):' "$top/log" | sed 's/^/    %check (make check-unit) /'
 ls "$top"/RPMS/*/*.rpm | sed "s|^$top/RPMS/||; s/^/    /"
 
 # the reference: make install of rpmbuild's own configured build tree
@@ -95,4 +96,4 @@ if ! diff -u "$top/want" "$top/got.s" >"$top/diff"; then
 fi
 grep -Eq '/(slurm|slurm-wlm)/mpi_(spmix|pmix)\.so$' "$top/got.s" || { echo "FAIL: no MPI plugin packaged"; nbad=$((nbad + 1)); }
 [ "$nbad" = 0 ] || exit 1
-echo "PASS: $(wc -l <"$top/want") installed files, each in the right RPM; plugin dir $(grep -E '/mpi_[a-z]+\.so$' "$top/got.s" | xargs dirname)"
+echo "PASS: $(wc -l <"$top/want") installed files, each in the right RPM; plugins: $(grep -E '/(mpi|spank)_[a-z]+\.so$' "$top/got.s" | tr '\n' ' ')"
