@@ -1,8 +1,9 @@
 #!/bin/sh
 # test/dist/dist_complete.sh - the release tarball carries every file of the
 # git checkout (sources, tests, test data, scripts, docs, man pages) except
-# the repository's own bookkeeping (.gitignore, .ci/): builds `make distdir`
-# into a temporary directory and compares it with `git ls-files`. A file
+# the repository's own bookkeeping (.gitignore, .ci/), and no file a build
+# left in a directory shipped whole: builds `make distdir` into a temporary
+# directory and compares it with `git ls-files`. A file
 # added to the repository without a place in a Makefile's sources,
 # EXTRA_DIST or dist_*_SCRIPTS fails here, before `make distcheck` would.
 # Needs SPX_TOP_BUILDDIR and SPX_TOP_SRCDIR (make check exports them).
@@ -29,4 +30,15 @@ if [ -n "$missing" ]; then
     echo "$missing" | sed 's/^/    /'
     exit 1
 fi
-echo "PASS: all $n tracked files are in the tarball"
+# Directories shipped whole (EXTRA_DIST: scripts, doc, test/demo, test/slurm)
+# carry only their tracked files, not what a build left there (automake copies
+# such a directory from the build tree too, where test/slurm holds a check
+# program, its objects and .deps).
+extra=$(cd "$dd" && find scripts doc test/demo test/slurm \( -type f -o -type l \) 2>/dev/null | sort |
+    while read -r f; do git -C "$s" ls-files --error-unmatch "$f" >/dev/null 2>&1 || echo "$f"; done)
+if [ -n "$extra" ]; then
+    echo "FAIL: untracked files (build products) in the release tarball:"
+    echo "$extra" | sed 's/^/    /'
+    exit 1
+fi
+echo "PASS: all $n tracked files are in the tarball, and no build product in its whole directories"
