@@ -77,42 +77,6 @@ void spx_client_gshm_detach(void)
     pthread_mutex_unlock(&gshm.lock);
 }
 
-/* Is procs every rank of this namespace? *wildcard: as {nspace, WILDCARD}. */
-static bool whole_namespace(const pmix_proc_t *procs, size_t n, bool *wildcard)
-{
-    const char *ns = spx_client.myproc.nspace;
-    uint32_t size = spx_client.job_size;
-    *wildcard = n == 1 && procs[0].rank == PMIX_RANK_WILDCARD && PMIX_CHECK_NSPACE(procs[0].nspace, ns);
-    if (*wildcard)
-        return true;
-    if (n < size)
-        return false;
-    uint8_t *seen = calloc(size, 1);
-    if (!seen)
-        return false;
-    uint32_t distinct = 0;
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) {
-        ok = procs[i].rank < size && PMIX_CHECK_NSPACE(procs[i].nspace, ns);
-        if (ok && !seen[procs[i].rank]) {
-            seen[procs[i].rank] = 1;
-            distinct++;
-        }
-    }
-    free(seen);
-    return ok && distinct == size;
-}
-
-static bool directives_ok(const pmix_info_t *info, size_t ninfo)
-{
-    for (size_t i = 0; i < ninfo; i++)
-        if (!PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ASSIGN_CONTEXT_ID) &&
-            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_INFO) &&
-            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_NOTIFY_TERMINATION))
-            return false;
-    return true;
-}
-
 /* Arrives and waits; the generation's status (SPX_GSHM_RETRY included). */
 static pmix_status_t arrive_and_wait(uint32_t *gen_out)
 {
@@ -162,8 +126,9 @@ pmix_status_t spx_client_group_construct_shm(const char *grp, const pmix_proc_t 
                                              size_t *nresults)
 {
     bool wildcard;
-    if (!gshm.seg || spx_client.singleton || !directives_ok(info, ninfo) ||
-        !whole_namespace(procs, nprocs, &wildcard))
+    if (!gshm.seg || spx_client.singleton || !spx_gshm_directives_ok(info, ninfo) ||
+        !spx_gshm_covers(spx_client.myproc.nspace, spx_client.job_size, procs, nprocs,
+                         &wildcard))
         return SPX_GSHM_RETRY;
     uint8_t slot[SPX_GSHM_SLOT_BYTES];
     if (!spx_gshm_req_encode(slot, grp, wildcard, info, ninfo))

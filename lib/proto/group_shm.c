@@ -15,6 +15,41 @@
 
 #define REQ_VERSION 1u
 
+bool spx_gshm_covers(const char *nspace, uint32_t jobsize, const pmix_proc_t *procs, size_t n,
+                     bool *wildcard)
+{
+    *wildcard = n == 1 && procs[0].rank == PMIX_RANK_WILDCARD &&
+                strncmp(procs[0].nspace, nspace, PMIX_MAX_NSLEN) == 0;
+    if (*wildcard)
+        return true;
+    if (jobsize == 0 || n < jobsize)
+        return false;
+    uint8_t *seen = calloc(jobsize, 1);
+    if (!seen)
+        return false;
+    uint32_t distinct = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        ok = procs[i].rank < jobsize && strncmp(procs[i].nspace, nspace, PMIX_MAX_NSLEN) == 0;
+        if (ok && !seen[procs[i].rank]) {
+            seen[procs[i].rank] = 1;
+            distinct++;
+        }
+    }
+    free(seen);
+    return ok && distinct == jobsize;
+}
+
+bool spx_gshm_directives_ok(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++)
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ASSIGN_CONTEXT_ID) &&
+            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_INFO) &&
+            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_NOTIFY_TERMINATION))
+            return false;
+    return true;
+}
+
 bool spx_gshm_req_encode(uint8_t slot[SPX_GSHM_SLOT_BYTES], const char *id, bool wildcard,
                          const pmix_info_t *info, size_t ninfo)
 {

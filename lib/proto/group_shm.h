@@ -65,6 +65,14 @@ typedef struct spx_gshm_req {
     size_t ninfo;
 } spx_gshm_req_t;
 
+/* Is procs[0..n) every rank of nspace (jobsize ranks), as {nspace, WILDCARD}
+ * (*wildcard) or rank by rank (any order, repeats allowed)? */
+bool spx_gshm_covers(const char *nspace, uint32_t jobsize, const pmix_proc_t *procs, size_t n,
+                     bool *wildcard);
+/* Does a construct ask only for what this path does (context id, group
+ * info, termination notice)? */
+bool spx_gshm_directives_ok(const pmix_info_t *info, size_t ninfo);
+
 /* Encodes a request into slot (SPX_GSHM_SLOT_BYTES); false when it does not fit. */
 bool spx_gshm_req_encode(uint8_t slot[SPX_GSHM_SLOT_BYTES], const char *id, bool wildcard,
                          const pmix_info_t *info, size_t ninfo);

@@ -553,16 +553,6 @@ pmix_status_t spx_srv_grp_arrive_check(struct spx_srv_grp *g, const char *nspace
     return r && spx_srv_grp_has(r, &proc) ? PMIX_ERR_EXISTS : PMIX_SUCCESS;
 }
 
-bool spx_srv_grp_shm_directives_ok(const pmix_info_t *info, size_t ninfo)
-{
-    for (size_t i = 0; i < ninfo; i++)
-        if (!PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ASSIGN_CONTEXT_ID) &&
-            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_INFO) &&
-            !PMIX_CHECK_KEY(&info[i], PMIX_GROUP_NOTIFY_TERMINATION))
-            return false;
-    return true;
-}
-
 /* Starts a CONSTRUCT or DESTRUCT of p; status to reply at once, or PMIX_SUCCESS. */
 static pmix_status_t group_start(struct spx_srv_peer *p, uint32_t seq, uint8_t op,
                                  const char *id, const pmix_proc_t *procs, size_t nprocs,

@@ -148,9 +148,6 @@ void spx_srv_grp_invites_free(struct spx_srv_grp *g);
  * status the socket path would answer at once, or PMIX_SUCCESS. */
 pmix_status_t spx_srv_grp_arrive_check(struct spx_srv_grp *g, const char *nspace,
                                        pmix_rank_t rank, const char *id);
-/* Does a shared-memory construct ask only for what that path does (context
- * id, group info, termination notice)? */
-bool spx_srv_grp_shm_directives_ok(const pmix_info_t *info, size_t ninfo);
 /* Enters proc into the construct of id over set (info: its directives, all
  * borrowed); answered on p/seq, or on batch when p is NULL. PMIX_SUCCESS, or
  * the status to answer at once (nothing was entered). */
@@ -170,9 +167,6 @@ void spx_srv_gshm_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 void spx_srv_gshm_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc);
 /* A node was lost: gathers not yet with the engine go through the socket. */
 void spx_srv_gshm_node_lost(struct spx_srv_grp *g);
-/* Is set every rank of nspace (jobsize ranks)? *wildcard: as {nspace, WILDCARD}. */
-bool spx_srv_gshm_covers(const char *nspace, uint32_t jobsize, const pmix_proc_t *set,
-                         size_t nset, bool *wildcard);
 /* A construct of proc over set came through the socket: true when it covers
  * proc's namespace (the shared-memory construct waits until
  * spx_srv_gshm_socket_done for that namespace). */

@@ -218,37 +218,12 @@ void spx_srv_gshm_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc)
     to_socket(s);
 }
 
-bool spx_srv_gshm_covers(const char *nspace, uint32_t jobsize, const pmix_proc_t *set,
-                         size_t nset, bool *wildcard)
-{
-    *wildcard = nset == 1 && set[0].rank == PMIX_RANK_WILDCARD &&
-                strncmp(set[0].nspace, nspace, PMIX_MAX_NSLEN) == 0;
-    if (*wildcard)
-        return true;
-    if (nset < jobsize)
-        return false;
-    uint8_t *seen = calloc(jobsize, 1);
-    if (!seen)
-        return false;
-    uint32_t distinct = 0;
-    bool ok = true;
-    for (size_t i = 0; i < nset && ok; i++) {
-        ok = set[i].rank < jobsize && strncmp(set[i].nspace, nspace, PMIX_MAX_NSLEN) == 0;
-        if (ok && !seen[set[i].rank]) {
-            seen[set[i].rank] = 1;
-            distinct++;
-        }
-    }
-    free(seen);
-    return ok && distinct == jobsize;
-}
-
 bool spx_srv_gshm_socket_start(struct spx_srv_grp *g, const pmix_proc_t *proc,
                                const pmix_proc_t *set, size_t nset)
 {
     struct spx_srv_gshm *s = find(g, proc->nspace);
     bool wildcard;
-    if (!s || !spx_srv_gshm_covers(s->nspace, s->jobsize, set, nset, &wildcard))
+    if (!s || !spx_gshm_covers(s->nspace, s->jobsize, set, nset, &wildcard))
         return false;
     if (s->socket_pending++ == 0 && !s->gone)
         spx_debug("namespace %s: %s:%u constructs through the socket; the shared-memory "
@@ -307,7 +282,7 @@ static void gathered(struct spx_srv_gshm *s, uint32_t gen)
             why = "a malformed request";
         else if (strcmp(r->id, reqs[0].id) != 0 || r->wildcard != reqs[0].wildcard)
             why = "the members name different groups";
-        else if (!spx_srv_grp_shm_directives_ok(r->info, r->ninfo))
+        else if (!spx_gshm_directives_ok(r->info, r->ninfo))
             why = "a directive only the socket path honours";
         else if (spx_srv_grp_arrive_check(g, s->nspace, s->ranks[nread], r->id) !=
                  PMIX_SUCCESS)

@@ -197,6 +197,38 @@ START_TEST(group_info_decoded_on_demand)
 }
 END_TEST
 
+START_TEST(covers_the_whole_namespace_and_directives)
+{
+    pmix_proc_t p[5];
+    bool wild;
+    PMIX_LOAD_PROCID(&p[0], "ns", PMIX_RANK_WILDCARD);
+    ck_assert(spx_gshm_covers("ns", 4, p, 1, &wild) && wild);
+    ck_assert(!spx_gshm_covers("other", 4, p, 1, &wild));
+    for (pmix_rank_t r = 0; r < 4; r++)
+        PMIX_LOAD_PROCID(&p[r], "ns", 3 - r);
+    ck_assert(spx_gshm_covers("ns", 4, p, 4, &wild) && !wild);
+    PMIX_LOAD_PROCID(&p[4], "ns", 2); /* a repeat */
+    ck_assert(spx_gshm_covers("ns", 4, p, 5, &wild));
+    ck_assert(!spx_gshm_covers("ns", 5, p, 5, &wild)); /* rank 4 missing */
+    PMIX_LOAD_PROCID(&p[4], "ns", 7); /* past the job */
+    ck_assert(!spx_gshm_covers("ns", 4, p, 5, &wild));
+    PMIX_LOAD_PROCID(&p[4], "nx", 1); /* another namespace */
+    ck_assert(!spx_gshm_covers("ns", 4, p, 5, &wild));
+    ck_assert(!spx_gshm_covers("ns", 4, p, 3, &wild));
+    pmix_info_t d[2];
+    bool yes = true;
+    int t = 5;
+    PMIX_INFO_LOAD(&d[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[1], PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
+    ck_assert(spx_gshm_directives_ok(d, 2) && spx_gshm_directives_ok(NULL, 0));
+    PMIX_INFO_DESTRUCT(&d[1]);
+    PMIX_INFO_LOAD(&d[1], PMIX_TIMEOUT, &t, PMIX_INT);
+    ck_assert(!spx_gshm_directives_ok(d, 2));
+    PMIX_INFO_DESTRUCT(&d[0]);
+    PMIX_INFO_DESTRUCT(&d[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("group_shm");
@@ -207,6 +239,7 @@ int main(void)
     tcase_add_test(tc, hostile_slots_are_refused);
     tcase_add_test(tc, outcome_round_trip_and_checks);
     tcase_add_test(tc, group_info_decoded_on_demand);
+    tcase_add_test(tc, covers_the_whole_namespace_and_directives);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
