@@ -138,8 +138,12 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ] && [ "${SPX_SKIP_CHROOTS:-0}" != 1 ]; then
         trap 'bash "$top/test/slurm/chroot_suite.sh" $suite --cleanup >/dev/null 2>&1 || true' EXIT
         step "Slurm: $suite chroot ($(case $suite in trixie) echo "Debian 13, Slurm 24.11" ;; *) echo "Debian forky, Slurm 26.05" ;; esac)): mpi_spmix and the drop-in mpi/pmix on 3 nodes"
         t0=$(date +%s)
+        # Open MPI 5 (trixie) runs the Open MPI matrix; Open MPI 6 (forky) hangs under
+        # srun --mpi=spmix for now (test_plugin.sh says SKIP with the reason)
+        tests="test_plugin.sh test_groups.sh test_iof.sh"
+        [ $suite = trixie ] && tests="$tests test_openmpi.sh"
         vc "$top/test/slurm/chroot_suite.sh" $suite --root "/opt/spmix-ci-$suite" \
-            --tests "test_plugin.sh test_groups.sh test_iof.sh" --dropin
+            --tests "$tests" --dropin
         echo "stage $suite: $(($(date +%s) - t0)) s"
         rm -rf "/opt/spmix-ci-$suite"
         trap - EXIT
