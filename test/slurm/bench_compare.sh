@@ -259,7 +259,7 @@ row() { # label metric layout goal
 }
 echo
 echo "Medians over $RUNS runs ($NFAIL failed run(s)); fences: median of $ITERS after 5 warm-up."
-echo "theirs = Slurm 22.05 mpi/pmix + OpenPMIx 4.2.2 with SLURM_PMIX_FENCE=ring."
+echo "theirs = Slurm $(srun --version 2>/dev/null | awk '{ print $2 }') mpi/pmix + the OpenPMIx of the library check above, with SLURM_PMIX_FENCE=ring."
 echo
 if [ -n "$OLD" ]; then
     echo "old = $OLD, new = $BUILD; goal and met are about new/theirs."
