@@ -135,31 +135,16 @@ bool spx_client_group_apply_pending(const char *nspace, pmix_rank_t rank)
     if (__atomic_load_n(&npending, __ATOMIC_ACQUIRE) == 0 || rank == PMIX_RANK_WILDCARD)
         return false;
     bool applied = false;
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, nspace, rank);
     struct cgroup *g;
     TAILQ_FOREACH(g, &groups, link) {
         if (!g->live)
             break;
-        /* members are sorted by (nspace, rank) */
-        size_t lo = 0, hi = g->o.n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const pmix_proc_t *p = &g->o.m[mid].proc;
-            int c = strncmp(p->nspace, nspace, PMIX_MAX_NSLEN);
-            if (c == 0)
-                c = p->rank < rank ? -1 : p->rank > rank;
-            if (c == 0) {
-                lo = mid;
-                break;
-            }
-            if (c < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo >= g->o.n || g->o.m[lo].proc.rank != rank ||
-            strncmp(g->o.m[lo].proc.nspace, nspace, PMIX_MAX_NSLEN) != 0)
+        long i = spx_grp_outcome_find(&g->o, &proc);
+        if (i < 0)
             continue;
-        spx_grp_member_t *m = &g->o.m[lo];
+        spx_grp_member_t *m = &g->o.m[i];
         if (!m->records)
             continue;
         spx_buf_t b;

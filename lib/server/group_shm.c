@@ -276,11 +276,13 @@ static void gathered(struct spx_srv_gshm *s, uint32_t gen)
     ssize_t got = slots && reqs ? pread(s->fd, slots, nbytes, 0) : -1;
     uint32_t nread = 0;
     const char *why = got != (ssize_t)nbytes ? "the requests cannot be read" : NULL;
+    bool fault = why != NULL; /* warned about; else an ordinary reason (debug line) */
     for (; !why && nread < s->nlocal; nread++) {
         spx_gshm_req_t *r = &reqs[nread];
-        if (spx_gshm_req_decode(slots + (size_t)nread * SPX_GSHM_SLOT_BYTES, r) != 0)
+        if (spx_gshm_req_decode(slots + (size_t)nread * SPX_GSHM_SLOT_BYTES, r) != 0) {
             why = "a malformed request";
-        else if (strcmp(r->id, reqs[0].id) != 0 || r->wildcard != reqs[0].wildcard)
+            fault = true;
+        } else if (strcmp(r->id, reqs[0].id) != 0 || r->wildcard != reqs[0].wildcard)
             why = "the members name different groups";
         else if (!spx_gshm_directives_ok(r->info, r->ninfo))
             why = "a directive only the socket path honours";
@@ -291,11 +293,12 @@ static void gathered(struct spx_srv_gshm *s, uint32_t gen)
     struct spx_srv_gshm_batch *batch = why ? NULL : calloc(1, sizeof(*batch));
     pmix_proc_t *set = NULL;
     size_t nset = reqs && reqs[0].wildcard ? 1 : s->jobsize;
-    if (!why && (!batch || !(set = malloc(nset * sizeof(*set)))))
+    if (!why && (!batch || !(set = malloc(nset * sizeof(*set))))) {
         why = "no memory";
+        fault = true;
+    }
     if (why) {
-        if (strcmp(why, "a malformed request") != 0 && strcmp(why, "no memory") != 0 &&
-            strcmp(why, "the requests cannot be read") != 0)
+        if (!fault)
             spx_debug("namespace %s: shared-memory construct %u goes through the socket: %s",
                       s->nspace, (unsigned)gen, why);
         else
