@@ -114,15 +114,9 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
                                                   pmix_status_t error,
                                                   const pmix_info_t directives[], size_t ndirs,
                                                   pmix_info_cbfunc_t cbfunc, void *cbdata);
-/* Send one heartbeat to the host's monitor. */
-#define PMIx_Heartbeat()                                                 \
-    do {                                                                \
-        pmix_info_t _spx_hb;                                            \
-        PMIX_INFO_CONSTRUCT(&_spx_hb);                                  \
-        PMIX_INFO_LOAD(&_spx_hb, PMIX_SEND_HEARTBEAT, NULL, PMIX_POINTER); \
-        PMIx_Process_monitor_nb(&_spx_hb, PMIX_SUCCESS, NULL, 0, NULL, NULL); \
-        PMIX_INFO_DESTRUCT(&_spx_hb);                                   \
-    } while (0)
+/* Send one heartbeat to the host's monitor (a macro before PMIx v6, a
+ * library function since). */
+PMIX_EXPORT void PMIx_Heartbeat(void);
 
 /* ---- credentials */
 PMIX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo,
@@ -261,6 +255,26 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size,
                                     uint8_t **outbytes, size_t *nbytes);
 PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size,
                                       uint8_t **outbytes, size_t *nbytes);
+
+/* ---- functions of PMIx releases after 5.0 (OpenPMIx 7, which Debian forky's
+ * python3-pmix is built on); see lib/api/later_abi.c for which work */
+PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Resource_block(pmix_resource_block_directive_t directive,
+                                              char *block,
+                                              const pmix_resource_unit_t *res, size_t nres,
+                                              const pmix_info_t *info, size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Resource_block_nb(pmix_resource_block_directive_t directive,
+                                                 char *block,
+                                                 const pmix_resource_unit_t *res, size_t nres,
+                                                 const pmix_info_t *info, size_t ninfo,
+                                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT const char *PMIx_Resource_block_directive_string(pmix_resource_block_directive_t d);
+PMIX_EXPORT const char *PMIx_Alloc_inheritance_string(pmix_alloc_inheritance_t inheritance);
+PMIX_EXPORT const char *PMIx_Group_operation_string(pmix_group_operation_t op);
+/* malloc'd text, caller frees */
+PMIX_EXPORT char *PMIx_Resource_unit_string(const pmix_resource_unit_t *unit);
+PMIX_EXPORT void PMIx_Regex2_construct(pmix_regex2_t *d);
+PMIX_EXPORT void PMIx_Regex2_destruct(pmix_regex2_t *d);
 
 /* ---- PMIx v5 (OpenPMIx 5.0) functions behind the object macros
  *

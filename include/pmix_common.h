@@ -67,6 +67,11 @@ typedef uint8_t  pmix_link_state_t;
 typedef uint8_t  pmix_bind_envelope_t;
 typedef uint16_t pmix_locality_t;
 typedef uint64_t pmix_device_type_t;
+/* a count of devices of one type (PMIx_Resource_unit_string) */
+typedef struct pmix_resource_unit {
+    pmix_device_type_t type;
+    size_t count;
+} pmix_resource_unit_t;
 
 /* Result of PMIx_Value_compare. */
 typedef enum {
@@ -84,11 +89,36 @@ typedef enum {
     PMIX_GROUP_ACCEPT
 } pmix_group_opt_t;
 
-/* Operation passed to the host's group upcall. */
+/* Operation passed to the host's group upcall (later PMIx releases append
+ * NONE and CANCEL; PMIx_Group_operation_string names all four). */
 typedef enum {
     PMIX_GROUP_CONSTRUCT,
     PMIX_GROUP_DESTRUCT
 } pmix_group_operation_t;
+
+/* ---- types of PMIx releases after 5.0 (OpenPMIx 7), for the functions of
+ * pmix.h's "later releases" section */
+/* inheritance rules of an allocation */
+typedef uint8_t pmix_alloc_inheritance_t;
+#define PMIX_ALLOC_INHERIT_NONE          1
+#define PMIX_ALLOC_INHERIT_CHILD         2
+#define PMIX_ALLOC_INHERIT_DEFAULT       3
+#define PMIX_ALLOC_INHERIT_CHILD_DEFAULT 4
+/* what a resource block request does */
+typedef uint8_t pmix_resource_block_directive_t;
+#define PMIX_RESOURCE_BLOCK_DEFINE   1
+#define PMIX_RESOURCE_BLOCK_EXTEND   2
+#define PMIX_RESOURCE_BLOCK_REMOVE   3
+#define PMIX_RESOURCE_BLOCK_DELETE   4
+#define PMIX_RESOURCE_BLOCK_EXTERNAL 128
+/* the encoded form PMIx_generate_regex2 makes: type names the encoder,
+ * bytes (len of them, not necessarily NUL-terminated) the encoding; both
+ * malloc'd, released by PMIx_Regex2_destruct */
+typedef struct pmix_regex2 {
+    char *type;
+    uint8_t *bytes;
+    size_t len;
+} pmix_regex2_t;
 
 /* Operation passed to the host's fabric upcall. */
 typedef enum {

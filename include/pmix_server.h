@@ -198,6 +198,15 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module,
 PMIX_EXPORT pmix_status_t PMIx_server_finalize(void);
 PMIX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex);
 PMIX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn);
+/* Later PMIx releases: the encoded list in a pmix_regex2_t (release it with
+ * PMIx_Regex2_destruct), and back to the comma-separated list (*output
+ * malloc'd, caller frees). */
+PMIX_EXPORT pmix_status_t PMIx_generate_regex2(const char *input,
+                                               pmix_info_t info[], size_t ninfo,
+                                               pmix_regex2_t *regex);
+PMIX_EXPORT pmix_status_t PMIx_parse_regex2(const pmix_regex2_t *regex,
+                                            pmix_info_t info[], size_t ninfo,
+                                            char **output);
 PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,
                                                       int nlocalprocs,
                                                       pmix_info_t info[], size_t ninfo,
@@ -238,6 +247,18 @@ PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset
                                                                char **locality);
 PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,
                                                              char **cpuset_string);
+/* Later PMIx releases: the cpuset a PMIx_server_generate_cpuset_string
+ * string describes (as PMIx_Parse_cpuset_string). */
+PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset(const char *cpuset_string,
+                                                      pmix_cpuset_t *cpuset);
+/* Later PMIx releases: flow control of a forwarded output stream, and the
+ * job-level information of procs packed into a buffer (not supported). */
+PMIX_EXPORT pmix_status_t PMIx_server_IOF_flow_control(const pmix_proc_t *source,
+                                                       pmix_iof_channel_t channel, bool xoff,
+                                                       const pmix_info_t directives[], size_t ndirs,
+                                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_t nprocs,
+                                                       pmix_data_buffer_t *dbuf);
 PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members,
                                                          size_t nmembers,
                                                          const char *pset_name);

@@ -1,4 +1,6 @@
-/* regex.c - PMIx_generate_regex / PMIx_generate_ppn and their parsers.
+/* regex.c - PMIx_generate_regex / PMIx_generate_ppn and their parsers, and
+ * the pmix_regex2_t forms of later PMIx releases (PMIx_generate_regex2,
+ * PMIx_parse_regex2, PMIx_Regex2_construct/destruct).
  *
  * A host passes the node list ("n1,n2,n3") and the per-node rank lists
  * ("0,1;2,3") to the generators and puts the results in PMIX_NODE_MAP and
@@ -46,6 +48,9 @@ SPX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
 {
     return wrap(input, ppn);
 }
+
+/* The type name of our regex2 encoding: the bytes are our regex string. */
+#define SPX_REGEX2_TYPE "spmix"
 
 /* Returns the list part of a regex, or NULL for a foreign format. */
 static const char *strip_prefix(const char *s)
@@ -132,4 +137,83 @@ size_t spx_regex_count(char *const *argv)
 void spx_regex_free(char **argv)
 {
     spx_argv_free(argv);
+}
+
+SPX_EXPORT void PMIx_Regex2_construct(pmix_regex2_t *d)
+{
+    if (d)
+        memset(d, 0, sizeof(*d));
+}
+
+SPX_EXPORT void PMIx_Regex2_destruct(pmix_regex2_t *d)
+{
+    if (!d)
+        return;
+    free(d->type);
+    free(d->bytes);
+    memset(d, 0, sizeof(*d));
+}
+
+/* regex->type "spmix", regex->bytes our regex string with its NUL (len
+ * counts it). info is ignored: there is one encoding. */
+SPX_EXPORT pmix_status_t PMIx_generate_regex2(const char *input, pmix_info_t info[], size_t ninfo,
+                                              pmix_regex2_t *regex)
+{
+    char *s;
+    pmix_status_t rc;
+
+    (void)info;
+    (void)ninfo;
+    if (regex == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    PMIx_Regex2_construct(regex);
+    if ((rc = wrap(input, &s)) != PMIX_SUCCESS)
+        return rc;
+    regex->type = strdup(SPX_REGEX2_TYPE);
+    if (regex->type == NULL) {
+        free(s);
+        return PMIX_ERR_NOMEM;
+    }
+    regex->bytes = (uint8_t *)s;
+    regex->len = strlen(s) + 1;
+    return PMIX_SUCCESS;
+}
+
+/* Accepts our "spmix" encoding and the uncompressed "raw" one; the bytes
+ * need not end in a NUL, but may hold none before their end. */
+SPX_EXPORT pmix_status_t PMIx_parse_regex2(const pmix_regex2_t *regex, pmix_info_t info[],
+                                           size_t ninfo, char **output)
+{
+    const char *list;
+    char *text;
+    size_t len;
+
+    (void)info;
+    (void)ninfo;
+    if (output == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    *output = NULL;
+    if (regex == NULL || regex->type == NULL || (regex->bytes == NULL && regex->len > 0))
+        return PMIX_ERR_BAD_PARAM;
+    if (strcmp(regex->type, SPX_REGEX2_TYPE) != 0 && strcmp(regex->type, "raw") != 0)
+        return PMIX_ERR_NOT_SUPPORTED; /* OpenPMIx's compressed encodings */
+    len = regex->len;
+    if (len > 0 && regex->bytes[len - 1] == '\0')
+        len--;
+    if (len > 0 && memchr(regex->bytes, '\0', len) != NULL)
+        return PMIX_ERR_BAD_PARAM;
+    text = malloc(len + 1);
+    if (text == NULL)
+        return PMIX_ERR_NOMEM;
+    if (len > 0)
+        memcpy(text, regex->bytes, len);
+    text[len] = '\0';
+    list = strip_prefix(text);
+    if (list == NULL) {
+        free(text);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    memmove(text, list, strlen(list) + 1);
+    *output = text;
+    return PMIX_SUCCESS;
 }

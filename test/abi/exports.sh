@@ -3,7 +3,9 @@
 # lists: pmix_v4.exports (the 141 PMIx_* functions OpenPMIx 4.2.2's
 # libpmix.so.2 exports) and pmix_v5.exports (the 285 of OpenPMIx 5.0.7: the
 # PMIX_EXPORT functions of its public headers, less PMIx_Fabric_construct,
-# which 5.0.7 declares but does not define).  Every listed name must be
+# which 5.0.7 declares but does not define) and pmix_later.exports (the 15
+# functions of later releases that Debian forky's python3-pmix, built on
+# OpenPMIx 7, imports besides those).  Every listed name must be
 # exported as a function, pmix_framework_names as data, and nothing else may
 # leave the library but PMIx_* names.
 lib="${SPX_LIBDIR:?SPX_LIBDIR is not set}/libpmix.so.2"
@@ -14,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 nm -D --defined-only "$lib" > "$tmp/nm" || { echo "FAIL: nm -D $lib"; exit 1; }
 awk '$2 == "T" { print $3 }' "$tmp/nm" | sort -u > "$tmp/functions"
 fail=0
-for list in pmix_v4 pmix_v5; do
+for list in pmix_v4 pmix_v5 pmix_later; do
     sort -u "$dir/$list.exports" > "$tmp/want"
     n=$(wc -l < "$tmp/want")
     missing=$(comm -23 "$tmp/want" "$tmp/functions")

@@ -95,7 +95,43 @@ run() {
     [ $rc = 0 ] || NFAIL=$((NFAIL + 1))
 }
 
+# abi_check BUILD: Open MPI's libraries and the release's python3-pmix module
+# (both built on OpenPMIx) resolve every PMIx symbol against our library, and
+# that module works on it
+abi_check() {
+    local t files
+    t=$(now)
+    files=$(inside sh -c 'ls /usr/lib/x86_64-linux-gnu/libmpi.so.[0-9]* \
+                               /usr/lib/x86_64-linux-gnu/libopen-pal.so.[0-9]* \
+                               /usr/lib/x86_64-linux-gnu/liboshmem.so.[0-9]* \
+                               /usr/lib/python3/dist-packages/pmix.*.so \
+                               /usr/lib/python3/dist-packages/*/pmix.*.so 2>/dev/null' |
+            grep -E '\.so\.[0-9]+$|\.so$')
+    if [ -z "$files" ]; then
+        echo "FAIL: $SUITE: no Open MPI or python3-pmix library found for the ldd -r check"
+        NFAIL=$((NFAIL + 1)); return
+    fi
+    # shellcheck disable=SC2086 # one file per word
+    inside sh "$TOP/test/abi/ldd_resolve.sh" "$1/.libs" $files || NFAIL=$((NFAIL + 1))
+    # and the release's python3-pmix runs on it: put/commit/fence/get with
+    # every value checked, 3 ranks under spmix-run (its client library could
+    # not talk to our server: a pass means ours was loaded)
+    # (Debian 13 installs the module in an egg directory python does not search)
+    local out pydir
+    pydir=$(dirname "$(echo "$files" | grep '/pmix\.[^/]*\.so$' | head -n 1)")
+    out=$(inside env PYTHONPATH="$pydir" LD_LIBRARY_PATH="$1/.libs" "$1/tools/spmix-run" -n 3 \
+                 python3 "$TOP/test/bench/py_bench.py" 5 2>&1)
+    if [ $? = 0 ] && echo "$out" | grep -q '^py_bench: debian-python3-pmix ranks 3 '; then
+        echo "PASS: $SUITE: the release's python3-pmix on our library (3 ranks, values checked)"
+    else
+        echo "FAIL: $SUITE: the release's python3-pmix on our library:"; echo "$out" | tail -n 15
+        NFAIL=$((NFAIL + 1))
+    fi
+    echo "chroot_suite $SUITE: ABI checks: $(took "$t") s"
+}
+
 if build "$ROOT/build"; then
+    abi_check "$ROOT/build"
     for t in $TESTS; do run "$t" "$ROOT/build"; done
 fi
 if [ $DROPIN = 1 ] && build "$ROOT/dropin" --enable-pmix-typename --disable-tests; then
