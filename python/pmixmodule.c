@@ -2,7 +2,7 @@
  * every class has (error_string, ...), the PMIX_* constants, module init.
  *
  * PMIxClient's methods come from py_client.c (blocking) and py_nb.c
- * (non-blocking, events); PMIxServer and PMIxTool (py_tool.c) derive from it
+ * (non-blocking, events); PMIxServer (py_server.c) and PMIxTool (py_tool.c) derive from it
  * as in the older Cython binding. The constants are generated from the
  * public headers at build time (gen_constants.sh -> pmix_constants.inc):
  * attribute names as bytes, everything else as int.
@@ -133,7 +133,7 @@ int spx_py_constants_add(PyObject *module)
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, .m_name = "pmix",
     .m_doc = "PMIx for Python on spmix's libpmix.so.2: PMIxClient, PMIxTool, PMIxServer "
-             "(partial), the PMIX_* constants. Compatible with the dict forms and methods of "
+             "(with Python server-module functions), the PMIX_* constants. Compatible with the dict forms and methods of "
              "OpenPMIx 4.2's Cython binding, plus the _nb forms with Python callbacks. "
              "Callbacks run on the library's progress thread with the GIL held; a blocking "
              "call made there returns PMIX_ERR_WOULD_BLOCK; an exception a callback raises "
@@ -158,7 +158,8 @@ PyMODINIT_FUNC PyInit_pmix(void)
     if (PyModule_AddObjectRef(m, "PMIxClient", (PyObject *)&spx_py_client_type) != 0 ||
         PyModule_AddObjectRef(m, "PMIxServer", (PyObject *)&spx_py_server_type) != 0 ||
         PyModule_AddObjectRef(m, "PMIxTool", (PyObject *)&spx_py_tool_type) != 0 ||
-        spx_py_constants_add(m) != 0 || spx_py_callback_init(m) != 0) {
+        spx_py_constants_add(m) != 0 || spx_py_callback_init(m) != 0 ||
+        spx_py_upcalls_init(m) != 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -57,7 +57,9 @@ void spx_py_req_destroy(spx_py_req_t *r)
 /* Calls fn(*args) (args: a new tuple, stolen) and reports an exception. */
 static PyObject *call(PyObject *fn, PyObject *args)
 {
-    PyObject *ret = args ? PyObject_CallObject(fn, args) : NULL;
+    PyObject *ret;
+    spx_py_mark_progress(); /* callbacks run on the library's progress thread */
+    ret = args ? PyObject_CallObject(fn, args) : NULL;
     Py_XDECREF(args);
     if (!ret)
         PyErr_WriteUnraisable(fn);

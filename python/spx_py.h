@@ -105,7 +105,16 @@ void spx_py_iof_cb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sour
                    pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo);
 int spx_py_callback_init(PyObject *module);
 
-/* ---- py_client.c, py_nb.c, py_tool.c: the classes ---- */
+/* ---- py_upcalls.c: PMIxServer's server module ---- */
+/* Fills mod from init's map {name: callable} (None: no functions); 0, or -1
+ * with TypeError / ValueError (a RuntimeWarning for functions never called). */
+int spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod);
+int spx_py_upcalls_init(PyObject *module);
+/* Whether this thread is the library's progress thread (it ran a callback). */
+int spx_py_on_progress(void);
+void spx_py_mark_progress(void);
+
+/* ---- py_client.c, py_nb.c, py_server.c, py_tool.c: the classes ---- */
 extern PyTypeObject spx_py_client_type, spx_py_server_type, spx_py_tool_type;
 extern PyMethodDef spx_py_client_methods[], spx_py_nb_methods[];
 /* The module's constants (pmix_constants.inc, generated from the headers). */
