@@ -3,12 +3,12 @@
 # ValueError naming the method, and that a server function the library never
 # calls ("spawn") draws a RuntimeWarning. Then init with Python functions for
 # clientconnected, clientfinalized, abort, fencenb, publish, lookup,
-# unpublish, query, jobcontrol; registers a namespace of N clients,
+# unpublish, query, jobcontrol, notify_event, group; registers a namespace of N clients,
 # setup_fork's environment for each, starts N server_client.py processes and
 # asks dmodex_request for rank 0's data while they run. Asserts what each
 # function saw: every rank connected and finalized, one fence over the whole
 # namespace with the clients' data, abort's caller/status/msg/targets,
-# publish/lookup/unpublish/query/jobcontrol arguments, a raising lookup
+# publish/lookup/unpublish/query/jobcontrol/notify_event/group arguments, a raising lookup
 # reported through sys.unraisablehook, blocking calls made from
 # clientconnected returning PMIX_ERR_WOULD_BLOCK. Prints "server.py: OK";
 # exits 1 at the first failed check.
@@ -28,6 +28,7 @@ srv = PMIxServer()  # noqa: F405
 lock = threading.Lock()
 seen = {"connected": [], "finalized": [], "fence": [], "abort": [], "publish": [],
         "lookup": [], "unpublish": [], "query": [], "jobcontrol": [], "blocking": [],
+        "notify": [], "group": [],
         "raised": []}
 published = {}
 
@@ -126,6 +127,18 @@ def jobcontrol(args):
     return PMIX_SUCCESS
 
 
+def notify_event(args):
+    note("notify", args)
+    return PMIX_SUCCESS
+
+
+def group(args):
+    note("group", args)
+    if args["op"] == PMIX_GROUP_CONSTRUCT:
+        return PMIX_SUCCESS, [{"key": PMIX_GROUP_CONTEXT_ID, "value": 77, "val_type": PMIX_SIZE}]
+    return PMIX_SUCCESS
+
+
 def expect_error(exc, fn, *args):
     try:
         fn(*args)
@@ -158,7 +171,8 @@ check(all(getattr(PMIxServer, m).__doc__ for m in dir(PMIxServer) if not m.start
 tmp = tempfile.mkdtemp(prefix="spx-pyserver.")
 fns = {"clientconnected": clientconnected, "client_finalized": clientfinalized, "abort": abort,
        "fencenb": fencenb, "publish": publish, "lookup": lookup, "unpublish": unpublish,
-       "query": query, "job_control": jobcontrol, "spawn": print}
+       "query": query, "job_control": jobcontrol, "notify_event": notify_event, "group": group,
+       "spawn": print}
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     rc = srv.init([{"key": PMIX_SERVER_TMPDIR, "value": tmp, "val_type": PMIX_STRING}], fns)
@@ -232,6 +246,15 @@ with lock:
     if N > 1:
         check(len(seen["jobcontrol"]) == 1 and seen["jobcontrol"][0]["source"] == every[0] and
               seen["jobcontrol"][0]["targets"] == [every[1]], "jobcontrol saw %r" % seen["jobcontrol"])
+    check(len(seen["notify"]) == 1 and seen["notify"][0]["code"] == -3333 and
+          seen["notify"][0]["range"] == PMIX_RANGE_GLOBAL and
+          seen["notify"][0]["source"] == every[0] and
+          {"key": "spx.ev", "value": "evval", "val_type": PMIX_STRING} in
+          [{k: d[k] for k in ("key", "value", "val_type")} for d in seen["notify"][0]["directives"]],
+          "notify_event saw %r" % seen["notify"])
+    check([(g["op"], g["group"], g["procs"]) for g in seen["group"]] ==
+          [(PMIX_GROUP_CONSTRUCT, "spx-grp", every), (PMIX_GROUP_DESTRUCT, "spx-grp", every)],
+          "group saw %r" % seen["group"])
     check(sorted(seen["blocking"]) == sorted([
         ("register_client", PMIX_ERR_WOULD_BLOCK), ("dmodex_request", PMIX_ERR_WOULD_BLOCK),
         ("setup_application", PMIX_ERR_WOULD_BLOCK), ("setup_local_support", PMIX_ERR_WOULD_BLOCK)]),

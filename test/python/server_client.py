@@ -4,7 +4,9 @@
 # "spx.pub" (answered by the server's Python lookup), lookup of "spx-raise"
 # (the server's lookup raises: PMIX_ERROR here), query of "spx.q" (answered
 # by the server's Python query), job control of rank 1 through the C call
-# (ctypes: the module has no job_control), the last rank calls abort(42,
+# (ctypes: the module has no job_control), rank 0 notifies an event of
+# range GLOBAL (to the server's Python notify_event), a group of every rank
+# (the server's Python group function answers context id 77), the last rank calls abort(42,
 # "spx-abort-msg", [rank 0]) (the server's abort says PMIX_SUCCESS), rank 0
 # unpublishes, finalize. Prints "server_client.py: rank R: OK"; exits 1 at the
 # first failed check.
@@ -59,6 +61,21 @@ if rank == 0 and n > 1:
     rc = lib.PMIx_Job_control(ctypes.byref(target), ctypes.c_size_t(1), None, ctypes.c_size_t(0),
                               None, None)
     check(rc == 0, "job control: %d" % rc)
+
+if rank == 0:
+    rc = c.notify_event(-3333, {"nspace": ns, "rank": 0}, PMIX_RANGE_GLOBAL,
+                        [{"key": "spx.ev", "value": "evval", "val_type": PMIX_STRING}])
+    check(rc == 0, "notify_event: %d" % rc)
+
+# a group of everyone: the server's Python group function assigns context id 77
+everyone = [{"nspace": ns, "rank": r} for r in range(n)]
+rc, res = c.group_construct("spx-grp", everyone,
+                            [{"key": PMIX_GROUP_ASSIGN_CONTEXT_ID, "value": True,
+                              "val_type": PMIX_BOOL}])
+check(rc == 0, "group_construct: %d" % rc)
+cid = [r["value"] for r in res if r["key"] == PMIX_GROUP_CONTEXT_ID.decode()]
+check(cid == [77], "group context id: %r" % res)
+check(c.group_destruct("spx-grp", []) == 0, "group_destruct")
 
 if rank == n - 1:
     rc = c.abort(42, "spx-abort-msg", [{"nspace": ns, "rank": 0}])
