@@ -3,15 +3,16 @@
 # ValueError naming the method, and that a server function the library never
 # calls ("spawn") draws a RuntimeWarning. Then init with Python functions for
 # clientconnected, clientfinalized, abort, fencenb, publish, lookup,
-# unpublish, query, jobcontrol, notify_event, group; registers a namespace of N clients,
-# setup_fork's environment for each, starts N server_client.py processes and
-# asks dmodex_request for rank 0's data while they run. Asserts what each
-# function saw: every rank connected and finalized, one fence over the whole
-# namespace with the clients' data, abort's caller/status/msg/targets,
-# publish/lookup/unpublish/query/jobcontrol/notify_event/group arguments, a raising lookup
-# reported through sys.unraisablehook, blocking calls made from
-# clientconnected returning PMIX_ERR_WOULD_BLOCK. Prints "server.py: OK";
-# exits 1 at the first failed check.
+# unpublish, query, jobcontrol, notify_event, group, pushstdin; registers a
+# namespace of N clients, setup_fork's environment for each, starts N
+# server_client.py processes, asks dmodex_request for rank 0's data while
+# they run; then a tool pushes into rank 0's stdin. Asserts what each
+# function saw: every rank connected and finalized, a fence over the whole
+# namespace with the clients' data, abort's caller/status/msg/targets, the
+# arguments of publish/lookup/unpublish/query/jobcontrol/notify_event/group/
+# pushstdin, a raising lookup reported through sys.unraisablehook, blocking
+# calls made from clientconnected returning PMIX_ERR_WOULD_BLOCK. Prints
+# "server.py: OK"; exits 1 at the first failed check.
 import os
 import subprocess
 import sys
@@ -28,7 +29,7 @@ srv = PMIxServer()  # noqa: F405
 lock = threading.Lock()
 seen = {"connected": [], "finalized": [], "fence": [], "abort": [], "publish": [],
         "lookup": [], "unpublish": [], "query": [], "jobcontrol": [], "blocking": [],
-        "notify": [], "group": [],
+        "notify": [], "group": [], "stdin": [],
         "raised": []}
 published = {}
 
@@ -139,6 +140,24 @@ def group(args):
     return PMIX_SUCCESS
 
 
+def pushstdin(args):
+    note("stdin", args)
+    return PMIX_SUCCESS
+
+
+TOOL = """
+import sys
+from pmix import *
+t = PMIxTool()
+rc, me = t.init([])
+assert rc == 0, "tool init: %d" % rc
+rc = t.iof_push([{"nspace": sys.argv[1], "rank": 0}], {"bytes": b"spx-stdin-data"}, [])
+assert rc == 0, "iof_push: %d" % rc
+t.finalize()
+print("tool: OK")
+"""
+
+
 def expect_error(exc, fn, *args):
     try:
         fn(*args)
@@ -172,10 +191,12 @@ tmp = tempfile.mkdtemp(prefix="spx-pyserver.")
 fns = {"clientconnected": clientconnected, "client_finalized": clientfinalized, "abort": abort,
        "fencenb": fencenb, "publish": publish, "lookup": lookup, "unpublish": unpublish,
        "query": query, "job_control": jobcontrol, "notify_event": notify_event, "group": group,
-       "spawn": print}
+       "push_stdin": pushstdin, "spawn": print}
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
-    rc = srv.init([{"key": PMIX_SERVER_TMPDIR, "value": tmp, "val_type": PMIX_STRING}], fns)
+    rc = srv.init([{"key": PMIX_SERVER_TMPDIR, "value": tmp, "val_type": PMIX_STRING},
+                   {"key": PMIX_SYSTEM_TMPDIR, "value": tmp, "val_type": PMIX_STRING},
+                   {"key": PMIX_SERVER_TOOL_SUPPORT, "value": True, "val_type": PMIX_BOOL}], fns)
 check(rc == 0, "init: %d" % rc)
 check(len(w) == 1 and w[0].category is RuntimeWarning and "spawn" in str(w[0].message),
       "no warning for a function the library never calls: %r" % [str(x.message) for x in w])
@@ -259,6 +280,15 @@ with lock:
         ("register_client", PMIX_ERR_WOULD_BLOCK), ("dmodex_request", PMIX_ERR_WOULD_BLOCK),
         ("setup_application", PMIX_ERR_WOULD_BLOCK), ("setup_local_support", PMIX_ERR_WOULD_BLOCK)]),
         "blocking calls in a server function: %r" % seen["blocking"])
+
+# a tool pushes into rank 0's stdin: the Python pushstdin gets it
+tool = subprocess.run([sys.executable, "-c", TOOL, NS], env=dict(os.environ, TMPDIR=tmp),
+                      stdout=subprocess.PIPE, text=True, timeout=60)
+check(tool.returncode == 0 and tool.stdout == "tool: OK\n", "the tool: %r" % tool.stdout)
+with lock:
+    check(len(seen["stdin"]) == 1 and seen["stdin"][0]["targets"] == [every[0]] and
+          seen["stdin"][0]["payload"] == {"bytes": b"spx-stdin-data", "size": 14} and
+          seen["stdin"][0]["source"]["nspace"] != NS, "pushstdin saw %r" % seen["stdin"])
 
 # ---- the other methods ----
 check(srv.setup_application(NS, []) == (0, []), "setup_application")
