@@ -222,7 +222,7 @@ static void dmodex_wcb(pmix_status_t st, char *data, size_t sz, void *cbdata)
 
 static PyObject *server_init(PyObject *self, PyObject *args)
 {
-    PyObject *dicts = Py_None, *map = Py_None;
+    PyObject *dicts = Py_None, *map = Py_None, *old;
     static pmix_server_module_t module; /* copied by the library at init */
     pmix_info_t *info;
     size_t n;
@@ -232,12 +232,15 @@ static PyObject *server_init(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "|OO:init", &dicts, &map) ||
         info_arg("init", "the info", dicts, &info, &n) != 0)
         return NULL;
-    if (spx_py_server_module_load(map, &module) != 0) {
+    if (!(old = spx_py_server_module_load(map, &module))) {
         PMIx_Info_free(info, n);
         return NULL;
     }
     SPX_PY_NOGIL(rc = PMIx_server_init(&module, info, n));
     PMIx_Info_free(info, n);
+    if (rc != PMIX_SUCCESS) /* e.g. a server already runs: it keeps its functions */
+        spx_py_server_module_restore(old);
+    Py_DECREF(old);
     return status_of(rc);
 }
 

@@ -8,7 +8,8 @@
  * function the entry stays NULL and the library does its own default. A
  * function for an upcall the library never calls (spawn, connect, log, ...)
  * draws one RuntimeWarning naming it; an unknown name raises ValueError and a
- * value that is not callable TypeError.
+ * value that is not callable TypeError. A second init that the library
+ * refuses leaves the running server's functions as they were.
  *
  * Each upcall runs on the library's progress thread: it takes the GIL,
  * converts the arguments into the binding's dict forms, calls the function
@@ -496,15 +497,12 @@ static pmix_status_t up_group(pmix_group_operation_t op, char grp[], const pmix_
 
 /* ---- the module table ---- */
 
-int spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod)
+/* Fills nf {canonical name: callable} from map; 0 or -1 with an exception. */
+static int map_load(PyObject *map, PyObject *nf)
 {
     PyObject *k, *v, *unused = NULL;
     Py_ssize_t pos = 0;
 
-    memset(mod, 0, sizeof(*mod));
-    if (!fns && !(fns = PyDict_New()))
-        return -1;
-    PyDict_Clear(fns);
     if (map == NULL || map == Py_None)
         return 0;
     if (!PyDict_Check(map)) {
@@ -541,7 +539,7 @@ int spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod)
             Py_DECREF(n);
             continue;
         }
-        if (PyDict_SetItemString(fns, u->name, v) != 0)
+        if (PyDict_SetItemString(nf, u->name, v) != 0)
             goto fail;
     }
     if (unused) {
@@ -558,6 +556,38 @@ int spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod)
         if (w != 0)
             goto fail;
     }
+    return 0;
+fail:
+    Py_XDECREF(unused);
+    return -1;
+}
+
+void spx_py_server_module_restore(PyObject *old)
+{
+    PyDict_Clear(fns);
+    if (PyDict_Update(fns, old) != 0)
+        PyErr_Clear();
+}
+
+PyObject *spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod)
+{
+    PyObject *nf = PyDict_New(), *old;
+
+    memset(mod, 0, sizeof(*mod));
+    if (!fns && !(fns = PyDict_New()))
+        return NULL;
+    if (!nf || map_load(map, nf) != 0 || !(old = PyDict_Copy(fns))) {
+        Py_XDECREF(nf);
+        return NULL;
+    }
+    PyDict_Clear(fns); /* fns becomes exactly nf */
+    if (PyDict_Update(fns, nf) != 0) {
+        spx_py_server_module_restore(old);
+        Py_DECREF(nf);
+        Py_DECREF(old);
+        return NULL;
+    }
+    Py_DECREF(nf);
 #define SET(NAME, FIELD, FN) \
     if (PyDict_GetItemString(fns, NAME)) \
         mod->FIELD = FN;
@@ -574,11 +604,7 @@ int spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod)
     SET("pushstdin", push_stdin, up_stdin)
     SET("group", group, up_group)
 #undef SET
-    return 0;
-fail:
-    Py_XDECREF(unused);
-    PyDict_Clear(fns);
-    return -1;
+    return old;
 }
 
 int spx_py_upcalls_init(PyObject *module)

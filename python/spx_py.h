@@ -106,9 +106,13 @@ void spx_py_iof_cb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sour
 int spx_py_callback_init(PyObject *module);
 
 /* ---- py_upcalls.c: PMIxServer's server module ---- */
-/* Fills mod from init's map {name: callable} (None: no functions); 0, or -1
- * with TypeError / ValueError (a RuntimeWarning for functions never called). */
-int spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod);
+/* Fills mod from init's map {name: callable} (None: no functions) and makes
+ * map the functions the upcalls run. Returns the functions they ran before
+ * (new reference: give it to _restore if PMIx_server_init fails, else drop
+ * it), or NULL with TypeError / ValueError (a RuntimeWarning for functions
+ * the library never calls). */
+PyObject *spx_py_server_module_load(PyObject *map, pmix_server_module_t *mod);
+void spx_py_server_module_restore(PyObject *old);
 int spx_py_upcalls_init(PyObject *module);
 /* Whether this thread is the library's progress thread (it ran a callback). */
 int spx_py_on_progress(void);

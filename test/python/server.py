@@ -201,6 +201,9 @@ check(rc == 0, "init: %d" % rc)
 check(len(w) == 1 and w[0].category is RuntimeWarning and "spawn" in str(w[0].message),
       "no warning for a function the library never calls: %r" % [str(x.message) for x in w])
 
+# a second init is refused and leaves the running server's functions alone
+check(srv.init([], {"fencenb": lambda a: (0, b"")}) == PMIX_ERR_INIT, "second init")
+
 job = [{"key": PMIX_JOB_SIZE, "value": N, "val_type": PMIX_UINT32},
        {"key": PMIX_LOCAL_SIZE, "value": N, "val_type": PMIX_UINT32}]
 check(srv.register_nspace(NS, N, job) == 0, "register_nspace")
