@@ -2,7 +2,8 @@
  * every class has (error_string, ...), the PMIX_* constants, module init.
  *
  * PMIxClient's methods come from py_client.c (blocking) and py_nb.c
- * (non-blocking, events); PMIxServer (py_server.c) and PMIxTool (py_tool.c) derive from it
+ * (non-blocking, events); PMIxServer (py_server.c, py_server_misc.c) and
+ * PMIxTool (py_tool.c) derive from it
  * as in the older Cython binding. The constants are generated from the
  * public headers at build time (gen_constants.sh -> pmix_constants.inc):
  * attribute names as bytes, everything else as int.
@@ -150,7 +151,9 @@ PyMODINIT_FUNC PyInit_pmix(void)
     if (PyType_Ready(&spx_py_client_type) < 0 ||
         type_add_methods(&spx_py_client_type, spx_py_nb_methods) != 0 ||
         type_add_methods(&spx_py_client_type, string_methods) != 0 ||
-        PyType_Ready(&spx_py_server_type) < 0 || PyType_Ready(&spx_py_tool_type) < 0)
+        PyType_Ready(&spx_py_server_type) < 0 ||
+        type_add_methods(&spx_py_server_type, spx_py_server_misc_methods) != 0 ||
+        PyType_Ready(&spx_py_tool_type) < 0)
         return NULL;
     m = PyModule_Create(&module_def);
     if (!m)

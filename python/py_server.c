@@ -7,6 +7,8 @@
  * range (a namespace too long, a rank too large, an info dict without its
  * keys) ValueError, each naming the method and the argument.
  *
+ * The methods that need no callback are in py_server_misc.c.
+ *
  * The blocking methods that wait for a library callback of their own
  * (dmodex_request, setup_application, setup_local_support,
  * collect_inventory) wait with the GIL released; called from a server-module
@@ -26,7 +28,7 @@ static PyObject *status_of(pmix_status_t rc)
 
 /* ---- argument checks: 0, or -1 with TypeError / ValueError ---- */
 
-static int text_arg(const char *m, const char *what, PyObject *o, char *out, size_t cap)
+int spx_py_arg_text(const char *m, const char *what, PyObject *o, char *out, size_t cap)
 {
     const char *s;
     Py_ssize_t len;
@@ -52,10 +54,10 @@ static int text_arg(const char *m, const char *what, PyObject *o, char *out, siz
 
 static int ns_arg(const char *m, PyObject *o, pmix_nspace_t ns)
 {
-    return text_arg(m, "the namespace", o, ns, sizeof(pmix_nspace_t));
+    return spx_py_arg_text(m, "the namespace", o, ns, sizeof(pmix_nspace_t));
 }
 
-static int proc_arg(const char *m, const char *what, PyObject *o, pmix_proc_t *p)
+int spx_py_arg_proc(const char *m, const char *what, PyObject *o, pmix_proc_t *p)
 {
     PyObject *ns, *rk;
     unsigned long r;
@@ -68,7 +70,7 @@ static int proc_arg(const char *m, const char *what, PyObject *o, pmix_proc_t *p
         PyErr_Format(PyExc_ValueError, "%s: %s needs the keys 'nspace' and 'rank'", m, what);
         return -1;
     }
-    if (text_arg(m, "its 'nspace'", ns, p->nspace, sizeof(p->nspace)) != 0)
+    if (spx_py_arg_text(m, "its 'nspace'", ns, p->nspace, sizeof(p->nspace)) != 0)
         return -1;
     if (!PyLong_Check(rk)) {
         PyErr_Format(PyExc_TypeError, "%s: the 'rank' of %s must be an int, not %s", m, what,
@@ -86,7 +88,7 @@ static int proc_arg(const char *m, const char *what, PyObject *o, pmix_proc_t *p
 }
 
 /* A list of info dicts (None: none); *info: PMIx_Info_free. */
-static int info_arg(const char *m, const char *what, PyObject *o, pmix_info_t **info, size_t *n)
+int spx_py_arg_info(const char *m, const char *what, PyObject *o, pmix_info_t **info, size_t *n)
 {
     pmix_status_t rc;
     *info = NULL;
@@ -124,7 +126,7 @@ static int info_arg(const char *m, const char *what, PyObject *o, pmix_info_t **
     return 0;
 }
 
-static int list_arg(const char *m, const char *what, PyObject *o)
+int spx_py_arg_list(const char *m, const char *what, PyObject *o)
 {
     if (o == Py_None || PyList_Check(o) || PyTuple_Check(o))
         return 0;
@@ -165,11 +167,13 @@ static pmix_status_t w_wait(struct waiter *w, pmix_status_t rc)
 {
     if (rc != PMIX_SUCCESS)
         return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-    Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&w->m);
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&w->m);
     while (!w->done)
         pthread_cond_wait(&w->c, &w->m);
     pthread_mutex_unlock(&w->m);
-    Py_END_ALLOW_THREADS return w->st;
+    Py_END_ALLOW_THREADS
+    return w->st;
 }
 
 /* (status, [info]) of a waiter; frees its info. */
@@ -230,7 +234,7 @@ static PyObject *server_init(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "|OO:init", &dicts, &map) ||
-        info_arg("init", "the info", dicts, &info, &n) != 0)
+        spx_py_arg_info("init", "the info", dicts, &info, &n) != 0)
         return NULL;
     if (!(old = spx_py_server_module_load(map, &module))) {
         PMIx_Info_free(info, n);
@@ -264,7 +268,7 @@ static PyObject *server_register_nspace(PyObject *self, PyObject *args)
 
     if (!PyArg_ParseTuple(args, "Oi|O:register_nspace", &ns, &nlocal, &dicts) ||
         ns_arg("register_nspace", ns, nspace) != 0 ||
-        info_arg("register_nspace", "the info", dicts, &info, &n) != 0)
+        spx_py_arg_info("register_nspace", "the info", dicts, &info, &n) != 0)
         return NULL;
     if (nlocal < 0) {
         PMIx_Info_free(info, n);
@@ -298,7 +302,7 @@ static PyObject *server_register_client(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "OII:register_client", &proc, &uid, &gid) ||
-        proc_arg("register_client", "proc", proc, &p) != 0)
+        spx_py_arg_proc("register_client", "proc", proc, &p) != 0)
         return NULL;
     SPX_PY_NOGIL(rc = PMIx_server_register_client(&p, uid, gid, NULL, NULL, NULL));
     return status_of(rc);
@@ -311,7 +315,7 @@ static PyObject *server_deregister_client(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "O:deregister_client", &proc) ||
-        proc_arg("deregister_client", "proc", proc, &p) != 0)
+        spx_py_arg_proc("deregister_client", "proc", proc, &p) != 0)
         return NULL;
     SPX_PY_NOGIL(PMIx_server_deregister_client(&p, NULL, NULL));
     return status_of(PMIX_SUCCESS);
@@ -326,7 +330,7 @@ static PyObject *server_setup_fork(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "OO:setup_fork", &proc, &env) ||
-        proc_arg("setup_fork", "proc", proc, &p) != 0)
+        spx_py_arg_proc("setup_fork", "proc", proc, &p) != 0)
         return NULL;
     if (!PyDict_Check(env)) {
         PyErr_Format(PyExc_TypeError, "setup_fork: the environment must be a dict, not %s",
@@ -363,7 +367,7 @@ static PyObject *server_dmodex_request(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "O|O:dmodex_request", &proc, &dataout) ||
-        proc_arg("dmodex_request", "proc", proc, &p) != 0)
+        spx_py_arg_proc("dmodex_request", "proc", proc, &p) != 0)
         return NULL;
     if (spx_py_on_progress())
         return Py_BuildValue("(i(Oi))", PMIX_ERR_WOULD_BLOCK, Py_None, 0);
@@ -389,7 +393,7 @@ static PyObject *server_setup_application(PyObject *self, PyObject *args)
 
     if (!PyArg_ParseTuple(args, "O|O:setup_application", &ns, &dicts) ||
         ns_arg("setup_application", ns, nspace) != 0 ||
-        info_arg("setup_application", "the info", dicts, &info, &n) != 0)
+        spx_py_arg_info("setup_application", "the info", dicts, &info, &n) != 0)
         return NULL;
     if (spx_py_on_progress())
         rc = PMIX_ERR_WOULD_BLOCK;
@@ -411,7 +415,7 @@ static PyObject *server_setup_local_support(PyObject *self, PyObject *args)
 
     if (!PyArg_ParseTuple(args, "O|O:setup_local_support", &ns, &dicts) ||
         ns_arg("setup_local_support", ns, nspace) != 0 ||
-        info_arg("setup_local_support", "the info", dicts, &info, &n) != 0)
+        spx_py_arg_info("setup_local_support", "the info", dicts, &info, &n) != 0)
         return NULL;
     if (spx_py_on_progress())
         rc = PMIX_ERR_WOULD_BLOCK;
@@ -433,7 +437,7 @@ static PyObject *server_iof_deliver(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "OiO|O:iof_deliver", &src, &channel, &data, &dicts) ||
-        proc_arg("iof_deliver", "the source", src, &p) != 0)
+        spx_py_arg_proc("iof_deliver", "the source", src, &p) != 0)
         return NULL;
     if (spx_py_bytes_load(data, &bo) != PMIX_SUCCESS) {
         PyErr_Clear();
@@ -443,7 +447,7 @@ static PyObject *server_iof_deliver(PyObject *self, PyObject *args)
                      Py_TYPE(data)->tp_name);
         return NULL;
     }
-    if (info_arg("iof_deliver", "the directives", dicts, &info, &n) != 0) {
+    if (spx_py_arg_info("iof_deliver", "the directives", dicts, &info, &n) != 0) {
         free(bo.bytes);
         return NULL;
     }
@@ -465,7 +469,7 @@ static PyObject *server_collect_inventory(PyObject *self, PyObject *args)
     (void)self;
 
     if (!PyArg_ParseTuple(args, "|O:collect_inventory", &dicts) ||
-        info_arg("collect_inventory", "the directives", dicts, &info, &n) != 0)
+        spx_py_arg_info("collect_inventory", "the directives", dicts, &info, &n) != 0)
         return NULL;
     if (spx_py_on_progress())
         rc = PMIX_ERR_WOULD_BLOCK;
@@ -473,151 +477,6 @@ static PyObject *server_collect_inventory(PyObject *self, PyObject *args)
         rc = w_wait(&w, PMIx_server_collect_inventory(info, n, info_wcb, &w));
     PMIx_Info_free(info, n);
     return w_info_result(&w, rc);
-}
-
-static PyObject *server_deliver_inventory(PyObject *self, PyObject *args)
-{
-    PyObject *pyinfo, *dicts = Py_None;
-    pmix_info_t *info, *dirs;
-    size_t n, nd;
-    pmix_status_t rc;
-    (void)self;
-
-    if (!PyArg_ParseTuple(args, "O|O:deliver_inventory", &pyinfo, &dicts) ||
-        info_arg("deliver_inventory", "the inventory", pyinfo, &info, &n) != 0)
-        return NULL;
-    if (info_arg("deliver_inventory", "the directives", dicts, &dirs, &nd) != 0) {
-        PMIx_Info_free(info, n);
-        return NULL;
-    }
-    SPX_PY_NOGIL(rc = PMIx_server_deliver_inventory(info, n, dirs, nd, NULL, NULL));
-    PMIx_Info_free(info, n);
-    PMIx_Info_free(dirs, nd);
-    return status_of(rc);
-}
-
-/* register_resources / deregister_resources(directives) -> status */
-static PyObject *resources(PyObject *args, const char *m,
-                           pmix_status_t (*fn)(pmix_info_t *, size_t, pmix_op_cbfunc_t, void *))
-{
-    PyObject *dicts = Py_None;
-    pmix_info_t *info;
-    size_t n;
-    pmix_status_t rc;
-    char fmt[64];
-
-    snprintf(fmt, sizeof(fmt), "|O:%s", m);
-    if (!PyArg_ParseTuple(args, fmt, &dicts) || info_arg(m, "the directives", dicts, &info, &n) != 0)
-        return NULL;
-    SPX_PY_NOGIL(rc = fn(info, n, NULL, NULL));
-    PMIx_Info_free(info, n);
-    return status_of(rc);
-}
-
-static PyObject *server_register_resources(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return resources(args, "register_resources", PMIx_server_register_resources);
-}
-
-static PyObject *server_deregister_resources(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return resources(args, "deregister_resources", PMIx_server_deregister_resources);
-}
-
-static PyObject *server_define_process_set(PyObject *self, PyObject *args)
-{
-    PyObject *members, *name;
-    char pset[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t *p = NULL;
-    size_t np = 0;
-    pmix_status_t rc;
-    (void)self;
-
-    if (!PyArg_ParseTuple(args, "OO:define_process_set", &members, &name) ||
-        list_arg("define_process_set", "the members", members) != 0 ||
-        text_arg("define_process_set", "the name", name, pset, sizeof(pset)) != 0)
-        return NULL;
-    if ((rc = spx_py_procs_load(members, NULL, &p, &np)) != PMIX_SUCCESS) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "define_process_set: the members cannot be converted: %s",
-                         PMIx_Error_string(rc));
-        return NULL;
-    }
-    SPX_PY_NOGIL(rc = PMIx_server_define_process_set(p, np, pset));
-    if (p)
-        PMIx_Proc_free(p, np);
-    return status_of(rc);
-}
-
-static PyObject *server_delete_process_set(PyObject *self, PyObject *args)
-{
-    PyObject *name;
-    char pset[PMIX_MAX_NSLEN + 1];
-    pmix_status_t rc;
-    (void)self;
-
-    if (!PyArg_ParseTuple(args, "O:delete_process_set", &name) ||
-        text_arg("delete_process_set", "the name", name, pset, sizeof(pset)) != 0)
-        return NULL;
-    SPX_PY_NOGIL(rc = PMIx_server_delete_process_set(pset));
-    return status_of(rc);
-}
-
-static PyObject *server_register_attributes(PyObject *self, PyObject *args)
-{
-    PyObject *fn, *attrs;
-    char func[256], **argv = NULL;
-    pmix_status_t rc;
-    (void)self;
-
-    if (!PyArg_ParseTuple(args, "OO:register_attributes", &fn, &attrs) ||
-        text_arg("register_attributes", "the function", fn, func, sizeof(func)) != 0 ||
-        list_arg("register_attributes", "the attributes", attrs) != 0)
-        return NULL;
-    if ((rc = spx_py_argv_load(attrs, &argv)) != PMIX_SUCCESS) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "register_attributes: the attributes must be str");
-        return NULL;
-    }
-    SPX_PY_NOGIL(rc = PMIx_Register_attributes(func, argv));
-    PMIx_Argv_free(argv);
-    return status_of(rc);
-}
-
-/* generate_regex(hosts) / generate_ppn(procs) -> (status, bytearray) */
-static PyObject *gen(PyObject *args, const char *fmt, const char *sep,
-                     pmix_status_t (*fn)(const char *, char **))
-{
-    PyObject *list, *s, *joined, *res;
-    char *out = NULL;
-    pmix_status_t rc;
-
-    if (!PyArg_ParseTuple(args, fmt, &list))
-        return NULL;
-    s = PyUnicode_FromString(sep);
-    joined = s ? PyUnicode_Join(s, list) : NULL;
-    Py_XDECREF(s);
-    if (!joined)
-        return NULL;
-    rc = fn(PyUnicode_AsUTF8(joined), &out);
-    Py_DECREF(joined);
-    res = out ? PyByteArray_FromStringAndSize(out, (Py_ssize_t)strlen(out)) : Py_NewRef(Py_None);
-    free(out);
-    return Py_BuildValue("(iN)", (int)rc, res);
-}
-
-static PyObject *server_generate_regex(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return gen(args, "O:generate_regex", ",", PMIx_generate_regex);
-}
-
-static PyObject *server_generate_ppn(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return gen(args, "O:generate_ppn", ";", PMIx_generate_ppn);
 }
 
 #define NS "PMIX_ERR_NOT_SUPPORTED: this library has no "
@@ -671,27 +530,6 @@ static PyMethodDef server_methods[] = {
     { "collect_inventory", server_collect_inventory, METH_VARARGS,
       "collect_inventory(directives=[]) -> (status, [info])\nPMIx_server_collect_inventory ("
       NS "inventory)." },
-    { "deliver_inventory", server_deliver_inventory, METH_VARARGS,
-      "deliver_inventory(info, directives=[]) -> status\nPMIx_server_deliver_inventory ("
-      NS "inventory)." },
-    { "register_resources", server_register_resources, METH_VARARGS,
-      "register_resources(directives) -> status\nPMIx_server_register_resources (" NS
-      "resource registry)." },
-    { "deregister_resources", server_deregister_resources, METH_VARARGS,
-      "deregister_resources(directives) -> status\nPMIx_server_deregister_resources (" NS
-      "resource registry)." },
-    { "define_process_set", server_define_process_set, METH_VARARGS,
-      "define_process_set(members, name) -> status\nPMIx_server_define_process_set (" NS
-      "process sets)." },
-    { "delete_process_set", server_delete_process_set, METH_VARARGS,
-      "delete_process_set(name) -> status\nPMIx_server_delete_process_set (" NS
-      "process sets)." },
-    { "register_attributes", server_register_attributes, METH_VARARGS,
-      "register_attributes(function, [attrs]) -> status\nPMIx_Register_attributes." },
-    { "generate_regex", server_generate_regex, METH_VARARGS,
-      "generate_regex([hosts]) -> (status, bytearray)\nPMIx_generate_regex." },
-    { "generate_ppn", server_generate_ppn, METH_VARARGS,
-      "generate_ppn(['ranks of node 0', ...]) -> (status, bytearray)\nPMIx_generate_ppn." },
     { NULL, NULL, 0, NULL }
 };
 #undef NS

@@ -105,6 +105,15 @@ void spx_py_iof_cb(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *sour
                    pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo);
 int spx_py_callback_init(PyObject *module);
 
+/* ---- py_server.c: argument checks of PMIxServer's methods ----
+ * Each returns 0, or -1 with a TypeError (wrong type) or ValueError (out of
+ * range, keys missing) naming the method m and the argument what. */
+int spx_py_arg_text(const char *m, const char *what, PyObject *o, char *out, size_t cap);
+int spx_py_arg_proc(const char *m, const char *what, PyObject *o, pmix_proc_t *p);
+/* A list of info dicts (None: none); *info: caller frees with PMIx_Info_free. */
+int spx_py_arg_info(const char *m, const char *what, PyObject *o, pmix_info_t **info, size_t *n);
+int spx_py_arg_list(const char *m, const char *what, PyObject *o); /* list, tuple or None */
+
 /* ---- py_upcalls.c: PMIxServer's server module ---- */
 /* Fills mod from init's map {name: callable} (None: no functions) and makes
  * map the functions the upcalls run. Returns the functions they ran before
@@ -120,7 +129,7 @@ void spx_py_mark_progress(void);
 
 /* ---- py_client.c, py_nb.c, py_server.c, py_tool.c: the classes ---- */
 extern PyTypeObject spx_py_client_type, spx_py_server_type, spx_py_tool_type;
-extern PyMethodDef spx_py_client_methods[], spx_py_nb_methods[];
+extern PyMethodDef spx_py_client_methods[], spx_py_nb_methods[], spx_py_server_misc_methods[];
 /* The module's constants (pmix_constants.inc, generated from the headers). */
 int spx_py_constants_add(PyObject *module);
 
