@@ -22,7 +22,9 @@
 #      --multi-prog steps (test/slurm/test_hetjob.sh), tools and srun's
 #      stdin (test/slurm/test_iof.sh), then unchanged Open MPI and mpi4py
 #      programs through it (test/slurm/test_openmpi.sh), unchanged MPICH
-#      programs (test/slurm/test_mpich.sh), and the drop-in
+#      programs (test/slurm/test_mpich.sh), our pmix Python module (the
+#      spec's Python examples, mpi4py beside it; test/slurm/test_python.sh;
+#      this build has --enable-python), and the drop-in
 #      build that answers `srun --mpi=pmix` (test/slurm/test_dropin.sh).
 #      SPX_SKIP_SLURM=1 skips these stages.
 #   7. the same plugin built inside Debian 13 (Slurm 24.11) and Debian forky
@@ -110,7 +112,7 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     sroot=/opt/spmix-ci
     rm -rf "$sroot" && mkdir -p "$sroot/build" && chmod 755 "$sroot" "$sroot/build"
     cd "$sroot/build"
-    "$top/configure" -q --enable-werror --prefix="$sroot/inst"
+    "$top/configure" -q --enable-werror --enable-python --prefix="$sroot/inst"
     make -s -j"$jobs" >/dev/null
     vc "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
     step "Slurm: PMIx groups (it_group, it_grpinvite, it_grpfault, python3-pmix) on 3 nodes x 2"
@@ -124,6 +126,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     step "Slurm: unchanged Open MPI, mpi4py and MPICH (PMI-1 over PMI_FD) programs under mpi_spmix (1x2, 3x2, 4x4); both MPIs in one sbatch job"
     vc "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
     vc "$top/test/slurm/test_mpich.sh" --build "$sroot/build"
+    step "Slurm: our pmix Python module: the spec's Python examples verbatim, mpi4py and the module in one process"
+    vc "$top/test/slurm/test_python.sh" --build "$sroot/build"
     step "Slurm: the drop-in build (--enable-pmix-typename) answers srun --mpi=pmix"
     mkdir -p "$sroot/dropin" && chmod 755 "$sroot/dropin" && cd "$sroot/dropin"
     "$top/configure" -q --enable-werror --enable-pmix-typename --disable-tests --prefix="$sroot/dropin-inst"

@@ -5,8 +5,10 @@
 # blocks, the GIL released in a blocking call) on 3 ranks; the spec's
 # examples run verbatim by spec_run.py: PMIx_Fence's (a job named
 # "testnspace"; each rank prints "fence completed: PMIX_SUCCESS" from its
-# callback), PMIx_Group_join's two blocks (a job of 3; the handler's
-# group_join_nb: "JOIN COMPLETE 0 [...]" at ranks 1 and 2), PMIx_IOF_push's
+# callback; every rank's key is at every server after it), PMIx_Group_join's
+# two blocks (a job of 3; the handler's group_join_nb: "JOIN COMPLETE 0
+# [...]" at ranks 1 and 2; each client the examples made finalized: no
+# server warns of one lost before PMIx_Finalize), PMIx_IOF_push's
 # (a tool pushes "some input text" into the stdin of every rank of
 # "target-nspace"). Skipped (77) when the module was not built.
 . "$SPX_TOP_SRCDIR/test/integration/common.sh"
@@ -48,12 +50,14 @@ for nodes in 1 2; do
     spx_expect_rc 0
     [ "$(count 'fence completed: PMIX_SUCCESS')" = 3 ] || spx_fail "PMIx_Fence example: donecb output"
     [ "$(count 'spec_run.py: fence rank [0-9]: OK')" = 3 ] || spx_fail "PMIx_Fence example"
+    ! grep -q 'before PMIx_Finalize' "$SPX_ERR" || spx_fail "PMIx_Fence example: a client did not finalize"
     echo "ok: PMIx_Fence example on $nodes node(s)"
 
     SPMIX_RUN_NSPACE=testnspace run $nodes 3 "$PY" "$DIR/spec_run.py" group_join
     spx_expect_rc 0
     [ "$(count "JOIN COMPLETE 0 \[{'key': 'pmix.grp.id'")" = 2 ] || spx_fail "PMIx_Group_join example: mycb output"
     [ "$(count 'spec_run.py: group_join rank [0-9]: OK')" = 3 ] || spx_fail "PMIx_Group_join example"
+    ! grep -q 'before PMIx_Finalize' "$SPX_ERR" || spx_fail "PMIx_Group_join example: a client did not finalize"
     echo "ok: PMIx_Group_join examples on $nodes node(s)"
 
     rdv="$SPX_TMP/rdv.$nodes"

@@ -7,14 +7,28 @@
 # the callbacks of the _nb calls still to come, then exec()s the example
 # unchanged and checks what the spec says it does:
 #   fence:      the blocking fence and fence_nb return PMIX_SUCCESS, donecb
-#               runs once (with "mycbdata") and prints "fence completed: ..."
+#               runs once (with "mycbdata") and prints "fence completed: ...";
+#               a key every rank committed before is then held by each
+#               rank's own server (a get with PMIX_IMMEDIATE): the example's
+#               PMIX_COLLECT_DATA brought it from the other nodes
 #   group_join: ranks > 0 run the blocking block (rank 0 invites), then the
 #               non-blocking block: its myinvitehdlr, registered for
 #               PMIX_GROUP_INVITED, accepts with group_join_nb from inside the
-#               event handler and mycb prints "JOIN COMPLETE 0 [...]"
+#               event handler and mycb prints "JOIN COMPLETE 0 [...]"; both
+#               results name the group and every rank of the job as members
 #   iof_job:    a rank that reads what the tool pushes into its stdin
 #   iof_tool:   the IOF example as a tool attached to the job's server
-# Each rank prints "spec_run.py: ROLE rank R: OK"; exits 1 on a failed check.
+# Each PMIxClient made (the examples make their own beside this script's) is
+# an init of its own and is finalized; after the last one PMIx_Initialized
+# says false. Each rank prints "spec_run.py: ROLE rank R: OK"; exits 1 on a
+# failed check.
+# A launcher that names its jobs itself (srun --mpi=spmix: slurm.spmix.J.S)
+# cannot start one named as the examples say: with SPEC_RUN_RENAME=1 the
+# stand-in maps the examples' namespace names ("testnspace",
+# "target-nspace") in the arguments of their calls to the job's own
+# namespace; a tool maps them to SPEC_RUN_TARGET (the job's namespace), and
+# attaches to the server named by SPEC_RUN_SERVER_NSPACE when that is set
+# (a node with the servers of several jobs or nodes in its tmpdir).
 import os
 import sys
 import threading
@@ -24,6 +38,9 @@ import types
 import pmix as real
 
 SPEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spec")
+EXAMPLE_NSPACES = ("testnspace", "target-nspace")
+alias = {}  # an example's namespace name -> the job's (SPEC_RUN_RENAME)
+clients = []  # every Client made: each is an init and needs its finalize
 pending = [0]
 cond = threading.Condition()
 calls = []  # (method, rc) of every call the examples made
@@ -44,6 +61,15 @@ def check(cond_, msg):
         fail(msg)
 
 
+def renamed(obj):
+    """obj with every proc of an example's namespace moved to the job's."""
+    if isinstance(obj, list):
+        return [renamed(x) for x in obj]
+    if isinstance(obj, dict) and obj.get("nspace") in alias:
+        return dict(obj, nspace=alias[obj["nspace"]])
+    return obj
+
+
 def counted(name, fn):
     """fn wrapped: records its call and tells the waiter when it has run."""
     def wrapper(*args):
@@ -60,7 +86,7 @@ def counted(name, fn):
 def nb(method, cb_index):
     """An _nb method whose callback (argument cb_index) is counted."""
     def call(self, *args):
-        args = list(args)
+        args = renamed(list(args))
         args[cb_index] = counted(method, args[cb_index])
         with cond:
             pending[0] += 1
@@ -76,7 +102,7 @@ def nb(method, cb_index):
 def blocking(method):
     def call(self, *args):
         base = real.PMIxTool if isinstance(self, real.PMIxTool) else real.PMIxClient
-        ret = getattr(base, method)(self, *args)
+        ret = getattr(base, method)(self, *renamed(list(args)))
         calls.append((method, ret if isinstance(ret, int) else ret[0]))
         return ret
     return call
@@ -88,6 +114,9 @@ class Client(real.PMIxClient):
         super().__init__()
         rc, self.me = self.init([])
         check(rc == real.PMIX_SUCCESS, "init returned %d" % rc)
+        if os.environ.get("SPEC_RUN_RENAME") == "1":
+            alias.update((ns, self.me["nspace"]) for ns in EXAMPLE_NSPACES)
+        clients.append(self)
 
     fence = blocking("fence")
     group_join = blocking("group_join")
@@ -99,8 +128,12 @@ class Tool(real.PMIxTool):
     """PMIxTool already initialised and attached to the job's server."""
     def __init__(self):
         super().__init__()
-        rc, self.me = self.init([])
+        srv = os.environ.get("SPEC_RUN_SERVER_NSPACE")
+        rc, self.me = self.init([{"key": real.PMIX_SERVER_NSPACE, "value": srv,
+                                  "val_type": real.PMIX_STRING}] if srv else [])
         check(rc == real.PMIX_SUCCESS, "tool init returned %d" % rc)
+        if os.environ.get("SPEC_RUN_TARGET"):
+            alias.update((ns, os.environ["SPEC_RUN_TARGET"]) for ns in EXAMPLE_NSPACES)
 
     iof_push = blocking("iof_push")
 
@@ -155,16 +188,37 @@ def wait_callbacks(what, want=0, timeout=30):
             cond.wait(min(left, 0.05))
 
 
+def finalize_all():
+    """Each Client made (the examples make their own) finalized once."""
+    for c in reversed(clients):
+        check(c.finalize([]) == 0, "finalize")
+    check(not real.PMIxClient().initialized(), "PMIx_Initialized after the last finalize")
+
+
 def job_fence():
+    # a key of every rank, committed before the example: its collecting
+    # fence must bring them all here (PMIX_IMMEDIATE: only what this node's
+    # server holds, nothing fetched from the others)
+    pre = Client()
+    ns, rank = pre.me["nspace"], pre.me["rank"]
+    check(pre.put(real.PMIX_GLOBAL, "spec.fence.data",
+                  {"value": "put by %d" % rank, "val_type": real.PMIX_STRING}) == 0, "put")
+    check(pre.commit() == 0, "commit")
     g = run_example("fence")
     foo = g["foo"]
     wait_callbacks("fence")
     check(calls == [("fence", 0), ("fence_nb", 0)], "calls %r" % calls)
     check(len(cbs) == 1 and cbs[0][1] == (0, "mycbdata"), "callbacks %r" % cbs)
-    check(foo.me["nspace"] == "testnspace", "the job is %r" % foo.me["nspace"])
+    check(foo.me["nspace"] == alias.get("testnspace", "testnspace"), "the job is %r" % foo.me["nspace"])
+    rc, v = foo.get({"nspace": ns, "rank": real.PMIX_RANK_WILDCARD}, real.PMIX_JOB_SIZE, [])
+    imm = [{"key": real.PMIX_IMMEDIATE, "value": True, "val_type": real.PMIX_BOOL}]
+    for r in range(v["value"]):
+        rc, d = foo.get({"nspace": ns, "rank": r}, "spec.fence.data", imm)
+        check(rc == 0 and d == {"value": "put by %d" % r, "val_type": real.PMIX_STRING},
+              "rank %d's data after the collecting fence: %d %r" % (r, rc, d))
     check(foo.fence([], []) == 0, "last fence")
-    say("spec_run.py: fence rank %d: OK" % foo.me["rank"])
-    foo.finalize([])
+    say("spec_run.py: fence rank %d: OK" % rank)
+    finalize_all()
 
 
 def job_group_join():
@@ -174,6 +228,9 @@ def job_group_join():
     n = v["value"]
     others = [{"nspace": me["nspace"], "rank": r} for r in range(1, n)]
     gid = lambda res: [r["value"] for r in res if r["key"] == real.PMIX_GROUP_ID.decode()]
+    everyone = [{"nspace": me["nspace"], "rank": r} for r in range(n)]
+    mbrs = lambda res: [sorted(r["value"]["array"], key=lambda p: p["rank"])
+                        for r in res if r["key"] == real.PMIX_GROUP_MEMBERSHIP.decode()]
     # 1. the blocking block at every rank but the leader
     if me["rank"] == 0:
         rc, res = foo.group_invite("mygroup", others, [])
@@ -181,7 +238,8 @@ def job_group_join():
     else:
         g = run_example("group_join", {"foo": foo})
         check(g["rc"] == 0, "group_join returned %d" % g["rc"])
-        check(gid(g["results"]) == ["mygroup"], "group_join results %r" % g["results"])
+        check(gid(g["results"]) == ["mygroup"] and mbrs(g["results"]) == [everyone],
+              "group_join results %r" % g["results"])
     check(foo.group_destruct("mygroup", []) == 0, "group_destruct")
     # 2. the non-blocking block: the handler accepts the next invitation
     if me["rank"] != 0:
@@ -195,11 +253,11 @@ def job_group_join():
     else:
         wait_callbacks("group_join_nb", want=1)
         check(("group_join_nb", 0) in calls, "calls %r" % calls)
-        check(len(cbs) == 1 and cbs[0][1][0] == 0 and gid(cbs[0][1][1]) == ["mygroup"],
-              "mycb got %r" % (cbs,))
+        check(len(cbs) == 1 and cbs[0][1][0] == 0 and gid(cbs[0][1][1]) == ["mygroup"] and
+              mbrs(cbs[0][1][1]) == [everyone], "mycb got %r" % (cbs,))
     check(foo.group_destruct("mygroup", []) == 0, "second group_destruct")
     check(foo.fence([], []) == 0, "last fence")
-    check(foo.finalize([]) == 0, "finalize")
+    finalize_all()
     say("spec_run.py: group_join rank %d: OK" % me["rank"])
 
 
