@@ -3,8 +3,9 @@
 # (python/, --enable-python) in one process, both on the build tree's
 # libpmix.so.2, under tools/spmix-run: test/python/mpi4py_pmix.py in both
 # orders (MPI_Init then PMIx init, PMIx finalize first and MPI still working;
-# PMIx init then MPI_Init, MPI_Finalize first and our module still working)
-# on 3 ranks of 1 node and of 2 simulated nodes. Skipped (77) when the module
+# PMIx init then MPI_Init, MPI_Finalize first and our module still working;
+# the module's PMIx torn down before MPI_Init and initialised again, and once
+# more after both finalized) on 3 ranks of 1 node and of 2 simulated nodes. Skipped (77) when the module
 # was not built, or no python3 of the module's version has mpi4py.
 . "$SPX_TOP_SRCDIR/test/integration/common.sh"
 MOD="$SPX_LIBDIR/pmix.so"
@@ -42,7 +43,7 @@ for nodes in 1 2; do
     # would map the other "node's" segments, so they talk over TCP
     btl=self,vader,tcp real=1
     [ $nodes = 1 ] || { btl=self,tcp real=0; }
-    for mode in mpi-first pmix-first; do
+    for mode in mpi-first pmix-first pmix-again; do
         timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n 3 --nodes $nodes --timeout $((SPX_TIMEOUT - 10)) \
             -x OMPI_MCA_btl=$btl -x MPI4PY_PMIX_REAL_HOSTS=$real ${PRELOAD:+-x LD_PRELOAD="$PRELOAD"} \
             "$PY" "$SPX_TOP_SRCDIR/test/python/mpi4py_pmix.py" $mode >"$SPX_OUT" 2>"$SPX_ERR"
@@ -53,4 +54,4 @@ for nodes in 1 2; do
         echo "ok: mpi4py and pmix in one process, $mode, $nodes node(s)"
     done
 done
-spx_pass "mpi4py: Open MPI's and our module's PMIx_Init/Finalize in one process, both orders"
+spx_pass "mpi4py: Open MPI's and our module's PMIx_Init/Finalize in one process, both orders, and init again after a teardown"

@@ -1,7 +1,7 @@
 # mpi4py_pmix.py - mpi4py (Debian's python3-mpi4py over Open MPI 4.1, whose
 # PMIx client is our libpmix.so.2) and our pmix module in one process, each
 # an independent user of the same library: two PMIx_Init, two PMIx_Finalize.
-#   python3 mpi4py_pmix.py mpi-first|pmix-first
+#   python3 mpi4py_pmix.py mpi-first|pmix-first|pmix-again
 # mpi-first:  MPI_Init (importing mpi4py.MPI), then PMIx init; PMIx finalize
 #             first, then MPI must still work (an allreduce, and MPI_Finalize,
 #             whose fence goes through the library) - the library must not
@@ -9,6 +9,10 @@
 # pmix-first: PMIx init, then MPI_Init; MPI_Finalize first, then our module
 #             must still work (fence, get) and its finalize tears down: after
 #             it a get fails and PMIx_Initialized says false.
+# pmix-again: PMIx init, put/commit/fence, finalize (the library torn down),
+#             then as pmix-first with a second init (the key put before is
+#             still found), and after both finalized a third init, a fence
+#             and a get of that key again, and its finalize.
 # In both, while both are up: exactly one libpmix.so mapped, ours
 # (SPMIX_EXPECT_LIBDIR); PMIx's rank and job size are MPI's; an MPI
 # allreduce; put/commit/fence/get of a key of every rank; each rank's
@@ -24,8 +28,8 @@ import os
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) == 2 else ""
-if MODE not in ("mpi-first", "pmix-first"):
-    sys.stderr.write("usage: mpi4py_pmix.py mpi-first|pmix-first\n")
+if MODE not in ("mpi-first", "pmix-first", "pmix-again"):
+    sys.stderr.write("usage: mpi4py_pmix.py mpi-first|pmix-first|pmix-again\n")
     sys.exit(2)
 
 
@@ -48,7 +52,15 @@ else:
     import pmix
     c = pmix.PMIxClient()
     rc, me = c.init([])
+    if MODE == "pmix-again":
+        check(rc == 0, "first pmix init returned %d" % rc)
+        check(c.put(pmix.PMIX_GLOBAL, "py.before", {"value": me["rank"] + 100, "val_type": pmix.PMIX_INT}) == 0, "put")
+        check(c.commit() == 0 and c.fence([], [{"key": pmix.PMIX_COLLECT_DATA, "value": True,
+                                                "val_type": pmix.PMIX_BOOL}]) == 0, "commit, fence")
+        check(c.finalize([]) == 0 and not c.initialized(), "first finalize")
     from mpi4py import MPI
+    if MODE == "pmix-again":
+        rc, me = c.init([])
 check(rc == pmix.PMIX_SUCCESS, "pmix init returned %d" % rc)
 check(MPI.Is_initialized(), "MPI is not initialized")
 check(c.initialized(), "PMIx_Initialized says false")
@@ -135,4 +147,13 @@ else:
     check(not c.initialized(), "PMIx_Initialized true after both finalized")
     rc, v = c.get({"nspace": ns, "rank": 0}, "py.mix", [])
     check(rc != 0, "get after the last finalize returned %d" % rc)
+    if MODE == "pmix-again":
+        rc, me2 = c.init([])
+        check(rc == 0 and me2 == me, "init after both finalized: %d %r" % (rc, me2))
+        check(c.fence([], []) == 0, "fence of the third init")
+        peer = {"nspace": ns, "rank": (rank + 1) % size}
+        rc, v = c.get(peer, "py.before", [])
+        check(rc == 0 and v == {"value": peer["rank"] + 100, "val_type": pmix.PMIX_INT},
+              "get of the first init's key: %d %r" % (rc, v))
+        check(c.finalize([]) == 0 and not c.initialized(), "third finalize")
 os.write(1, ("mpi4py_pmix.py %s rank %d: OK\n" % (MODE, rank)).encode())

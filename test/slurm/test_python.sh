@@ -24,7 +24,9 @@
 #   run in vn3's namespaces, attached to vn3's server of a SPMIX_STDIN=tool
 #   step of 3 x 2, pushes "some input text" into the stdin of every task;
 #   mpi4py (Open MPI 4.1) and our module in one process
-#   (test/python/mpi4py_pmix.py, both init and finalize orders) on 3 x 2,
+#   (test/python/mpi4py_pmix.py: both init and finalize orders; the module's
+#   PMIx torn down before MPI_Init, then initialised again, and once more
+#   after MPI_Finalize and its finalize) on 3 x 2,
 #   each task's PMIX_HOSTNAME equal to its MPI_Get_processor_name; skipped
 #   (SKIP line) without a python3 that has mpi4py and fits the module.
 # Prints PASS:/FAIL:/SKIP: lines and the time; exit 1 if anything failed.
@@ -113,7 +115,7 @@ else fail "PMIx_IOF_push's example: step '$JS' rc $rc, tool rc $trc"; sed 's/^/ 
 
 # ---- mpi4py and our module in one process ----
 if "$PY" -c 'import mpi4py' 2>/dev/null; then
-    for mode in mpi-first pmix-first; do
+    for mode in mpi-first pmix-first pmix-again; do
         t=$(date +%s.%N)
         MPI4PY_PMIX_REAL_HOSTS=1 $S -N3 -n6 "$PY" "$PYT/mpi4py_pmix.py" $mode >"$OUT/o" 2>"$OUT/e"; rc=$?
         dt=$(since "$t")
