@@ -19,15 +19,17 @@ if [ ! -f "$MOD" ] || [ -z "$SPX_PYTHON" ]; then
 fi
 PY=$SPX_PYTHON
 DIR="$SPX_TOP_SRCDIR/test/python"
-export PYTHONPATH="$SPX_LIBDIR${PYTHONPATH:+:$PYTHONPATH}"
-# the module must be ours, on the build tree's library
-"$PY" -c 'import pmix, sys; sys.exit(0 if pmix.__file__ == sys.argv[1] else 1)' "$MOD" ||
-    spx_fail "python imports another pmix module: $("$PY" -c 'import pmix; print(pmix.__file__)')"
 PRELOAD=""
 if objdump -p "$SPX_LIBDIR/libpmix.so.2" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
     PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # the interpreter's own
 fi
+export PYTHONPATH="$SPX_LIBDIR${PYTHONPATH:+:$PYTHONPATH}"
+# the module must be ours, on the build tree's library (a sanitizer build's
+# module needs the runtime preloaded here too)
+env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" -c \
+    'import pmix, sys; sys.exit(0 if pmix.__file__ == sys.argv[1] else 1)' "$MOD" ||
+    spx_fail "python imports another pmix module: $(env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" -c 'import pmix; print(pmix.__file__)' 2>&1)"
 run() { # run NODES RANKS ARGS...: the job, output in SPX_OUT / SPX_ERR
     nodes=$1 ranks=$2; shift 2
     timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n "$ranks" --nodes "$nodes" \
@@ -70,7 +72,7 @@ for nodes in 1 2; do
         [ $i -lt 400 ] || { kill $job; spx_fail "no rendezvous file"; }
         sleep 0.05
     done
-    TMPDIR="$rdv" timeout 40 "$PY" "$DIR/spec_run.py" iof_tool >"$SPX_TMP/tool.out" 2>&1 ||
+    TMPDIR="$rdv" timeout 40 env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" "$DIR/spec_run.py" iof_tool >"$SPX_TMP/tool.out" 2>&1 ||
         { kill $job; spx_fail "the IOF tool failed: $(cat "$SPX_TMP/tool.out")"; }
     wait $job || spx_fail "the IOF job failed: $(cat "$SPX_OUT" "$SPX_ERR")"
     grep -q '^spec_run.py: iof_tool rank 0: OK$' "$SPX_TMP/tool.out" || spx_fail "the IOF tool said $(cat "$SPX_TMP/tool.out")"
