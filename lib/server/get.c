@@ -329,6 +329,11 @@ static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_
         if (g->target.rank != rank || strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) != 0)
             continue;
         if (!g->peer) {
+            /* a dmodex request waits for a commit: a HELLO (or a PMI
+             * client's connect) brings no data */
+            struct spx_srv_client *cl = spx_srv_client_find(ctx, nspace, rank);
+            if (!cl || !cl->committed)
+                continue;
             dmodex_answer(g);
             next = LIST_FIRST(&ctx->gets); /* list changed */
             continue;
