@@ -217,9 +217,10 @@ for r in range(N):
     procs.append(subprocess.Popen([sys.executable, os.path.join(HERE, "server_client.py"), str(N)],
                                   env=env, stdout=subprocess.PIPE, text=True))
 
-# rank 0's committed data, asked while the clients run
-check(fenced.wait(60), "no fence")
+# rank 0's committed data, asked as soon as the clients are started: the
+# answer waits for rank 0's commit (its record, never an empty one before)
 rc, (data, size) = srv.dmodex_request({"nspace": NS, "rank": 0})
+check(fenced.wait(60), "no fence")
 check(rc == 0 and size == len(data) and size > 0, "dmodex_request: %d %r" % (rc, size))
 check(b"val-0" in data and b"val-1" not in data, "dmodex_request: not rank 0's data: %r" % data)
 
