@@ -17,6 +17,8 @@ void spx_srv_get_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_ran
 /* (nspace, rank) completed its HELLO: GETs waiting for its locality are answered. */
 void spx_srv_get_target_hello(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 void spx_srv_get_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
+/* nspace was deregistered: what waits for any of its ranks fails. */
+void spx_srv_get_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
 void spx_srv_get_requester_gone(struct spx_srv_peer *p);
 void spx_srv_get_fail_all(struct spx_srv_ctx *ctx);
 /* Host dmodex support (PMIx_server_dmodex_request) on the progress thread. */

@@ -13,7 +13,9 @@
  * HELLO brings: waited for until then, briefly), and any key asked for with
  * PMIX_IMMEDIATE (the answer is what this server holds now). A dmodex request
  * of the host for a local process that has not committed yet is held the
- * same way (without timeout) and answered at its first commit.
+ * same way (without timeout) and answered at its first commit (not at its
+ * HELLO); one for a process that will never commit (finalized, gone,
+ * deregistered, its namespace deregistered) fails with PMIX_ERR_NOT_FOUND.
  */
 #include "config.h"
 #include "server/core.h"
@@ -348,6 +350,9 @@ static void recheck_held(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_
     }
 }
 
+/* Fails the held requests of every target (all), of peer, or of target
+ * (nspace, rank) - of every rank of nspace for rank WILDCARD (no request
+ * held here targets WILDCARD). */
 static void fail_matching(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank,
                           const struct spx_srv_peer *peer, bool all, pmix_status_t st)
 {
@@ -355,7 +360,7 @@ static void fail_matching(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank
     for (g = LIST_FIRST(&ctx->gets); g; g = next) {
         next = LIST_NEXT(g, link);
         bool hit = all || (peer && g->peer == peer) ||
-                   (nspace && g->target.rank == rank &&
+                   (nspace && (rank == PMIX_RANK_WILDCARD || g->target.rank == rank) &&
                     strncmp(g->target.nspace, nspace, PMIX_MAX_NSLEN) == 0);
         if (!hit)
             continue;
@@ -369,6 +374,11 @@ void spx_srv_get_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_r
     fail_matching(ctx, nspace, rank, NULL, false, PMIX_ERR_NOT_FOUND);
     if (ctx->mn)
         spx_srv_dmx_target_gone(ctx, nspace, rank);
+}
+
+void spx_srv_get_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
+{
+    fail_matching(ctx, nspace, PMIX_RANK_WILDCARD, NULL, false, PMIX_ERR_NOT_FOUND);
 }
 
 void spx_srv_get_requester_gone(struct spx_srv_peer *p)
@@ -394,8 +404,11 @@ static void do_dmodex(void *arg)
         free(g); /* asked of the target's node */
         return;
     }
+    /* a client gone without committing, or deregistered, will never commit */
+    struct spx_srv_ns *ns = cl ? NULL : spx_srv_ns_find(ctx, g->target.nspace);
     if (!ctx->active || !spx_srv_proc_is_local(ctx, g->target.nspace, g->target.rank) ||
-        (cl && (cl->finalized || (cl->connected_once && !cl->peer)) && !cl->committed)) {
+        (cl && (cl->finalized || (cl->connected_once && !cl->peer)) && !cl->committed) ||
+        (!cl && ns && spx_srv_ns_departed(ns, g->target.rank))) {
         g->dmx_cb(PMIX_ERR_NOT_FOUND, NULL, 0, g->dmx_arg);
         free(g);
         return;

@@ -15,6 +15,10 @@
  *     answer must hold its key;
  *   rank 2 connects, puts a GLOBAL key, never commits, sleeps 200 ms,
  *     finalizes: its answer must be an error, within 5 s of the client's end.
+ * Then requests that nobody will ever answer with data are errors, promptly:
+ * rank 2 asked again after the host deregistered it, and rank 0 of a second
+ * namespace whose client never came, asked before the host deregisters
+ * that namespace (and not answered before).
  * Exits 0 when every check holds, else 1 with a line naming the check.
  */
 #include "config.h"
@@ -90,7 +94,10 @@ struct answer {
     spx_buf_t data;     /* a copy of the record */
 };
 
-static struct answer answers[NPROCS + 1]; /* [NPROCS]: rank 1's second request */
+/* [NPROCS]: rank 1's second request; [NPROCS + 1]: rank 2 after its deregistration;
+ * [NPROCS + 2]: a rank of a namespace deregistered before its client came */
+#define NANSWERS (NPROCS + 3)
+static struct answer answers[NANSWERS];
 
 static void dmx_cb(pmix_status_t st, char *data, size_t sz, void *cbdata)
 {
@@ -181,7 +188,7 @@ int main(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     CHECK(n > 0, "readlink /proc/self/exe");
     self[n] = '\0';
-    for (int i = 0; i <= NPROCS; i++) {
+    for (int i = 0; i < NANSWERS; i++) {
         pthread_mutex_init(&answers[i].m, NULL);
         pthread_cond_init(&answers[i].c, NULL);
         spx_buf_init(&answers[i].data);
@@ -243,9 +250,36 @@ int main(int argc, char **argv)
     CHECK(answers[2].at - started >= CLIENT_DELAY_US / 1e6,
           "rank 2's answer came before it finalized");
 
+    /* asked after the host deregistered rank 2: it will never commit */
+    pmix_proc_t p2;
+    PMIX_LOAD_PROCID(&p2, NS, 2);
+    PMIx_server_deregister_client(&p2, NULL, NULL);
+    CHECK(PMIx_server_dmodex_request(&p2, dmx_cb, &answers[NPROCS + 1]) == PMIX_SUCCESS,
+          "dmodex_request of a deregistered client");
+    CHECK(answer_wait(&answers[NPROCS + 1], 5), "no answer for a deregistered client");
+    CHECK(answers[NPROCS + 1].st != PMIX_SUCCESS, "a deregistered client: PMIX_SUCCESS");
+
+    /* a local rank whose client never came, its namespace deregistered */
+    pmix_nspace_t other = "spx-dmx-other";
+    pmix_info_t ojob[2];
+    memset(ojob, 0, sizeof(ojob));
+    info_u32(&ojob[0], PMIX_JOB_SIZE, 1);
+    PMIx_Info_load(&ojob[1], PMIX_LOCAL_PEERS, "0", PMIX_STRING);
+    CHECK(PMIx_server_register_nspace(other, 1, ojob, 2, NULL, NULL) == PMIX_SUCCESS,
+          "register_nspace (other)");
+    PMIx_Value_destruct(&ojob[1].value);
+    pmix_proc_t po;
+    PMIX_LOAD_PROCID(&po, other, 0);
+    CHECK(PMIx_server_dmodex_request(&po, dmx_cb, &answers[NPROCS + 2]) == PMIX_SUCCESS,
+          "dmodex_request (other)");
+    CHECK(!answer_wait(&answers[NPROCS + 2], 1), "answered before anything happened");
+    PMIx_server_deregister_nspace(other, NULL, NULL);
+    CHECK(answer_wait(&answers[NPROCS + 2], 5), "no answer once the namespace is deregistered");
+    CHECK(answers[NPROCS + 2].st != PMIX_SUCCESS, "a deregistered namespace: PMIX_SUCCESS");
+
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS, "PMIx_server_finalize");
     rmdir(tmpdir);
-    for (int i = 0; i <= NPROCS; i++)
+    for (int i = 0; i < NANSWERS; i++)
         spx_buf_fini(&answers[i].data);
     printf("test_server_dmx_local: OK\n");
     return 0;
