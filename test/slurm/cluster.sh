@@ -393,6 +393,14 @@ export SPMIX_VC_MUNGE_SOCKET=$STATE/munge/munge.socket
 # Debian's python3 (has mpi4py); the first python3 in PATH may be another one
 export SPMIX_VC_PYTHON=/usr/bin/python3
 EOF
+    # Debian forky's Open MPI 6 package restricts its TCP transport to the
+    # loopback (btl_tcp_if_include=lo in /etc/openmpi/openmpi-mca-params.conf):
+    # ranks on different nodes then cannot reach each other and hang or abort,
+    # under any launcher (mpirun too). Our nodes' network is this /24.
+    if grep -Eq '^[[:space:]]*btl_tcp_if_include[[:space:]]*=' \
+            /etc/openmpi/openmpi-mca-params.conf 2>/dev/null; then
+        echo "export OMPI_MCA_btl_tcp_if_include=$NET.0/24" >>"$STATE/env.sh"
+    fi
     chmod 644 "$STATE/env.sh"
 }
 
