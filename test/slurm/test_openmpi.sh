@@ -128,9 +128,9 @@ run_ok 3x2 "ring over TCP only (btl self,tcp)" "ring ok size 6 value 42" \
     -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,tcp "$OUT/ompi_check" ring
 # Open MPI 6.0 reports the unreachable peers but does not end such a job
 # itself (its ranks wait in MPI_Reduce; the same under its own mpirun with
-# OpenPMIx 7): there the step is ended after 15 s and the report must be there.
+# OpenPMIx 7): there the step is ended after 10 s and the report must be there.
 ompi_major=$(mpirun.openmpi --version 2>/dev/null | sed -n '1s/.*Open MPI) \([0-9]*\).*/\1/p')
-[ "${ompi_major:-0}" -ge 6 ] && shm_wait=15 || shm_wait=90
+[ "${ompi_major:-0}" -ge 6 ] && shm_wait=10 || shm_wait=90
 timeout $shm_wait srun --mpi=$MPITYPE -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,vader \
     "$OUT/ompi_check" ring >"$OUT/o" 2>"$OUT/e"; rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ] && ! grep -q "ring ok" "$OUT/o"; then
