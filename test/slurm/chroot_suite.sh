@@ -8,10 +8,12 @@
 # holding the cluster lock:
 #   flock /tmp/spmix-vc.lock test/slurm/chroot_suite.sh SUITE --root DIR
 #       [--tests 'test_plugin.sh test_groups.sh ...'] [--dropin]
+#       [--dropin-tests 'test_dropin.sh test_openmpi.sh']
 #   test/slurm/chroot_suite.sh SUITE --cleanup    (after a killed run)
 # DIR (made if missing, readable by all) gets the build trees: DIR/build
 # (plugin mpi_spmix) and, with --dropin, DIR/dropin (--enable-pmix-typename,
-# then test_dropin.sh). Prints each phase's time; exit 1 if anything failed.
+# then test_dropin.sh, or the --dropin-tests list, against it). Prints each
+# phase's time; exit 1 if anything failed.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,16 +25,16 @@ case $SUITE in
     trixie) CENV=(--env SPMIX_VC_NET=10.78.0 --env SPMIX_VC_PFX=spmxt
                   --env SPMIX_VC_CTLD_PORT=16827 --env SPMIX_VC_SLURMD_PORT=16828) ;;
     forky) CENV=(--env SPMIX_VC_NET=10.79.0 --env SPMIX_VC_PFX=spmxf
-                 --env SPMIX_VC_CTLD_PORT=16837 --env SPMIX_VC_SLURMD_PORT=16838
-                 --env "SPX_SKIP_OPENMPI=Open MPI 6.0 under srun --mpi=spmix is not supported yet (its ranks hang)") ;;
-    *) echo "usage: $0 trixie|forky --root DIR [--tests LIST] [--dropin] | --cleanup" >&2; exit 2 ;;
+                 --env SPMIX_VC_CTLD_PORT=16837 --env SPMIX_VC_SLURMD_PORT=16838) ;;
+    *) echo "usage: $0 trixie|forky --root DIR [--tests LIST] [--dropin] [--dropin-tests LIST] | --cleanup" >&2; exit 2 ;;
 esac
-ROOT="" TESTS="test_plugin.sh" DROPIN=0 CLEANUP=0
+ROOT="" TESTS="test_plugin.sh" DROPIN=0 DTESTS="test_dropin.sh" CLEANUP=0
 while [ $# -gt 0 ]; do
     case $1 in
         --root) ROOT=${2:?}; shift 2 ;;
         --tests) TESTS=${2:?}; shift 2 ;;
         --dropin) DROPIN=1; shift ;;
+        --dropin-tests) DROPIN=1; DTESTS=${2:?}; shift 2 ;;
         --cleanup) CLEANUP=1; shift ;;
         *) echo "$0: unknown option $1" >&2; exit 2 ;;
     esac
@@ -135,7 +137,7 @@ if build "$ROOT/build"; then
     for t in $TESTS; do run "$t" "$ROOT/build"; done
 fi
 if [ $DROPIN = 1 ] && build "$ROOT/dropin" --enable-pmix-typename --disable-tests; then
-    run test_dropin.sh "$ROOT/dropin"
+    for t in $DTESTS; do run "$t" "$ROOT/dropin"; done
 fi
 echo "chroot_suite $SUITE: $NFAIL failure(s), $(took "$T0") s"
 [ $NFAIL = 0 ]

@@ -393,6 +393,20 @@ export SPMIX_VC_MUNGE_SOCKET=$STATE/munge/munge.socket
 # Debian's python3 (has mpi4py); the first python3 in PATH may be another one
 export SPMIX_VC_PYTHON=/usr/bin/python3
 EOF
+    # Debian forky's Open MPI 6 package restricts its TCP transport to the
+    # loopback (btl_tcp_if_include=lo in /etc/openmpi/openmpi-mca-params.conf):
+    # ranks on different nodes then cannot reach each other and hang or abort,
+    # under any launcher (mpirun too). Our nodes' network is this /24. Its
+    # configuration also no longer excludes the libfabric transport (Debian 12
+    # and 13 say btl = ^uct,openib,ofi), whose probe adds 1.1 s to every
+    # MPI_Init on these fabric-less nodes.
+    local mca=/etc/openmpi/openmpi-mca-params.conf
+    if grep -Eq '^[[:space:]]*btl_tcp_if_include[[:space:]]*=' "$mca" 2>/dev/null; then
+        echo "export OMPI_MCA_btl_tcp_if_include=$NET.0/24" >>"$STATE/env.sh"
+    fi
+    if [ -f "$mca" ] && ! grep -Eq '^[[:space:]]*btl[[:space:]]*=' "$mca"; then
+        echo "export OMPI_MCA_btl=^ofi" >>"$STATE/env.sh"
+    fi
     chmod 644 "$STATE/env.sh"
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# test/slurm/test_openmpi.sh - unchanged Open MPI 4.1 and mpi4py jobs (Debian's
-# packages) over mpi/spmix on the virtual Slurm cluster (test/slurm/cluster.sh).
+# test/slurm/test_openmpi.sh - unchanged Open MPI (4.1, 5, 6) and mpi4py jobs (Debian's
+# packages) over mpi/spmix on the virtual Slurm cluster (test/slurm/cluster.sh);
+# over mpi/pmix when DIR is the drop-in build (--enable-pmix-typename).
 # Run as root, holding the cluster lock:
 #   flock /tmp/spmix-vc.lock test/slurm/test_openmpi.sh --build DIR [--keep]
 # DIR is a configured build tree (configure --prefix=P); the script runs
@@ -39,8 +40,12 @@ if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; rm -rf "$OUT"; exit 1
 fi
 spx_vc_dirs
-[ -f "$PLUGDIR/mpi_spmix.so" ] && [ -e "$LIBDIR/libpmix.so.2" ] ||
-    { echo "$0: no $PLUGDIR/mpi_spmix.so or $LIBDIR/libpmix.so.2 after make install" >&2; rm -rf "$OUT"; exit 1; }
+# the plugin's type: mpi/spmix, or mpi/pmix for the drop-in build
+# (--enable-pmix-typename installs mpi_pmix.so instead)
+MPITYPE=spmix
+[ -f "$PLUGDIR/mpi_spmix.so" ] || MPITYPE=pmix
+[ -f "$PLUGDIR/mpi_$MPITYPE.so" ] && [ -e "$LIBDIR/libpmix.so.2" ] ||
+    { echo "$0: no $PLUGDIR/mpi_spmix.so (or mpi_pmix.so) or $LIBDIR/libpmix.so.2 after make install" >&2; rm -rf "$OUT"; exit 1; }
 if ! mpicc.openmpi -std=gnu11 -O2 -Wall -Wextra -Werror -o "$OUT/ompi_check" "$HERE/mpi/ompi_check.c" 2>"$OUT/cc.log"; then
     cat "$OUT/cc.log"; echo "$0: mpicc.openmpi failed" >&2; rm -rf "$OUT"; exit 1
 fi
@@ -65,7 +70,8 @@ trap cleanup EXIT
 
 export SPMIX_EXPECT_LIBDIR=$LIBDIR OMPI_MCA_mpi_yield_when_idle=1
 [ "${SPMIX_OMPI_VERBOSE:-0}" = 1 ] && export OMPI_MCA_pmix_base_verbose=10
-S="timeout 90 srun --mpi=spmix"
+S="timeout 90 srun --mpi=$MPITYPE"
+echo "test_openmpi: $(mpirun.openmpi --version 2>/dev/null | head -n 1) under srun --mpi=$MPITYPE ($PLUGDIR/mpi_$MPITYPE.so)"
 RESULTS=$OUT/results    # "layout test result" lines for the summary table
 
 show() { sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n "${1:-15}"; }
@@ -120,9 +126,18 @@ run_ok 1x2 "ring over shared memory only (btl self,vader)" "ring ok size 2 value
     -N1 -n2 env OMPI_MCA_btl=self,vader "$OUT/ompi_check" ring
 run_ok 3x2 "ring over TCP only (btl self,tcp)" "ring ok size 6 value 42" \
     -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,tcp "$OUT/ompi_check" ring
-$S -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,vader "$OUT/ompi_check" ring >"$OUT/o" 2>"$OUT/e"; rc=$?
+# Open MPI 6.0 reports the unreachable peers but does not end such a job
+# itself (its ranks wait in MPI_Reduce; the same under its own mpirun with
+# OpenPMIx 7): there the step is ended after 10 s and the report must be there.
+ompi_major=$(mpirun.openmpi --version 2>/dev/null | sed -n '1s/.*Open MPI) \([0-9]*\).*/\1/p')
+[ "${ompi_major:-0}" -ge 6 ] && shm_wait=10 || shm_wait=90
+timeout $shm_wait srun --mpi=$MPITYPE -N3 -n6 --ntasks-per-node=2 env OMPI_MCA_btl=self,vader \
+    "$OUT/ompi_check" ring >"$OUT/o" 2>"$OUT/e"; rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ] && ! grep -q "ring ok" "$OUT/o"; then
     pass "3x2 ring over shared memory only fails (ranks on other nodes unreachable; srun rc $rc)"
+elif [ $rc = 124 ] && [ "${ompi_major:-0}" -ge 6 ] && ! grep -q "ring ok" "$OUT/o" &&
+     grep -q "unable to reach each other" "$OUT/e"; then
+    pass "3x2 ring over shared memory only: Open MPI $ompi_major reports the ranks on other nodes unreachable (the job does not end by itself: ended after $shm_wait s)"
 else fail "3x2 ring over shared memory only: srun rc $rc (must fail, not hang)"; show; fi
 
 # ---- mpi4py ----
