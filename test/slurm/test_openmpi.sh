@@ -117,6 +117,18 @@ for lay in 1x2 3x2 4x4; do
     grep -m1 -i "abort" "$OUT/e" | sed 's/^/    srun: /' | cut -c1-200
 done
 
+# ---- MPI-4 sessions (Open MPI 5 and later) through this plugin ----
+# MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups across 3
+# nodes (test/slurm/mpi/mpi_sessions.c checks every result); Open MPI 4.1 has
+# no sessions: the program does not compile there (SKIP line).
+if mpicc.openmpi -o "$OUT/mpi_sessions" "$HERE/mpi/mpi_sessions.c" 2>"$OUT/cc.err"; then
+    chmod 755 "$OUT/mpi_sessions"
+    run_ok 3x2 "MPI sessions (communicator and intercommunicator from groups)" \
+        "mpi_sessions: 6 processes: OK" -N3 -n6 --ntasks-per-node=2 "$OUT/mpi_sessions"
+else
+    echo "SKIP: MPI sessions: this Open MPI has no MPI_Session_init ($(head -c 200 "$OUT/cc.err" | tr '\n' ' '))"
+fi
+
 # ---- transports: shared memory within a node, TCP between nodes ----
 # Open MPI decides from what the server registered (local peers, node map,
 # locality) which ranks share a node. With the shared-memory BTL alone a ring
