@@ -34,6 +34,7 @@
 
 /* ---- stubs of what srun.c takes from Slurm and the rest of the plugin ---- */
 struct spx_plg_conf spx_plg_conf;
+slurm_conf_t slurm_conf; /* libslurmfull's; SlurmUser 0 here */
 
 void slurm_error(const char *format, ...)
 {
@@ -86,7 +87,9 @@ static void setup(void)
     job.step_id.job_id = 42;
     job.step_id.step_id = 3;
     env = NULL;
+    setenv("SPMIX_TREE_AUTH", "secret", 1); /* these tests check the secret's MAC */
     ck_assert_ptr_nonnull(spx_plg_srun_prelaunch(&job, &env));
+    ck_assert_str_eq(env_get(env, "SPMIX_STEP_AUTH"), "secret");
     ck_assert_str_eq(env_get(env, SPX_PLG_ENV_MAP), "0-1;2");
     const char *hex = env_get(env, SPX_PLG_ENV_SECRET), *p = env_get(env, SPX_PLG_ENV_SRUN_PORT);
     ck_assert_ptr_nonnull(hex);
@@ -103,26 +106,39 @@ static void teardown(void)
     free(env);
 }
 
-/* Sends one report as a slurmstepd would; returns the answer byte, or 0
- * when the listener closed without one. */
-static char report(uint32_t jobid, uint32_t rank, int32_t status, const uint8_t *key)
+/* Sends one report as a slurmstepd would (made for the nonce srun sends,
+ * or for nonce_of when not NULL); returns the answer byte, or 0 when the
+ * listener closed without one. The nonce srun sent goes to got_nonce when
+ * not NULL. */
+static char report_with(uint32_t jobid, uint32_t rank, int32_t status, const uint8_t *key,
+                        const uint8_t *nonce_of, uint8_t *got_nonce)
 {
     struct spx_plg_abort a = { .jobid = jobid, .stepid = 3, .rank = rank, .status = status };
-    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    struct spx_plg_abort_auth au = { .key = key, .keylen = SPX_PLG_SECRET_LEN };
+    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE], nonce[SPX_PLG_ABORT_NONCE];
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    char ans = 0;
+    char ans = 0, why[256];
     snprintf(a.host, sizeof(a.host), "node%u", rank);
     snprintf(a.text, sizeof(a.text), "rank %u gives up", rank);
-    size_t len = spx_plg_abort_pack(&a, key, sizeof(secret), buf);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    ck_assert_int_eq(recv(fd, nonce, sizeof(nonce), MSG_WAITALL), (ssize_t)sizeof(nonce));
+    if (got_nonce)
+        memcpy(got_nonce, nonce, sizeof(nonce));
+    size_t len = spx_plg_abort_pack(&a, &au, nonce_of ? nonce_of : nonce, buf, why, sizeof(why));
+    ck_assert_uint_gt(len, 0);
     ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
     if (read(fd, &ans, 1) != 1)
         ans = 0;
     close(fd);
     return ans;
+}
+
+static char report(uint32_t jobid, uint32_t rank, int32_t status, const uint8_t *key)
+{
+    return report_with(jobid, rank, status, key, NULL, NULL);
 }
 
 START_TEST(one_report_is_the_exit_code)
@@ -171,6 +187,10 @@ START_TEST(bad_reports_are_dropped)
     wrong[0] ^= 1;
     ck_assert_int_eq(report(42, 0, 5, wrong), 0);
     ck_assert_int_eq(report(41, 0, 5, secret), 0); /* another job */
+    /* a report made for an earlier connection's nonce (a replay) */
+    uint8_t old_nonce[SPX_PLG_ABORT_NONCE];
+    ck_assert_int_eq(report_with(41, 0, 5, secret, NULL, old_nonce), 0);
+    ck_assert_int_eq(report_with(42, 0, 5, secret, old_nonce, NULL), 0);
     ck_assert_int_eq(spx_plg_srun_fini(), 0);
 }
 END_TEST
