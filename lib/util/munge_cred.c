@@ -54,7 +54,7 @@ char *spx_munge_encode(const char *socket, const void *payload, size_t len, char
         return NULL;
     munge_err_t e = munge_encode(&cred, ctx, payload, (int)len);
     if (e != EMUNGE_SUCCESS) {
-        snprintf(err, errlen, "munge_encode: %s (is munged running?)",
+        snprintf(err, errlen, "munge_encode: %s",
                  munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
         free(cred);
         cred = NULL;
