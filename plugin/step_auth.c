@@ -35,6 +35,10 @@ void spx_plg_auth_munge_socket(char *out, size_t len)
     const char *e = getenv(SPX_MUNGE_SOCKET_ENV), *ai = slurm_conf.authinfo, *s;
 
     out[0] = '\0';
+    if (spx_plg_conf.munge_socket != NULL) { /* mpi.conf: slurmstepd only */
+        snprintf(out, len, "%s", spx_plg_conf.munge_socket);
+        return;
+    }
     if (e != NULL && *e != '\0') {
         snprintf(out, len, "%s", e);
         return;

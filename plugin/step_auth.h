@@ -12,8 +12,9 @@
  *   secret  (built without libmunge, said at srun start; or asked for with
  *           SPMIX_TREE_AUTH=secret in srun's environment) a random per-step
  *           secret in SPMIX_STEP_SECRET, HMAC-SHA256.
- * munged's socket: $SPMIX_MUNGE_SOCKET, else "socket=" of Slurm's AuthInfo
- * (slurm_conf.authinfo), else libmunge's default.
+ * munged's socket: SpmixMungeSocket of mpi.conf (slurmstepd only: srun never
+ * reads mpi.conf), else $SPMIX_MUNGE_SOCKET, else "socket=" of Slurm's
+ * AuthInfo (slurm_conf.authinfo), else libmunge's default.
  */
 #ifndef SPX_PLG_STEP_AUTH_H
 #define SPX_PLG_STEP_AUTH_H

@@ -288,8 +288,8 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     if (munge) {
         /* the library's servers find munged the same way */
         spx_plg_auth_munge_socket(ctx.munge_sock, sizeof(ctx.munge_sock));
-        if (ctx.munge_sock[0] != '\0' && getenv(SPX_MUNGE_SOCKET_ENV) == NULL)
-            setenv(SPX_MUNGE_SOCKET_ENV, ctx.munge_sock, 0);
+        if (ctx.munge_sock[0] != '\0')
+            setenv(SPX_MUNGE_SOCKET_ENV, ctx.munge_sock, 1);
     } else if (slen < 16) {
         spx_plg_err("no usable step secret (%s missing or malformed): was the step "
                     "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, SPX_PLG_TYPENAME);
