@@ -290,6 +290,15 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
         spx_plg_auth_munge_socket(ctx.munge_sock, sizeof(ctx.munge_sock));
         if (ctx.munge_sock[0] != '\0')
             setenv(SPX_MUNGE_SOCKET_ENV, ctx.munge_sock, 1);
+        /* munged must answer: else the step stops here, saying why */
+        char why[256], *probe = spx_munge_encode(NULL, "spmix-probe", 11, why, sizeof(why));
+        if (probe == NULL) {
+            spx_plg_err("munged cannot be reached: %s; the servers prove their tree links with "
+                        "munge credentials (srun set %s=munge), so the step does not start",
+                        why, SPX_PLG_ENV_AUTH);
+            return -1;
+        }
+        free(probe);
     } else if (slen < 16) {
         spx_plg_err("no usable step secret (%s missing or malformed): was the step "
                     "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, SPX_PLG_TYPENAME);
@@ -313,8 +322,9 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     memset(secret, 0, sizeof(secret));
     if (rc == PMIX_SUCCESS) {
         char *addrs = spx_host_node_list(S.nodes, S.nnodes, SPX_HOST_LIST_ADDRS);
-        spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s", S.me, S.nnodes,
-                    myname, addrs ? addrs : "?", sc.width, sc.timeout);
+        spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s, links proven by %s%s",
+                    S.me, S.nnodes, myname, addrs ? addrs : "?", sc.width, sc.timeout,
+                    munge ? "munge, uids " : "the step secret", munge ? uidlist : "");
         free(addrs);
     } else {
         spx_plg_err("PMIx_server_init failed: %s (tree port %u: see SpmixPortRange)",

@@ -54,8 +54,10 @@ for _ in $(seq 100); do [ "$(ls "$OUT"/u/id.* 2>/dev/null | wc -l)" = 3 ] && bre
 read -r JS <"$OUT/u/id.0" 2>/dev/null || JS=""
 JOB=${JS%.*} STEP=${JS#*.}
 [ -n "$JS" ] || { fail "the step did not start"; sed 's/^/    /' "$OUT/step.e" | tail; exit 1; }
-if grep -q "links authenticated by munge" "$LOG1"; then pass "the servers' tree links are authenticated by munge"
-else fail "no 'links authenticated by munge' in the servers' log"; sed 's/^/    /' "$LOG1" | tail -n 5; fi
+# the plugin's line in slurmd's log (prefork: before the step's output reaches srun)
+if grep -q "links proven by munge, uids $(id -u "$U"),0" "$SPMIX_VC_DIR/log/slurmd-vn1.log"; then
+    pass "vn1's server proves its tree links with munge ($(grep -o 'links proven by munge.*' "$SPMIX_VC_DIR/log/slurmd-vn1.log" | tail -n 1))"
+else fail "no 'links proven by munge' in vn1's slurmd log"; tail -n 5 "$SPMIX_VC_DIR/log/slurmd-vn1.log" | sed 's/^/    /'; fi
 
 # vn1's tree port, as mpi/spmix derives it without MpiParams=ports
 read -r LO HI < <(scontrol show config | sed -n 's/^SpmixPortRange *= *\([0-9]*\)-\([0-9]*\)$/\1 \2/p')
@@ -110,13 +112,15 @@ def hello(s):
 s = socket.create_connection((addr, port), timeout=15)
 nc, na, theirs = hello(s)
 if mode == 'challenge':
-    r = unmunge(theirs)
-    uid = [l for l in r.stdout.decode(errors='replace').splitlines() if l.startswith('UID:')]
+    d = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(['unmunge', '-S', sock, '-m', d + '/meta', '-o', d + '/payload'],
+                       input=theirs, capture_output=True)
+    meta = open(d + '/meta').read()
+    body = open(d + '/payload', 'rb').read()
     want = transcript(b'spmix-tree-acceptor', nc, na)
-    # unmunge prints the metadata, a blank line, then the payload
-    body = r.stdout.split(b'\n\n', 1)[1] if b'\n\n' in r.stdout else b''
-    print('ok' if r.returncode == 0 and body == want and uid and ' 0)' in uid[0] else
-          'bad %d %r %r' % (r.returncode, uid, body[:40]))
+    uid = [l for l in meta.splitlines() if l.startswith('UID:')]
+    print('ok' if r.returncode == 0 and body == want and uid and ' (0)' in uid[0] else
+          'bad %d %r %r %r' % (r.returncode, uid, body[-30:], want[-30:]))
     sys.exit(0)
 right = transcript(b'spmix-tree-connector', nc, na)
 if mode == 'forged':
@@ -178,17 +182,20 @@ spx_vc_mpiconf "$SPMIX_VC_DIR/mpi.conf" SpmixTimeout=20 SpmixTreeWidth=2 "SpmixL
     SpmixSetLdLibraryPath=yes SpmixDebug=1 SpmixMungeSocket=/nonexistent/munge.socket || exit 1
 "$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || fail "reconfigure with SpmixMungeSocket"
 t0=$(date +%s.%N)
-as_user $S -N3 -n6 "$IT/it_fence" >"$OUT/o" 2>"$OUT/e"; rc=$?
+as_user $S -v -N3 -n6 "$IT/it_fence" >"$OUT/o" 2>"$OUT/e"; rc=$?
 dt=$(echo "$(date +%s.%N) - $t0" | bc)
-if [ $rc != 0 ] && [ "$(echo "$dt < 15" | bc)" = 1 ] && grep -q "munge" "$OUT/e"; then
-    pass "munged unreachable: the step fails at start in ${dt%???????} s (rc $rc): $(grep -m1 -o 'munge_encode.*' "$OUT/e" | cut -c1-100)"
-else fail "munged unreachable: rc $rc after $dt s"; sed 's/^/    /' "$OUT/e" | tail -n 8; fi
+why=$(cat "$SPMIX_VC_DIR"/log/slurmd-vn*.log | grep -o 'mpi/spmix: munged cannot be reached.*' | tail -n 1)
+if [ $rc != 0 ] && [ "$(echo "$dt < 15" | bc)" = 1 ] && [ -n "$why" ]; then
+    pass "munged unreachable: the step fails at start in $(printf %.2f "$dt") s (rc $rc), slurmd's log: ${why:0:150}"
+else fail "munged unreachable: rc $rc after $dt s, log '$why'"; sed 's/^/    /' "$OUT/e" | tail -n 8; fi
+J2=$(grep -o 'jobid [0-9]*' "$OUT/e" | head -n 1 | cut -d' ' -f2)
 gone=0
-for _ in $(seq 50); do
-    if ! pgrep -x slurmstepd >/dev/null; then gone=1; break; fi
+for _ in $(seq 100); do
+    if ! pgrep -f "^slurmstepd: \[${J2:-x}\." >/dev/null; then gone=1; break; fi
     sleep 0.1
 done
-if [ $gone = 1 ]; then pass "no slurmstepd is left"; else fail "a slurmstepd is left"; fi
+if [ -n "$J2" ] && [ $gone = 1 ]; then pass "no slurmstepd of job $J2 is left"
+else fail "a slurmstepd of job '$J2' is left"; pgrep -a slurmstepd | sed 's/^/    /'; fi
 
 echo "test_munge: $NFAIL failed ($(echo "$(date +%s.%N) - $T0" | bc | cut -c1-5) s)"
 [ "$NFAIL" = 0 ]
