@@ -11,7 +11,12 @@
  *     order: a later report does not change the exit code);
  *   - a report with a wrong MAC or another step's ids: closed without 'K',
  *     exit code 0; a status that is 0 modulo 256 still fails (1);
- *   - no report at all: 0.
+ *   - no report at all: 0;
+ *   - a report made for an earlier connection's nonce (replayed): dropped;
+ *   - without SPMIX_TREE_AUTH=secret (built with libmunge): the step's
+ *     environment says SPMIX_STEP_AUTH=munge and holds no secret.
+ * The abort-agent tests ask for the secret (SPMIX_TREE_AUTH=secret) to
+ * check its MAC; the munge proof is in test/unit/test_tree_munge.c.
  * Every test runs in its own process (srun.c keeps the step in statics).
  */
 #include "config.h"
@@ -210,6 +215,32 @@ START_TEST(no_report_exit_zero)
 }
 END_TEST
 
+START_TEST(munge_step_env_has_no_secret)
+{
+    static uint32_t t0[] = { 0 };
+    static uint32_t *tids[] = { t0 };
+    static uint16_t tasks[] = { 1 };
+    static slurm_step_layout_t lay = { .node_cnt = 1, .tasks = tasks, .task_cnt = 1,
+                                       .tids = tids };
+    mpi_step_info_t job = { .het_job_id = NO_VAL, .het_job_task_offset = NO_VAL,
+                            .step_layout = &lay };
+    char **e = NULL;
+    unsetenv("SPMIX_TREE_AUTH");
+    ck_assert_ptr_nonnull(spx_plg_srun_prelaunch(&job, &e));
+    if (SPX_HAVE_MUNGE) {
+        ck_assert_str_eq(env_get(e, "SPMIX_STEP_AUTH"), "munge");
+        ck_assert_ptr_null(env_get(e, SPX_PLG_ENV_SECRET));
+    } else {
+        ck_assert_str_eq(env_get(e, "SPMIX_STEP_AUTH"), "secret");
+        ck_assert_ptr_nonnull(env_get(e, SPX_PLG_ENV_SECRET));
+    }
+    ck_assert_int_eq(spx_plg_srun_fini(), 0);
+    for (size_t i = 0; e && e[i]; i++)
+        free(e[i]);
+    free(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("srun");
@@ -222,6 +253,9 @@ int main(void)
     tcase_add_test(tc, status_256_still_fails);
     tcase_add_test(tc, no_report_exit_zero);
     suite_add_tcase(s, tc);
+    TCase *tm = tcase_create("auth");
+    tcase_add_test(tm, munge_step_env_has_no_secret);
+    suite_add_tcase(s, tm);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_FORK);
     srunner_run_all(sr, CK_NORMAL);
