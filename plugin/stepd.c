@@ -255,6 +255,22 @@ static int spx_plg_make_dir(char **env)
 
 /* ---- starting the server ---- */
 
+/* After PMIx_server_init failed in munge mode (the library refuses to start
+ * when munged does not answer): whether munged answers; logs why not. */
+static bool spx_plg_munge_answers(void)
+{
+    char why[256], *probe = spx_munge_encode(NULL, "spmix-probe", 11, why, sizeof(why));
+
+    if (probe != NULL) {
+        free(probe);
+        return true;
+    }
+    spx_plg_err("munged cannot be reached: %s; the servers prove their tree links with munge "
+                "credentials (srun set %s=munge), so the step does not start", why,
+                SPX_PLG_ENV_AUTH);
+    return false;
+}
+
 static int spx_plg_server_start(char **env, const char *myname, const char *secret_hex,
                                 bool munge)
 {
@@ -290,15 +306,7 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
         spx_plg_auth_munge_socket(ctx.munge_sock, sizeof(ctx.munge_sock));
         if (ctx.munge_sock[0] != '\0')
             setenv(SPX_MUNGE_SOCKET_ENV, ctx.munge_sock, 1);
-        /* munged must answer: else the step stops here, saying why */
-        char why[256], *probe = spx_munge_encode(NULL, "spmix-probe", 11, why, sizeof(why));
-        if (probe == NULL) {
-            spx_plg_err("munged cannot be reached: %s; the servers prove their tree links with "
-                        "munge credentials (srun set %s=munge), so the step does not start",
-                        why, SPX_PLG_ENV_AUTH);
-            return -1;
-        }
-        free(probe);
+
     } else if (slen < 16) {
         spx_plg_err("no usable step secret (%s missing or malformed): was the step "
                     "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, SPX_PLG_TYPENAME);
@@ -326,6 +334,8 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
                     S.me, S.nnodes, myname, addrs ? addrs : "?", sc.width, sc.timeout,
                     munge ? "munge, uids " : "the step secret", munge ? uidlist : "");
         free(addrs);
+    } else if (munge && !spx_plg_munge_answers()) {
+        ; /* said why */
     } else {
         spx_plg_err("PMIx_server_init failed: %s (tree port %u: see SpmixPortRange)",
                     PMIx_Error_string(rc), port);
