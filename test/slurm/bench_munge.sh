@@ -13,7 +13,7 @@
 # gathers them with a fence) and srun's wall time (the whole step: the
 # servers' start in slurmstepd, where the links are proven, the tasks, the
 # end). Prints the raw values and a markdown table of medians with the
-# difference munge - secret, then tears the cluster down.
+# median of the paired differences munge - secret, then tears the cluster down.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -81,18 +81,21 @@ for r in $(seq "$RUNS"); do
         else one secret $lay && one munge $lay; fi || exit 1
     done
 done
-med() { # MODE LAYOUT COLUMN
-    awk -v m="$1" -v l="$2" -v c="$3" '$1 == m && $2 == l { print $c }' "$OUT/raw" | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-echo
-echo "Medians of $RUNS runs each ($(srun --version 2>/dev/null), 4 nodes x 4 CPUs):"
-echo
-echo "| measure | layout | secret (ms) | munge (ms) | munge - secret (ms) |"
-echo "| --- | --- | ---: | ---: | ---: |"
-for lay in 3x2 4x4; do
-    for c in "3 PMIx_Init, rank 0" "4 PMIx_Init, max over ranks" "5 srun wall time (whole step)"; do
-        s=$(med secret $lay "${c%% *}") m=$(med munge $lay "${c%% *}")
-        printf "| %s | %s | %.2f | %.2f | %+.2f |\n" "${c#* }" "$lay" "$s" "$m" "$(echo "$m - $s" | bc)"
-    done
-done
+# medians of each mode, and the median of the paired differences (run r's
+# munge minus run r's secret: the two ran back to back, so a slow phase of
+# the shared machine weighs on both)
+python3 - "$OUT/raw" "$RUNS" "$(srun --version 2>/dev/null)" <<'EOF'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+print("\nMedians of %s runs each (%s, 4 nodes x 4 CPUs):\n" % (sys.argv[2], sys.argv[3]))
+print("| measure | layout | secret (ms) | munge (ms) | munge - secret, paired (ms) |")
+print("| --- | --- | ---: | ---: | ---: |")
+for lay in ("3x2", "4x4"):
+    m = [r for r in rows if r[0] == "munge" and r[1] == lay]
+    s = [r for r in rows if r[0] == "secret" and r[1] == lay]
+    for c, name in ((2, "PMIx_Init, rank 0"), (3, "PMIx_Init, max over ranks"),
+                    (4, "srun wall time (whole step)")):
+        d = [float(a[c]) - float(b[c]) for a, b in zip(m, s)]
+        print("| %s | %s | %.2f | %.2f | %+.2f |" % (name, lay, st.median(float(b[c]) for b in s),
+              st.median(float(a[c]) for a in m), st.median(d)))
+EOF
