@@ -9,6 +9,17 @@
  *                                   order; node i must be the i-th host of the
  *                                   PMIX_NODE_MAP registered for the namespace
  *   SPMIX_TREE_SECRET     (byte object, >= 16 bytes) the step's shared secret
+ *                                   (not with SPMIX_TREE_AUTH "munge")
+ *   SPMIX_TREE_AUTH       (string, optional) how the servers prove to each other
+ *                                   that they belong to the step: "secret" (the
+ *                                   default: HMAC-SHA256 of SPMIX_TREE_SECRET) or
+ *                                   "munge" (a munge credential bound to each
+ *                                   connection; needs libmunge and munged)
+ *   SPMIX_TREE_AUTH_UIDS  (string) with "munge": the uids whose credentials are
+ *                                   accepted, "uid,uid,..." (1..16; e.g. the job's
+ *                                   user, 0 and SlurmUser)
+ *   SPMIX_TREE_AUTH_ID    (string) with "munge": the step's name, bound into every
+ *                                   credential (at most 256 bytes)
  *   SPMIX_TREE_WIDTH      (uint32, optional) tree width, default 16
  *   SPMIX_TREE_TIMEOUT    (uint32, optional) seconds to wait for peers to come up
  * The library then runs fences, direct modex, event relay and failure detection
@@ -21,6 +32,9 @@
 #define SPMIX_TREE_NODE_INDEX "spmix.tree.idx"
 #define SPMIX_TREE_ADDRS "spmix.tree.addrs"
 #define SPMIX_TREE_SECRET "spmix.tree.secret"
+#define SPMIX_TREE_AUTH "spmix.tree.auth"
+#define SPMIX_TREE_AUTH_UIDS "spmix.tree.auth.uids"
+#define SPMIX_TREE_AUTH_ID "spmix.tree.auth.id"
 #define SPMIX_TREE_WIDTH "spmix.tree.width"
 #define SPMIX_TREE_TIMEOUT "spmix.tree.timeout"
 

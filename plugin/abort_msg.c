@@ -1,12 +1,17 @@
 /*
  * abort_msg.c - pack/unpack of the abort report (format in abort_msg.h),
- * authenticated with HMAC-SHA256 from lib/util/sha256.c over the step secret.
+ * proven with HMAC-SHA256 (lib/util/sha256.c) over the step secret or with
+ * a munge credential (lib/util/munge_cred.c).
  */
 #include "config.h"
 #include "plugin/abort_msg.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
+#include "util/munge_cred.h"
 #include "util/sha256.h"
 
 static const uint8_t spx_plg_magic[4] = { 'S', 'P', 'X', 'A' };
@@ -35,11 +40,43 @@ static uint8_t *spx_plg_putstr(uint8_t *p, const char *s, size_t max)
     return p + 2 + n;
 }
 
-size_t spx_plg_abort_pack(const struct spx_plg_abort *a, const void *key, size_t keylen,
-                          uint8_t *buf)
+/* "spmix-abort" | nonce | report (len bytes): a munge credential's payload;
+ * malloc'd, NULL when out of memory. */
+static uint8_t *spx_plg_abort_payload(const uint8_t *nonce, const uint8_t *rep, size_t len,
+                                      size_t *plen)
+{
+    size_t l = sizeof(SPX_PLG_ABORT_LABEL) - 1;
+    uint8_t *p = malloc(l + SPX_PLG_ABORT_NONCE + len);
+
+    if (p == NULL)
+        return NULL;
+    memcpy(p, SPX_PLG_ABORT_LABEL, l);
+    memcpy(p + l, nonce, SPX_PLG_ABORT_NONCE);
+    memcpy(p + l + SPX_PLG_ABORT_NONCE, rep, len);
+    *plen = l + SPX_PLG_ABORT_NONCE + len;
+    return p;
+}
+
+/* HMAC(key, report | nonce) into mac */
+static void spx_plg_abort_mac(const struct spx_plg_abort_auth *au, const uint8_t *rep,
+                              size_t len, const uint8_t *nonce, uint8_t *mac)
+{
+    spx_hmac_sha256_t h;
+
+    spx_hmac_sha256_init(&h, au->key, au->keylen);
+    spx_hmac_sha256_update(&h, rep, len);
+    spx_hmac_sha256_update(&h, nonce, SPX_PLG_ABORT_NONCE);
+    spx_hmac_sha256_final(&h, mac);
+}
+
+size_t spx_plg_abort_pack(const struct spx_plg_abort *a, const struct spx_plg_abort_auth *au,
+                          const uint8_t nonce[SPX_PLG_ABORT_NONCE], uint8_t *buf, char *err,
+                          size_t errlen)
 {
     uint8_t *p = buf + SPX_PLG_ABORT_HDR;
-    size_t body;
+    size_t body, rep, plen, clen;
+    uint8_t *pl;
+    char *cred;
 
     memcpy(buf, spx_plg_magic, 4);
     p = spx_plg_put32(p, a->jobid);
@@ -48,10 +85,39 @@ size_t spx_plg_abort_pack(const struct spx_plg_abort *a, const void *key, size_t
     p = spx_plg_put32(p, (uint32_t)a->status);
     p = spx_plg_putstr(p, a->host, SPX_PLG_ABORT_MAX_HOST);
     p = spx_plg_putstr(p, a->text, SPX_PLG_ABORT_MAX_TEXT);
-    body = (size_t)(p - buf) - SPX_PLG_ABORT_HDR;
+    rep = (size_t)(p - buf);
+    body = rep - SPX_PLG_ABORT_HDR;
     spx_plg_put32(buf + 4, (uint32_t)body);
-    spx_hmac_sha256(key, keylen, buf, (size_t)(p - buf), p);
-    return (size_t)(p - buf) + SPX_PLG_ABORT_MAC;
+    if (!au->munge) {
+        spx_plg_put32(p, SPX_PLG_ABORT_MAC);
+        spx_plg_abort_mac(au, buf, rep, nonce, p + 4);
+        return rep + 4 + SPX_PLG_ABORT_MAC;
+    }
+    if ((pl = spx_plg_abort_payload(nonce, buf, rep, &plen)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return 0;
+    }
+    cred = spx_munge_encode(au->socket, pl, plen, err, errlen);
+    free(pl);
+    if (cred == NULL)
+        return 0;
+    clen = strlen(cred);
+    if (clen > SPX_PLG_ABORT_MAX_PROOF) {
+        snprintf(err, errlen, "munge credential longer than %d bytes", SPX_PLG_ABORT_MAX_PROOF);
+        free(cred);
+        return 0;
+    }
+    spx_plg_put32(p, (uint32_t)clen);
+    memcpy(p + 4, cred, clen);
+    free(cred);
+    return rep + 4 + clen;
+}
+
+long spx_plg_abort_proof_len(const uint8_t *p)
+{
+    uint32_t n = spx_plg_get32(p);
+
+    return n > SPX_PLG_ABORT_MAX_PROOF ? -1 : (long)n;
 }
 
 long spx_plg_abort_body_len(const uint8_t *hdr)
@@ -82,19 +148,65 @@ static int spx_plg_getstr(const uint8_t **p, const uint8_t *end, char *out, size
     return 0;
 }
 
-int spx_plg_abort_unpack(const uint8_t *buf, size_t len, const void *key, size_t keylen,
-                         struct spx_plg_abort *out)
+/* Checks the proof (len bytes at proof) of the report rep (replen bytes).
+ * 0, or -2 with the reason in err. */
+static int spx_plg_abort_check(const uint8_t *rep, size_t replen, const uint8_t *proof,
+                               size_t len, const struct spx_plg_abort_auth *au,
+                               const uint8_t *nonce, char *err, size_t errlen)
 {
-    uint8_t mac[SPX_SHA256_LEN];
-    const uint8_t *p, *end;
-    long body;
+    uint8_t mac[SPX_SHA256_LEN], *pl;
+    char *cred;
+    size_t plen;
+    uid_t uid;
+    gid_t gid;
+    int rc;
 
+    if (!au->munge) {
+        spx_plg_abort_mac(au, rep, replen, nonce, mac);
+        if (len != SPX_PLG_ABORT_MAC || spx_ct_memcmp(mac, proof, SPX_PLG_ABORT_MAC) != 0) {
+            snprintf(err, errlen, "wrong MAC (another step's secret?)");
+            return -2;
+        }
+        return 0;
+    }
+    if ((cred = malloc(len + 1)) == NULL ||
+        (pl = spx_plg_abort_payload(nonce, rep, replen, &plen)) == NULL) {
+        free(cred);
+        snprintf(err, errlen, "out of memory");
+        return -2;
+    }
+    memcpy(cred, proof, len);
+    cred[len] = '\0';
+    rc = spx_munge_check(au->socket, cred, pl, plen, &uid, &gid, err, errlen);
+    free(cred);
+    free(pl);
+    if (rc != 0)
+        return -2;
+    if (!spx_munge_uid_allowed(uid, au->uids, au->nuids)) {
+        snprintf(err, errlen, "munge credential of uid %ld, not the job's user, root or "
+                              "SlurmUser", (long)uid);
+        return -2;
+    }
+    return 0;
+}
+
+int spx_plg_abort_unpack(const uint8_t *buf, size_t len, const struct spx_plg_abort_auth *au,
+                         const uint8_t nonce[SPX_PLG_ABORT_NONCE], struct spx_plg_abort *out,
+                         char *err, size_t errlen)
+{
+    const uint8_t *p, *end;
+    long body, proof;
+
+    snprintf(err, errlen, "malformed");
     if (len < SPX_PLG_ABORT_HDR || (body = spx_plg_abort_body_len(buf)) < 0 ||
-        len != SPX_PLG_ABORT_HDR + (size_t)body + SPX_PLG_ABORT_MAC)
+        len < SPX_PLG_ABORT_HDR + (size_t)body + 4)
         return -1;
     end = buf + SPX_PLG_ABORT_HDR + body;
-    spx_hmac_sha256(key, keylen, buf, (size_t)(end - buf), mac);
-    if (spx_ct_memcmp(mac, end, SPX_PLG_ABORT_MAC) != 0)
+    if ((proof = spx_plg_abort_proof_len(end)) < 0 ||
+        len != SPX_PLG_ABORT_HDR + (size_t)body + 4 + (size_t)proof)
+        return -1;
+    if (spx_plg_abort_check(buf, (size_t)(end - buf), end + 4, (size_t)proof, au, nonce, err,
+                            errlen) != 0)
         return -2;
     p = buf + SPX_PLG_ABORT_HDR;
     out->jobid = spx_plg_get32(p);

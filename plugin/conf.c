@@ -27,6 +27,7 @@ static s_p_options_t spx_plg_options[] = {
     { .key = "SpmixTmpDir", .type = SPX_S_P_STRING },
     { .key = "SpmixStdinTool", .type = SPX_S_P_BOOLEAN },
     { .key = "SpmixOutputTap", .type = SPX_S_P_BOOLEAN },
+    { .key = "SpmixMungeSocket", .type = SPX_S_P_STRING },
     { .key = NULL },
 };
 
@@ -34,7 +35,8 @@ void spx_plg_conf_free(void)
 {
     free(spx_plg_conf.libdir);
     free(spx_plg_conf.tmpdir);
-    spx_plg_conf.libdir = spx_plg_conf.tmpdir = NULL;
+    free(spx_plg_conf.munge_socket);
+    spx_plg_conf.libdir = spx_plg_conf.tmpdir = spx_plg_conf.munge_socket = NULL;
 }
 
 void spx_plg_conf_defaults(void)
@@ -142,6 +144,14 @@ void spx_plg_conf_set(s_p_hashtbl_t *tbl)
             SPX_XFREE(s);
         }
     }
+    if (slurm_s_p_get_string(&s, "SpmixMungeSocket", tbl)) {
+        if (s != NULL && s[0] == '/')
+            spx_plg_conf_take(&spx_plg_conf.munge_socket, s);
+        else {
+            spx_plg_err("SpmixMungeSocket=%s is not an absolute path; ignored", s ? s : "");
+            SPX_XFREE(s);
+        }
+    }
 }
 
 s_p_hashtbl_t *spx_plg_conf_get(void)
@@ -165,6 +175,8 @@ s_p_hashtbl_t *spx_plg_conf_get(void)
     slurm_s_p_parse_pair(tbl, "SpmixTreeWidth", v);
     if (spx_plg_conf.tmpdir != NULL)
         slurm_s_p_parse_pair(tbl, "SpmixTmpDir", spx_plg_conf.tmpdir);
+    if (spx_plg_conf.munge_socket != NULL)
+        slurm_s_p_parse_pair(tbl, "SpmixMungeSocket", spx_plg_conf.munge_socket);
     slurm_s_p_parse_pair(tbl, "SpmixStdinTool", spx_plg_conf.stdin_tool ? "yes" : "no");
     slurm_s_p_parse_pair(tbl, "SpmixOutputTap", spx_plg_conf.output_tap ? "yes" : "no");
     return tbl;
@@ -196,6 +208,9 @@ spx_slurm_list_t spx_plg_conf_get_printable(void)
     snprintf(v, sizeof(v), "%u", spx_plg_conf.tree_width);
     spx_plg_conf_print(l, "SpmixTreeWidth", v);
     spx_plg_conf_print(l, "SpmixTmpDir", spx_plg_conf.tmpdir ? spx_plg_conf.tmpdir : "(TMPDIR or /tmp)");
+    spx_plg_conf_print(l, "SpmixMungeSocket",
+                       spx_plg_conf.munge_socket ? spx_plg_conf.munge_socket
+                                                 : "(SPMIX_MUNGE_SOCKET, AuthInfo or default)");
     spx_plg_conf_print(l, "SpmixStdinTool", spx_plg_conf.stdin_tool ? "yes" : "no");
     spx_plg_conf_print(l, "SpmixOutputTap", spx_plg_conf.output_tap ? "yes" : "no");
     return l;

@@ -17,6 +17,9 @@
  *                             srun's stdin (default no; a step asks with SPMIX_STDIN=tool)
  *   SpmixOutputTap=B          the tasks' stdout/stderr also reach PMIx tools that pull
  *                             them (default no; a step asks with SPMIX_OUTPUT=tool)
+ *   SpmixMungeSocket=PATH     munged's socket for the servers' munge credentials
+ *                             (default: $SPMIX_MUNGE_SOCKET of slurmd, else the
+ *                             socket= of Slurm's AuthInfo, else munge's default)
  */
 #ifndef SPX_PLG_CONF_H
 #define SPX_PLG_CONF_H
@@ -45,6 +48,7 @@ struct spx_plg_conf {
     char *tmpdir;              /* malloc'd; NULL: job's TMPDIR or /tmp */
     bool stdin_tool;           /* SpmixStdinTool */
     bool output_tap;           /* SpmixOutputTap */
+    char *munge_socket;        /* SpmixMungeSocket, malloc'd; NULL: not set */
 };
 
 /* The current settings (defaults until conf_set ran). Read-only for callers. */

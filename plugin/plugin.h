@@ -14,7 +14,7 @@
 
 /* Set by srun in the step environment; the slurmstepds take them out of the
  * tasks' environment again (prefork). */
-#define SPX_PLG_ENV_SECRET "SPMIX_STEP_SECRET"   /* hex, per-step random */
+#define SPX_PLG_ENV_SECRET "SPMIX_STEP_SECRET"   /* hex, per-step random; without munge */
 #define SPX_PLG_ENV_MAP "SPMIX_STEP_MAP"         /* ranks per node, layout.h */
 #define SPX_PLG_ENV_SRUN_PORT "SPMIX_SRUN_PORT"  /* srun's abort listener */
 #define SPX_PLG_ENV_APPS "SPMIX_STEP_APPS"       /* app of every rank, apps.h */
@@ -40,7 +40,9 @@ struct spx_plg_host_ctx {
     char hostname[256];
     char srun_host[256];        /* SLURM_SRUN_COMM_HOST; "" when unknown */
     uint16_t srun_port;         /* 0 when unknown */
-    uint8_t secret[SPX_PLG_SECRET_MAX];
+    bool munge;                 /* reports carry a munge credential (SPMIX_STEP_AUTH) */
+    char munge_sock[256];       /* munged's socket; "" : libmunge's default */
+    uint8_t secret[SPX_PLG_SECRET_MAX]; /* without munge */
     size_t secret_len;
 };
 void spx_plg_host_setup(const struct spx_plg_host_ctx *ctx);

@@ -153,6 +153,11 @@ extern int slurm_env_array_overwrite(char ***array_ptr, const char *name, const 
 extern char *slurm_getenvp(char **env, const char *name);
 extern void slurm_unsetenvp(char **env, const char *name);
 
+/* ---- the loaded configuration (src/common/read_config.h): the global of
+ * libslurmfull that srun and slurmstepd fill; its type is the public
+ * slurm_conf_t of slurm.h. Read only (SlurmUser, AuthInfo). ---- */
+extern slurm_conf_t slurm_conf;
+
 /* ---- logging (also declared in slurm/spank.h) ---- */
 extern void slurm_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 extern void slurm_info(const char *format, ...) __attribute__((format(printf, 1, 2)));

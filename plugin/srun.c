@@ -3,13 +3,18 @@
  *
  * prelaunch (before the tasks are launched) puts into the step environment
  * what every slurmstepd needs and cannot learn by itself:
- *   SPMIX_STEP_SECRET  32 random bytes (hex) shared by the step's servers;
- *                      their tree connections prove knowledge of it
+ *   SPMIX_STEP_AUTH    how the step's servers and abort reports prove they
+ *                      belong to it (step_auth.h): "munge" (the default:
+ *                      munge credentials, nothing secret here) or "secret"
+ *   SPMIX_STEP_SECRET  with "secret" only: 32 random bytes (hex) shared by
+ *                      the step's servers; their tree connections prove
+ *                      knowledge of it
  *   SPMIX_STEP_MAP     the real rank placement from step_layout->tids
  *   SPMIX_SRUN_PORT    the port of a small listener in srun (the "abort
  *                      agent") to which a slurmstepd reports PMIx_Abort
- * The abort agent is one thread: it accepts a connection, reads one report
- * (abort_msg.h) under a deadline, checks its MAC, prints the rank's message
+ * The abort agent is one thread: it accepts a connection, sends it a fresh
+ * nonce, reads one report (abort_msg.h) under a deadline, checks its proof
+ * for that nonce (MAC, or munge credential of an allowed uid), prints the rank's message
  * on srun's stderr, remembers the first status, answers 'K' and closes.
  * client_fini stops the thread and returns that status, which srun uses as
  * its exit code (the step's tasks themselves were killed by SIGKILL).
@@ -45,6 +50,7 @@
  */
 #include "config.h"
 #include "plugin/abort_msg.h"
+#include "plugin/step_auth.h"
 #include "plugin/apps.h"
 #include "plugin/conf.h"
 #include "plugin/layout.h"
@@ -73,7 +79,11 @@ static struct {
     bool running;
     int lfd, stop[2];
     pthread_t tid;
-    uint8_t secret[SPX_PLG_SECRET_LEN];
+    uint8_t secret[SPX_PLG_SECRET_LEN]; /* secret mode */
+    bool munge;                         /* SPMIX_STEP_AUTH=munge */
+    char munge_sock[256];               /* "" : libmunge's default */
+    uint32_t uids[SPX_PLG_AUTH_UIDS];   /* munge: whose reports are taken */
+    size_t nuids;
     uint32_t jobid, stepid;
     uint16_t port; /* the listener's, once running */
     bool aborted; /* written by the agent thread only, once (release) */
@@ -111,27 +121,44 @@ static int spx_plg_read_full(int fd, uint8_t *buf, size_t len, const struct time
 
 static void spx_plg_agent_serve(int fd)
 {
-    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE], nonce[SPX_PLG_ABORT_NONCE];
     struct spx_plg_abort a;
+    struct spx_plg_abort_auth au = {
+        .munge = spx_plg_srun.munge, .key = spx_plg_srun.secret,
+        .keylen = sizeof(spx_plg_srun.secret),
+        .socket = spx_plg_srun.munge_sock[0] ? spx_plg_srun.munge_sock : NULL,
+        .uids = spx_plg_srun.uids, .nuids = spx_plg_srun.nuids,
+    };
     struct timespec deadline;
-    long body;
+    char why[256];
+    long body, proof;
+    size_t at;
     int rc;
 
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += SPX_PLG_AGENT_READ_MS / 1000;
+    /* this connection's nonce first: a report is good for it alone */
+    if (getrandom(nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce) ||
+        send(fd, nonce, sizeof(nonce), MSG_NOSIGNAL) != (ssize_t)sizeof(nonce)) {
+        spx_plg_err("abort agent: cannot send a nonce: %s", strerror(errno));
+        return;
+    }
     if (spx_plg_read_full(fd, buf, SPX_PLG_ABORT_HDR, &deadline) != 0 ||
         (body = spx_plg_abort_body_len(buf)) < 0 ||
-        spx_plg_read_full(fd, buf + SPX_PLG_ABORT_HDR, (size_t)body + SPX_PLG_ABORT_MAC,
+        spx_plg_read_full(fd, buf + SPX_PLG_ABORT_HDR, (size_t)body + 4, &deadline) != 0 ||
+        (proof = spx_plg_abort_proof_len(buf + SPX_PLG_ABORT_HDR + body)) < 0 ||
+        spx_plg_read_full(fd, buf + SPX_PLG_ABORT_HDR + body + 4, (size_t)proof,
                           &deadline) != 0) {
         spx_plg_err("abort agent: dropped a truncated or malformed report");
         return;
     }
-    rc = spx_plg_abort_unpack(buf, SPX_PLG_ABORT_HDR + (size_t)body + SPX_PLG_ABORT_MAC,
-                              spx_plg_srun.secret, sizeof(spx_plg_srun.secret), &a);
+    at = SPX_PLG_ABORT_HDR + (size_t)body + 4 + (size_t)proof;
+    rc = spx_plg_abort_unpack(buf, at, &au, nonce, &a, why, sizeof(why));
     if (rc != 0 || a.jobid != spx_plg_srun.jobid || a.stepid != spx_plg_srun.stepid) {
-        spx_plg_err("abort agent: dropped a report that %s",
-                    rc == -2 ? "failed authentication" :
-                    rc == -1 ? "is malformed" : "names another step");
+        spx_plg_err("abort agent: dropped a report that %s%s",
+                    rc == -2 ? "failed authentication: " :
+                    rc == -1 ? "is malformed" : "names another step",
+                    rc == -2 ? why : "");
         return;
     }
     slurm_error("rank %u on %s called PMIx_Abort with status %d: %s", a.rank, a.host,
@@ -319,7 +346,11 @@ static int spx_plg_srun_setup(const mpi_step_info_t *job, bool het)
 
     if (spx_plg_het.ready)
         return 0;
-    if (getrandom(spx_plg_srun.secret, sizeof(spx_plg_srun.secret), 0) !=
+    spx_plg_srun.munge = spx_plg_auth_pick_munge();
+    spx_plg_auth_munge_socket(spx_plg_srun.munge_sock, sizeof(spx_plg_srun.munge_sock));
+    spx_plg_srun.nuids = spx_plg_auth_uids((uint32_t)getuid(), spx_plg_srun.uids);
+    if (!spx_plg_srun.munge &&
+        getrandom(spx_plg_srun.secret, sizeof(spx_plg_srun.secret), 0) !=
         (ssize_t)sizeof(spx_plg_srun.secret)) {
         spx_plg_err("cannot get random bytes for the step secret: %s", strerror(errno));
         return -1;
@@ -361,8 +392,13 @@ mpi_plugin_client_state_t *spx_plg_srun_prelaunch(const mpi_step_info_t *job,
         snprintf(port, sizeof(port), "%u", spx_plg_srun.port);
         slurm_env_array_overwrite(env, SPX_PLG_ENV_SRUN_PORT, port);
     }
-    spx_host_hex_encode(spx_plg_srun.secret, SPX_PLG_SECRET_LEN, hex, sizeof(hex));
-    slurm_env_array_overwrite(env, SPX_PLG_ENV_SECRET, hex);
+    if (spx_plg_srun.munge) {
+        slurm_env_array_overwrite(env, SPX_PLG_ENV_AUTH, "munge");
+    } else {
+        slurm_env_array_overwrite(env, SPX_PLG_ENV_AUTH, "secret");
+        spx_host_hex_encode(spx_plg_srun.secret, SPX_PLG_SECRET_LEN, hex, sizeof(hex));
+        slurm_env_array_overwrite(env, SPX_PLG_ENV_SECRET, hex);
+    }
     slurm_env_array_overwrite(env, SPX_PLG_ENV_MAP, spx_plg_het.map);
     if (het)
         slurm_env_array_overwrite(env, SPX_PLG_ENV_HET, "1");

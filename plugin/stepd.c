@@ -7,7 +7,10 @@
  *   SLURM_TOPOLOGY_ADDR      -> this node, hence the node index;
  *   SPMIX_STEP_MAP           -> the ranks of every node (from srun; without
  *                               it, block placement from SLURM_STEP_TASKS_PER_NODE);
- *   SPMIX_STEP_SECRET        -> the tree secret;
+ *   SPMIX_STEP_AUTH          -> "munge": the tree links and the abort report
+ *                               carry munge credentials, accepted from the
+ *                               job's user, root or SlurmUser (step_auth.h);
+ *                               else SPMIX_STEP_SECRET -> the tree secret;
  *   SPMIX_STEP_APPS          -> the application of every rank (apps.h; absent:
  *                               one application);
  *   SPMIX_STEP_HET           -> a heterogeneous step: Slurm gives every
@@ -61,8 +64,10 @@
 #include "plugin/pmix_dl.h"
 #include "plugin/stepd_output.h"
 #include "plugin/stepd_stdin.h"
+#include "plugin/step_auth.h"
 #include "host/server.h"
 #include "host/pmi_fd.h"
+#include "util/munge_cred.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -250,13 +255,32 @@ static int spx_plg_make_dir(char **env)
 
 /* ---- starting the server ---- */
 
-static int spx_plg_server_start(char **env, const char *myname, const char *secret_hex)
+/* After PMIx_server_init failed in munge mode (the library refuses to start
+ * when munged does not answer): whether munged answers; logs why not. */
+static bool spx_plg_munge_answers(void)
+{
+    char why[256], *probe = spx_munge_encode(NULL, "spmix-probe", 11, why, sizeof(why));
+
+    if (probe != NULL) {
+        free(probe);
+        return true;
+    }
+    spx_plg_err("munged cannot be reached: %s; the servers prove their tree links with munge "
+                "credentials (srun set %s=munge), so the step does not start", why,
+                SPX_PLG_ENV_AUTH);
+    return false;
+}
+
+static int spx_plg_server_start(char **env, const char *myname, const char *secret_hex,
+                                bool munge)
 {
     uint8_t secret[SPX_PLG_SECRET_MAX];
-    size_t slen = spx_plg_hex_decode(secret_hex, secret, sizeof(secret));
-    struct spx_plg_host_ctx ctx = { .jobid = S.jobid, .stepid = S.stepid };
+    size_t slen = munge ? 0 : spx_plg_hex_decode(secret_hex, secret, sizeof(secret));
+    struct spx_plg_host_ctx ctx = { .jobid = S.jobid, .stepid = S.stepid, .munge = munge };
     uint16_t port = spx_plg_tree_port(env);
-    char srvns[PMIX_MAX_NSLEN + 1];
+    char srvns[PMIX_MAX_NSLEN + 1], uidlist[3 * 12];
+    uint32_t uids[SPX_PLG_AUTH_UIDS];
+    size_t nuids = spx_plg_auth_uids(S.uid, uids), at = 0;
     const char *sh = slurm_getenvp(env, "SLURM_SRUN_COMM_HOST");
     uint32_t sp;
     const char *td = slurm_getenvp(env, "TMPDIR");
@@ -269,11 +293,21 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
          * is slurmd's setting, neither given to the plugin nor to the tasks. */
         .tool_support = true, .system_tmpdir = td != NULL && td[0] == '/' ? td : "/tmp",
         .server_nspace = srvns, .tree_job = &S.job, .secret = secret, .secret_len = slen,
+        .auth_munge = munge, .auth_uids = uidlist, .auth_id = S.nspace,
         .width = spx_plg_conf.tree_width, .timeout = spx_plg_conf.timeout,
     };
     pmix_status_t rc;
 
-    if (slen < 16) {
+    for (size_t i = 0; i < nuids; i++)
+        at += (size_t)snprintf(uidlist + at, sizeof(uidlist) - at, "%s%u", i ? "," : "",
+                               uids[i]);
+    if (munge) {
+        /* the library's servers find munged the same way */
+        spx_plg_auth_munge_socket(ctx.munge_sock, sizeof(ctx.munge_sock));
+        if (ctx.munge_sock[0] != '\0')
+            setenv(SPX_MUNGE_SOCKET_ENV, ctx.munge_sock, 1);
+
+    } else if (slen < 16) {
         spx_plg_err("no usable step secret (%s missing or malformed): was the step "
                     "launched by srun --mpi=%s?", SPX_PLG_ENV_SECRET, SPX_PLG_TYPENAME);
         return -1;
@@ -285,7 +319,8 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
         snprintf(ctx.srun_host, sizeof(ctx.srun_host), "%s", sh);
         ctx.srun_port = (uint16_t)sp;
     }
-    memcpy(ctx.secret, secret, slen);
+    if (!munge)
+        memcpy(ctx.secret, secret, slen);
     ctx.secret_len = slen;
     spx_plg_host_setup(&ctx);
     /* the server's name ends in the node's: a tool picks this node's server
@@ -295,9 +330,12 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     memset(secret, 0, sizeof(secret));
     if (rc == PMIX_SUCCESS) {
         char *addrs = spx_host_node_list(S.nodes, S.nnodes, SPX_HOST_LIST_ADDRS);
-        spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s", S.me, S.nnodes,
-                    myname, addrs ? addrs : "?", sc.width, sc.timeout);
+        spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s, links proven by %s%s",
+                    S.me, S.nnodes, myname, addrs ? addrs : "?", sc.width, sc.timeout,
+                    munge ? "munge, uids " : "the step secret", munge ? uidlist : "");
         free(addrs);
+    } else if (munge && !spx_plg_munge_answers()) {
+        ; /* said why */
     } else {
         spx_plg_err("PMIx_server_init failed: %s (tree port %u: see SpmixPortRange)",
                     PMIx_Error_string(rc), port);
@@ -355,6 +393,7 @@ static bool spx_plg_step_wants(char **env, const char *var, bool conf_default,
 int spx_plg_stepd_prefork(char ***env)
 {
     char myname[256], *secret = NULL, *map = NULL, *apps = NULL;
+    bool munge;
     const char *nodelist, *why = NULL, *m;
     char err[512], label[320];
     bool stdin_tool = spx_plg_step_wants(*env, "SPMIX_STDIN", spx_plg_conf.stdin_tool,
@@ -368,8 +407,10 @@ int spx_plg_stepd_prefork(char ***env)
         return SLURM_ERROR;
     }
     /* the secret and the map are for us, not for the tasks */
+    munge = (m = slurm_getenvp(*env, SPX_PLG_ENV_AUTH)) != NULL && strcmp(m, "munge") == 0;
     if ((m = slurm_getenvp(*env, SPX_PLG_ENV_SECRET)) != NULL)
         secret = strdup(m);
+    slurm_unsetenvp(*env, SPX_PLG_ENV_AUTH);
     if ((m = slurm_getenvp(*env, SPX_PLG_ENV_MAP)) != NULL)
         map = strdup(m);
     if ((m = slurm_getenvp(*env, SPX_PLG_ENV_APPS)) != NULL)
@@ -441,7 +482,12 @@ int spx_plg_stepd_prefork(char ***env)
         goto out;
     if (output_tap && spx_plg_output_start(S.dir, S.uid, S.nspace, label) != 0)
         goto out;
-    if (spx_plg_server_start(*env, myname, secret) != 0)
+    if (munge && !spx_munge_supported()) {
+        spx_plg_err("srun asked for munge authentication, but this plugin was built without "
+                    "libmunge");
+        goto out;
+    }
+    if (spx_plg_server_start(*env, myname, secret, munge) != 0)
         goto out;
     S.up = true;
     if (spx_plg_register() != 0)

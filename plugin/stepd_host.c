@@ -79,26 +79,47 @@ static int spx_plg_connect(const char *host, uint16_t port, int ms)
     return fd;
 }
 
-/* Sends the report and waits for srun's 'K'. 0 when acknowledged. */
+/* Reads srun's nonce, sends the report made for it and waits for srun's
+ * 'K'. 0 when acknowledged. */
 static int spx_plg_report(uint32_t rank, int status, const char *msg)
 {
     struct spx_plg_abort a = { .jobid = spx_plg_host.jobid, .stepid = spx_plg_host.stepid,
                                .rank = rank, .status = status };
-    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    struct spx_plg_abort_auth au = {
+        .munge = spx_plg_host.munge, .key = spx_plg_host.secret,
+        .keylen = spx_plg_host.secret_len,
+        .socket = spx_plg_host.munge_sock[0] ? spx_plg_host.munge_sock : NULL,
+    };
+    uint8_t buf[SPX_PLG_ABORT_MAX_WIRE], nonce[SPX_PLG_ABORT_NONCE];
     struct pollfd p;
-    size_t len;
-    char ack = 0;
+    size_t len, got = 0;
+    char ack = 0, why[256];
     int fd, rc = -1;
 
     if (spx_plg_host.srun_host[0] == '\0' || spx_plg_host.srun_port == 0)
         return -1;
     snprintf(a.host, sizeof(a.host), "%s", spx_plg_host.hostname);
     snprintf(a.text, sizeof(a.text), "%s", msg ? msg : "");
-    len = spx_plg_abort_pack(&a, spx_plg_host.secret, spx_plg_host.secret_len, buf);
     fd = spx_plg_connect(spx_plg_host.srun_host, spx_plg_host.srun_port, SPX_PLG_REPORT_MS);
     if (fd < 0)
         return -1;
     p = (struct pollfd){ .fd = fd, .events = POLLIN };
+    while (got < sizeof(nonce) && poll(&p, 1, SPX_PLG_REPORT_MS) == 1) {
+        ssize_t n = read(fd, nonce + got, sizeof(nonce) - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got != sizeof(nonce)) {
+        close(fd);
+        return -1;
+    }
+    len = spx_plg_abort_pack(&a, &au, nonce, buf, why, sizeof(why));
+    if (len == 0) {
+        spx_plg_err("cannot prove the abort report to srun: %s", why);
+        close(fd);
+        return -1;
+    }
     if (send(fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len && poll(&p, 1, SPX_PLG_REPORT_MS) == 1 &&
         read(fd, &ack, 1) == 1 && ack == 'K')
         rc = 0;

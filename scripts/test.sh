@@ -125,6 +125,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     vc "$top/test/slurm/test_iof.sh" --build "$sroot/build"
     step "Slurm: a tool on the login node (the host) reaches a step over its tree port, authenticated by munge; other users and hostile bytes refused"
     vc "$top/test/slurm/test_remote_tool.sh" --build "$sroot/build"
+    step "Slurm: tree links and abort reports proven by munge; forged, misbound, captured, replayed and other users' credentials refused; munged unreachable fails the step at start"
+    vc "$top/test/slurm/test_munge.sh" --build "$sroot/build"
     step "Slurm: unchanged Open MPI, mpi4py and MPICH (PMI-1 over PMI_FD) programs under mpi_spmix (1x2, 3x2, 4x4); both MPIs in one sbatch job"
     vc "$top/test/slurm/test_openmpi.sh" --build "$sroot/build"
     vc "$top/test/slurm/test_mpich.sh" --build "$sroot/build"

@@ -13,7 +13,7 @@
 
 #include <spmix.h>
 
-#define SPX_HOST_SERVER_INFO 14
+#define SPX_HOST_SERVER_INFO 16
 
 /* Waits use a heap object: after a timeout the callback may still come, so
  * the object is left to it (leaked) rather than freed. */
@@ -48,7 +48,9 @@ pmix_status_t spx_host_server_start(pmix_server_module_t *module,
     if (cfg->tmpdir == NULL)
         return PMIX_ERR_BAD_PARAM;
     if (tj != NULL) {
-        if (tj->local_node >= tj->nnodes || cfg->secret == NULL)
+        if (tj->local_node >= tj->nnodes ||
+            (cfg->auth_munge ? cfg->auth_uids == NULL || cfg->auth_id == NULL
+                             : cfg->secret == NULL))
             return PMIX_ERR_BAD_PARAM;
         addrs = spx_host_node_list(tj->nodes, tj->nnodes, SPX_HOST_LIST_ADDRS);
         if (addrs == NULL)
@@ -80,7 +82,13 @@ pmix_status_t spx_host_server_start(pmix_server_module_t *module,
     if (tj != NULL) {
         PMIx_Info_load(&info[n++], SPMIX_TREE_NODE_INDEX, &tj->local_node, PMIX_UINT32);
         PMIx_Info_load(&info[n++], SPMIX_TREE_ADDRS, addrs, PMIX_STRING);
-        PMIx_Info_load(&info[n++], SPMIX_TREE_SECRET, &bo, PMIX_BYTE_OBJECT);
+        if (cfg->auth_munge) {
+            PMIx_Info_load(&info[n++], SPMIX_TREE_AUTH, "munge", PMIX_STRING);
+            PMIx_Info_load(&info[n++], SPMIX_TREE_AUTH_UIDS, cfg->auth_uids, PMIX_STRING);
+            PMIx_Info_load(&info[n++], SPMIX_TREE_AUTH_ID, cfg->auth_id, PMIX_STRING);
+        } else {
+            PMIx_Info_load(&info[n++], SPMIX_TREE_SECRET, &bo, PMIX_BYTE_OBJECT);
+        }
         if (cfg->width > 0)
             PMIx_Info_load(&info[n++], SPMIX_TREE_WIDTH, &cfg->width, PMIX_UINT32);
         if (cfg->timeout > 0)

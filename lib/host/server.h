@@ -41,8 +41,11 @@ struct spx_host_server_cfg {
     /* the tree: NULL for a single node without one. Index and addresses from
      * the job's layout; every node needs an addr. */
     const struct spx_host_job *tree_job;
-    const void *secret;          /* SPMIX_TREE_SECRET, secret_len bytes */
+    const void *secret;          /* SPMIX_TREE_SECRET, secret_len bytes (not with auth_munge) */
     size_t secret_len;
+    bool auth_munge;             /* SPMIX_TREE_AUTH "munge" instead of the secret */
+    const char *auth_uids;       /* with auth_munge: SPMIX_TREE_AUTH_UIDS "uid,uid,..." */
+    const char *auth_id;         /* with auth_munge: SPMIX_TREE_AUTH_ID, the step's name */
     uint32_t width;              /* SPMIX_TREE_WIDTH; 0: library default */
     uint32_t timeout;            /* SPMIX_TREE_TIMEOUT (s); 0: library default */
 };

@@ -35,8 +35,12 @@ typedef struct spx_srv_net_cfg {
     uint32_t width;             /* fan-out, 0: the network's default */
     double connect_timeout;     /* seconds */
     const char *const *addrs;   /* nnodes entries "ip:port" (borrowed for the create call) */
-    const void *secret;         /* per-step secret (borrowed for the create call) */
+    int auth;                   /* 0: secret, 1: munge (tree/auth.h's kinds) */
+    const void *secret;         /* secret: per-step secret (borrowed for the create call) */
     size_t secret_len;
+    const uint32_t *auth_uids;  /* munge: accepted uids (borrowed for the create call) */
+    size_t auth_nuids;
+    const char *auth_id;        /* munge: the step's name (borrowed for the create call) */
 } spx_srv_net_cfg_t;
 
 /* Counters the SPMIX_QUERY_* keys and SPMIX_STATS=1 report. */

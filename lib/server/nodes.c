@@ -24,6 +24,7 @@
 #include "server/engine_fence.h"
 #include "server/net.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,18 @@
 #define MN_MAX_NODES 65536
 #define MN_MAX_ADDRS_LEN (1u << 22)
 #define MN_MAX_SECRET 4096
+#define MN_MAX_AUTH_UIDS 16
 
 struct spx_srv_mn_cfg {
     uint32_t node_index, nnodes, width;
     double connect_timeout;
     char **addrs;            /* nnodes strings (owned) */
-    void *secret;            /* owned */
+    void *secret;            /* owned; NULL with munge */
     size_t secret_len;
+    int auth;                /* 0 secret, 1 munge (SPMIX_TREE_AUTH) */
+    uint32_t auth_uids[MN_MAX_AUTH_UIDS];
+    size_t auth_nuids;
+    char *auth_id;           /* owned; munge */
 };
 
 struct spx_srv_mn {
@@ -63,8 +69,44 @@ static void cfg_free(struct spx_srv_mn_cfg *c)
     for (uint32_t i = 0; c->addrs && i < c->nnodes; i++)
         free(c->addrs[i]);
     free(c->addrs);
+    if (c->secret)
+        memset(c->secret, 0, c->secret_len);
     free(c->secret);
+    free(c->auth_id);
     free(c);
+}
+
+/* SPMIX_TREE_AUTH "munge": the accepted uids and the step's id; 0 or -1 (logged). */
+static int mn_parse_munge(struct spx_srv_mn_cfg *c, const pmix_info_t *info, size_t ninfo)
+{
+    const pmix_info_t *u = spx_info_find(info, ninfo, SPMIX_TREE_AUTH_UIDS);
+    const pmix_info_t *id = spx_info_find(info, ninfo, SPMIX_TREE_AUTH_ID);
+    c->auth = 1;
+    if (!u || u->value.type != PMIX_STRING || !u->value.data.string || !id ||
+        id->value.type != PMIX_STRING || !id->value.data.string ||
+        !(c->auth_id = strdup(id->value.data.string))) {
+        spx_error("PMIx_server_init: %s \"munge\" needs the strings %s and %s", SPMIX_TREE_AUTH,
+                  SPMIX_TREE_AUTH_UIDS, SPMIX_TREE_AUTH_ID);
+        return -1;
+    }
+    for (const char *p = u->value.data.string; *p;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno || v > UINT32_MAX || (*end && *end != ',') ||
+            c->auth_nuids == MN_MAX_AUTH_UIDS) {
+            spx_error("PMIx_server_init: %s \"%s\" is not a list of 1..%d uids",
+                      SPMIX_TREE_AUTH_UIDS, u->value.data.string, MN_MAX_AUTH_UIDS);
+            return -1;
+        }
+        c->auth_uids[c->auth_nuids++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    if (c->auth_nuids == 0) {
+        spx_error("PMIx_server_init: %s is empty", SPMIX_TREE_AUTH_UIDS);
+        return -1;
+    }
+    return 0;
 }
 
 pmix_status_t spx_srv_mn_parse(struct spx_srv_ctx *ctx, const pmix_info_t *info,
@@ -73,12 +115,21 @@ pmix_status_t spx_srv_mn_parse(struct spx_srv_ctx *ctx, const pmix_info_t *info,
     const pmix_info_t *idx = spx_info_find(info, ninfo, SPMIX_TREE_NODE_INDEX);
     const pmix_info_t *addrs = spx_info_find(info, ninfo, SPMIX_TREE_ADDRS);
     const pmix_info_t *sec = spx_info_find(info, ninfo, SPMIX_TREE_SECRET);
+    const pmix_info_t *auth = spx_info_find(info, ninfo, SPMIX_TREE_AUTH);
+    bool munge = auth && auth->value.type == PMIX_STRING && auth->value.data.string &&
+                 strcmp(auth->value.data.string, "munge") == 0;
     ctx->mn_cfg = NULL;
-    if (!idx && !addrs && !sec)
+    if (!idx && !addrs && !sec && !auth)
         return PMIX_SUCCESS;
-    if (!idx || !addrs || !sec) {
-        spx_error("PMIx_server_init: %s, %s and %s must be given together",
-                  SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS, SPMIX_TREE_SECRET);
+    if (auth && !munge &&
+        (auth->value.type != PMIX_STRING || !auth->value.data.string ||
+         strcmp(auth->value.data.string, "secret") != 0)) {
+        spx_error("PMIx_server_init: %s must be \"secret\" or \"munge\"", SPMIX_TREE_AUTH);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!idx || !addrs || (!sec && !munge)) {
+        spx_error("PMIx_server_init: %s, %s and %s (or %s \"munge\") must be given together",
+                  SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS, SPMIX_TREE_SECRET, SPMIX_TREE_AUTH);
         return PMIX_ERR_BAD_PARAM;
     }
     struct spx_srv_mn_cfg *c = calloc(1, sizeof(*c));
@@ -96,8 +147,10 @@ pmix_status_t spx_srv_mn_parse(struct spx_srv_ctx *ctx, const pmix_info_t *info,
         spx_error("PMIx_server_init: %s must be a string", SPMIX_TREE_ADDRS);
         goto fail;
     }
-    if (sec->value.type != PMIX_BYTE_OBJECT || sec->value.data.bo.size < 16 ||
-        sec->value.data.bo.size > MN_MAX_SECRET || !sec->value.data.bo.bytes) {
+    if (munge && mn_parse_munge(c, info, ninfo) != 0)
+        goto fail;
+    if (!munge && (sec->value.type != PMIX_BYTE_OBJECT || sec->value.data.bo.size < 16 ||
+        sec->value.data.bo.size > MN_MAX_SECRET || !sec->value.data.bo.bytes)) {
         spx_error("PMIx_server_init: %s must be a byte object of 16..%d bytes",
                   SPMIX_TREE_SECRET, MN_MAX_SECRET);
         goto fail;
@@ -130,12 +183,14 @@ pmix_status_t spx_srv_mn_parse(struct spx_srv_ctx *ctx, const pmix_info_t *info,
         spx_error("PMIx_server_init: node index %u but %u addresses", c->node_index, c->nnodes);
         goto fail;
     }
-    if (!(c->secret = malloc(sec->value.data.bo.size))) {
+    if (!munge && !(c->secret = malloc(sec->value.data.bo.size))) {
         rc = PMIX_ERR_NOMEM;
         goto fail;
     }
-    memcpy(c->secret, sec->value.data.bo.bytes, sec->value.data.bo.size);
-    c->secret_len = sec->value.data.bo.size;
+    if (!munge) {
+        memcpy(c->secret, sec->value.data.bo.bytes, sec->value.data.bo.size);
+        c->secret_len = sec->value.data.bo.size;
+    }
     if ((i = spx_info_find(info, ninfo, SPMIX_TREE_WIDTH)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
         c->width = u;
@@ -258,8 +313,12 @@ int spx_srv_mn_start(struct spx_srv_ctx *ctx)
                             .nnodes = c->nnodes,
                             .width = c->width,
                             .addrs = (const char *const *)c->addrs,
+                            .auth = c->auth,
                             .secret = c->secret,
                             .secret_len = c->secret_len,
+                            .auth_uids = c->auth_uids,
+                            .auth_nuids = c->auth_nuids,
+                            .auth_id = c->auth_id,
                             .connect_timeout = c->connect_timeout};
     spx_srv_net_create_f create = net_factory ? net_factory : spx_srv_tree_net_create;
     if (!(m->net = create(spx_progress_base(), &nc, &mn_up, ctx, &m->net_ops))) {
@@ -268,8 +327,8 @@ int spx_srv_mn_start(struct spx_srv_ctx *ctx)
         goto out;
     }
     ctx->mn = m;
-    spx_info("server: node %u of %u in the tree (%s)", c->node_index, c->nnodes,
-             c->addrs[c->node_index]);
+    spx_info("server: node %u of %u in the tree (%s), links authenticated by %s", c->node_index,
+             c->nnodes, c->addrs[c->node_index], c->auth ? "munge" : "the step secret");
     rc = 0;
 out:
     cfg_free(c);

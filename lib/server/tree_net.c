@@ -92,8 +92,12 @@ void *spx_srv_tree_net_create(struct event_base *base, const spx_srv_net_cfg_t *
                             .nnodes = cfg->nnodes,
                             .width = cfg->width,
                             .addrs = cfg->addrs,
+                            .auth = cfg->auth,
                             .secret = cfg->secret,
                             .secret_len = cfg->secret_len,
+                            .auth_uids = cfg->auth_uids,
+                            .auth_nuids = cfg->auth_nuids,
+                            .auth_id = cfg->auth_id,
                             .connect_timeout = cfg->connect_timeout};
     if (!(tn->tree = spx_tree_create(base, &tc, &tn->ops, up_arg))) {
         free(tn);

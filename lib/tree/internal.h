@@ -112,8 +112,7 @@ struct spx_tree {
     struct event_base *base;
     uint32_t self, n, width;
     char **addrs; /* owned */
-    uint8_t *secret;
-    size_t secret_len;
+    struct spx_tree_auth *auth; /* owned: the links' proofs (auth.h) */
     double connect_timeout;
     spx_tree_ops_t ops;
     void *ops_arg;

@@ -11,16 +11,18 @@
  * handshake is done closes the connection):
  *   u8 step, then
  *   step 1 HELLO     connector -> acceptor: u32 connector, u32 acceptor, raw[32] nonce_c
- *   step 2 CHALLENGE acceptor -> connector: raw[32] nonce_a,
- *                    raw[32] HMAC(secret, "spmix-tree-acceptor" | nonce_c | nonce_a |
- *                                 u32 connector | u32 acceptor)
- *   step 3 PROOF     connector -> acceptor:
- *                    raw[32] HMAC(secret, "spmix-tree-connector" | nonce_c | nonce_a |
- *                                 u32 connector | u32 acceptor)
+ *   step 2 CHALLENGE acceptor -> connector: raw[32] nonce_a, proof(acceptor)
+ *   step 3 PROOF     connector -> acceptor: proof(connector)
+ *   proof(role) is over the transcript  label(role) | nonce_c | nonce_a |
+ *                    u32 connector | u32 acceptor | step id   (auth.h):
+ *     secret mode: raw[32] HMAC-SHA256(secret, transcript), step id empty
+ *     munge mode:  str munge credential whose payload is the transcript (at
+ *                  most SPX_TREE_MAX_PROOF bytes), of an allowed uid
+ *   label: "spmix-tree-acceptor" / "spmix-tree-connector".
  *   Nonces come from getrandom(). The connector sends nothing else before it
  *   has checked step 2; the acceptor accepts nothing else before step 3.
  *
- *   A tool (no secret: a PMIx tool on a host without a server of the step)
+ *   A tool (not a server of the step: a PMIx tool on a host without one)
  *   authenticates with munge instead, and then leaves the tree protocol:
  *   step 4 TOOL_HELLO     tool -> server: u32 SPX_TREE_TOOL_VERSION
  *   step 5 TOOL_CHALLENGE server -> tool: raw[32] nonce_a

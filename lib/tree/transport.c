@@ -1,13 +1,14 @@
 /* transport.c - TCP links between tree engines: listening, lazy connects
- * with retries, the mutual HMAC challenge/response, per-node send queues.
+ * with retries, the mutual challenge/response (a proof of auth.h: HMAC of
+ * the step secret, or a munge credential), per-node send queues.
  *
  * Outgoing: spx_tree_send_frame queues a frame for a node without a ready
  * link and starts a non-blocking connect (retried every
  * SPX_TREE_RETRY_INTERVAL until the node's deadline, since peers start in
  * any order). Once TCP is up the link sends HELLO, checks the CHALLENGE's
- * HMAC, sends PROOF and becomes ready: the queue is flushed onto it.
+ * proof, sends PROOF and becomes ready: the queue is flushed onto it.
  * Incoming: accept, wait for HELLO, answer CHALLENGE, check PROOF. Before
- * that only AUTH frames are accepted; a bad HMAC, a foreign frame or a
+ * that only AUTH frames are accepted; a bad proof, a foreign frame or a
  * timeout closes the connection with a log line and counts an auth reject.
  * A PMIx tool may come in on the same port (proto.h, TOOL_* steps): its
  * munge credential for this connection's nonce is checked (tool_auth.h),
@@ -21,6 +22,7 @@
  * node is declared lost too.
  */
 #include "config.h"
+#include "tree/auth.h"
 #include "tree/internal.h"
 #include "tree/tool_auth.h"
 #include "util/log.h"
@@ -194,21 +196,26 @@ static long conn_send(spx_tree_t *t, spx_conn_t *c, uint8_t type, const void *da
     return conn_sendv(t, c, type, &v, len ? 1 : 0, len);
 }
 
-static void auth_mac(const spx_tree_t *t, const char *label, const spx_tree_link_t *l,
-                     uint32_t connector, uint32_t acceptor, uint8_t out[SPX_SHA256_LEN])
+/* The transcript a proof is made of (auth.h): role label | nonce_c |
+ * nonce_a | u32 connector | u32 acceptor (little endian) | the step's id.
+ * Returns its length (out holds SPX_TREE_TRANSCRIPT_MAX bytes). */
+#define SPX_TREE_TRANSCRIPT_MAX (32 + 2 * SPX_TREE_NONCE_LEN + 8 + SPX_TREE_MAX_AUTH_ID)
+static size_t transcript(const spx_tree_t *t, const char *label, const spx_tree_link_t *l,
+                         uint32_t connector, uint32_t acceptor, uint8_t *out)
 {
-    uint8_t idx[8];
+    size_t n = strlen(label), idlen = strlen(spx_tree_auth_id(t->auth));
+    memcpy(out, label, n);
+    memcpy(out + n, l->nonce_c, SPX_TREE_NONCE_LEN);
+    n += SPX_TREE_NONCE_LEN;
+    memcpy(out + n, l->nonce_a, SPX_TREE_NONCE_LEN);
+    n += SPX_TREE_NONCE_LEN;
     for (int i = 0; i < 4; i++) {
-        idx[i] = (uint8_t)(connector >> (8 * i));
-        idx[4 + i] = (uint8_t)(acceptor >> (8 * i));
+        out[n + i] = (uint8_t)(connector >> (8 * i));
+        out[n + 4 + i] = (uint8_t)(acceptor >> (8 * i));
     }
-    spx_hmac_sha256_t h;
-    spx_hmac_sha256_init(&h, t->secret, t->secret_len);
-    spx_hmac_sha256_update(&h, label, strlen(label));
-    spx_hmac_sha256_update(&h, l->nonce_c, SPX_TREE_NONCE_LEN);
-    spx_hmac_sha256_update(&h, l->nonce_a, SPX_TREE_NONCE_LEN);
-    spx_hmac_sha256_update(&h, idx, sizeof(idx));
-    spx_hmac_sha256_final(&h, out);
+    n += 8;
+    memcpy(out + n, spx_tree_auth_id(t->auth), idlen);
+    return n + idlen;
 }
 
 static int fill_nonce(uint8_t *p)
@@ -379,7 +386,8 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
 {
     spx_tree_t *t = l->t;
     uint8_t step = spx_buf_pull_u8(p);
-    uint8_t mac[SPX_SHA256_LEN], want[SPX_SHA256_LEN];
+    uint8_t msg[SPX_TREE_TRANSCRIPT_MAX];
+    char why[400], what[480];
     if (l->state == SPX_TREE_LINK_WAIT_HELLO && step == SPX_TREE_AUTH_TOOL_HELLO)
         return tool_hello(l, p);
     if (l->state == SPX_TREE_LINK_TOOL_WAIT_CRED && step == SPX_TREE_AUTH_TOOL_CRED)
@@ -394,12 +402,16 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
         if (fill_nonce(l->nonce_a) < 0)
             return reject(l, "getrandom failed");
         l->peer = from;
-        auth_mac(t, SPX_TREE_AUTH_LABEL_ACCEPTOR, l, from, t->self, mac);
+        size_t n = transcript(t, SPX_TREE_AUTH_LABEL_ACCEPTOR, l, from, t->self, msg);
         spx_buf_t b;
         spx_buf_init(&b);
         spx_buf_push_u8(&b, SPX_TREE_AUTH_CHALLENGE);
         spx_buf_push_raw(&b, l->nonce_a, SPX_TREE_NONCE_LEN);
-        spx_buf_push_raw(&b, mac, sizeof(mac));
+        if (spx_tree_auth_push_proof(t->auth, &b, msg, n, why, sizeof(why)) != 0) {
+            spx_buf_fini(&b);
+            snprintf(what, sizeof(what), "cannot prove this node to node %u: %s", from, why);
+            return reject(l, what);
+        }
         l->state = SPX_TREE_LINK_WAIT_PROOF;
         if (send_auth(l, &b) < 0)
             spx_conn_close(l->conn, "tree: cannot send challenge", 1);
@@ -407,29 +419,37 @@ static void auth_frame(spx_tree_link_t *l, spx_buf_t *p)
     }
     if (l->state == SPX_TREE_LINK_HELLO_SENT && step == SPX_TREE_AUTH_CHALLENGE) {
         spx_buf_pull_raw(p, l->nonce_a, SPX_TREE_NONCE_LEN);
-        spx_buf_pull_raw(p, mac, sizeof(mac));
+        size_t n = transcript(t, SPX_TREE_AUTH_LABEL_ACCEPTOR, l, t->self, l->peer, msg);
+        if (spx_buf_failed(p))
+            return reject(l, "malformed authentication challenge");
+        if (spx_tree_auth_pull_check(t->auth, p, msg, n, why, sizeof(why)) != 0) {
+            snprintf(what, sizeof(what), "node %u failed authentication: %s", l->peer, why);
+            return reject(l, what);
+        }
         if (spx_buf_finish(p) < 0)
             return reject(l, "malformed authentication challenge");
-        auth_mac(t, SPX_TREE_AUTH_LABEL_ACCEPTOR, l, t->self, l->peer, want);
-        if (spx_ct_memcmp(mac, want, sizeof(mac)) != 0)
-            return reject(l, "peer failed authentication (wrong secret?)");
-        auth_mac(t, SPX_TREE_AUTH_LABEL_CONNECTOR, l, t->self, l->peer, mac);
+        n = transcript(t, SPX_TREE_AUTH_LABEL_CONNECTOR, l, t->self, l->peer, msg);
         spx_buf_t b;
         spx_buf_init(&b);
         spx_buf_push_u8(&b, SPX_TREE_AUTH_PROOF);
-        spx_buf_push_raw(&b, mac, sizeof(mac));
+        if (spx_tree_auth_push_proof(t->auth, &b, msg, n, why, sizeof(why)) != 0) {
+            spx_buf_fini(&b);
+            snprintf(what, sizeof(what), "cannot prove this node to node %u: %s", l->peer, why);
+            return reject(l, what);
+        }
         if (send_auth(l, &b) < 0)
             return spx_conn_close(l->conn, "tree: cannot send proof", 1);
         link_ready(l);
         return;
     }
     if (l->state == SPX_TREE_LINK_WAIT_PROOF && step == SPX_TREE_AUTH_PROOF) {
-        spx_buf_pull_raw(p, mac, sizeof(mac));
+        size_t n = transcript(t, SPX_TREE_AUTH_LABEL_CONNECTOR, l, l->peer, t->self, msg);
+        if (spx_tree_auth_pull_check(t->auth, p, msg, n, why, sizeof(why)) != 0) {
+            snprintf(what, sizeof(what), "node %u failed authentication: %s", l->peer, why);
+            return reject(l, what);
+        }
         if (spx_buf_finish(p) < 0)
             return reject(l, "malformed authentication proof");
-        auth_mac(t, SPX_TREE_AUTH_LABEL_CONNECTOR, l, l->peer, t->self, want);
-        if (spx_ct_memcmp(mac, want, sizeof(mac)) != 0)
-            return reject(l, "peer failed authentication (wrong secret?)");
         link_ready(l);
         return;
     }

@@ -32,6 +32,7 @@
  * lib/server/collect.c.
  */
 #include "config.h"
+#include "tree/auth.h"
 #include "tree/internal.h"
 #include "util/log.h"
 
@@ -500,14 +501,28 @@ spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cf
                             const spx_tree_ops_t *ops, void *ops_arg)
 {
     if (!base || !cfg || cfg->nnodes == 0 || cfg->nnodes > SPX_TREE_MAX_NODES ||
-        cfg->node_index >= cfg->nnodes || cfg->width > SPX_TREE_MAX_WIDTH || !cfg->addrs ||
-        !cfg->secret || cfg->secret_len < 16 || cfg->secret_len > 4096) {
+        cfg->node_index >= cfg->nnodes || cfg->width > SPX_TREE_MAX_WIDTH || !cfg->addrs) {
         spx_error("tree: invalid configuration");
         return NULL;
     }
-    spx_tree_t *t = calloc(1, sizeof(*t));
-    if (!t)
+    spx_tree_auth_cfg_t ac = {.kind = cfg->auth,
+                              .secret = cfg->secret,
+                              .secret_len = cfg->secret_len,
+                              .uids = cfg->auth_uids,
+                              .nuids = cfg->auth_nuids,
+                              .id = cfg->auth_id};
+    char why[256];
+    spx_tree_auth_t *auth = spx_tree_auth_create(&ac, why, sizeof(why));
+    if (!auth) {
+        spx_error("tree: invalid configuration: %s", why);
         return NULL;
+    }
+    spx_tree_t *t = calloc(1, sizeof(*t));
+    if (!t) {
+        spx_tree_auth_destroy(auth);
+        return NULL;
+    }
+    t->auth = auth;
     t->base = base;
     t->self = cfg->node_index;
     t->n = cfg->nnodes;
@@ -518,13 +533,10 @@ spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cf
         t->ops = *ops;
     t->ops_arg = ops_arg;
     t->addrs = copy_addrs(cfg->addrs, t->n);
-    t->secret = malloc(cfg->secret_len);
     t->peers = calloc(t->n, sizeof(spx_tree_peer_t));
     t->defer_ev = evtimer_new(base, defer_cb, t);
-    if (!t->addrs || !t->secret || !t->peers || !t->defer_ev)
+    if (!t->addrs || !t->peers || !t->defer_ev)
         goto fail;
-    memcpy(t->secret, cfg->secret, cfg->secret_len);
-    t->secret_len = cfg->secret_len;
     t->coll = spx_coll_engine_create(t->self, t->n, t->width, &tree_coll_io, t);
     if (!t->coll || spx_tree_transport_init(t) < 0)
         goto fail;
@@ -570,9 +582,7 @@ void spx_tree_destroy(spx_tree_t *t)
     if (t->defer_ev)
         event_free(t->defer_ev);
     free_addrs(t->addrs, t->n);
-    if (t->secret)
-        memset(t->secret, 0, t->secret_len);
-    free(t->secret);
+    spx_tree_auth_destroy(t->auth);
     free(t->peers);
     free(t);
 }

@@ -11,7 +11,8 @@
  *
  * Transport: TCP; each node listens on its own address. Connections are made
  * on demand and kept; each starts with a mutual challenge/response proving
- * both ends know the step's secret (HMAC-SHA256); a peer that fails it, or
+ * both ends belong to the step (auth.h: an HMAC-SHA256 of the step's secret,
+ * or a munge credential of an allowed uid); a peer that fails it, or
  * sends anything malformed, is closed with a log line and the engine goes on.
  * Every node keeps a connection to its parent in the full tree, so the death of
  * a node is noticed by its parent (or children) and broadcast to everybody
@@ -74,8 +75,12 @@ typedef struct spx_tree_config {
     uint32_t nnodes;
     uint32_t width;           /* 0: SPX_TREE_DEFAULT_WIDTH */
     const char *const *addrs; /* nnodes entries "a.b.c.d:port"; copied */
-    const void *secret;       /* per-step secret; copied */
-    size_t secret_len;        /* >= 16 */
+    int auth;                 /* spx_tree_auth_kind_t (auth.h): 0 secret, 1 munge */
+    const void *secret;       /* secret: the per-step secret, >= 16 bytes; copied */
+    size_t secret_len;
+    const uint32_t *auth_uids; /* munge: uids whose credentials are accepted; copied */
+    size_t auth_nuids;
+    const char *auth_id;      /* munge: the step's name bound into the credentials; copied */
     double connect_timeout;   /* seconds to keep retrying a connect (peer not up yet) */
 } spx_tree_config_t;
 

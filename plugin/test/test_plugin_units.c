@@ -109,25 +109,32 @@ END_TEST
 START_TEST(abort_roundtrip)
 {
     static const uint8_t key[32] = { 1, 2, 3 }, other[32] = { 1, 2, 4 };
+    static const uint8_t nonce[SPX_PLG_ABORT_NONCE] = { 7 }, nonce2[SPX_PLG_ABORT_NONCE] = { 8 };
+    struct spx_plg_abort_auth au = { .key = key, .keylen = sizeof(key) };
+    struct spx_plg_abort_auth au_other = { .key = other, .keylen = sizeof(other) };
     struct spx_plg_abort a = { .jobid = 12, .stepid = 3, .rank = 5, .status = -7 }, b;
     uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    char why[256];
     size_t len;
 
     strcpy(a.host, "vn2");
     strcpy(a.text, "it broke");
-    len = spx_plg_abort_pack(&a, key, sizeof(key), buf);
-    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, key, sizeof(key), &b), 0);
+    len = spx_plg_abort_pack(&a, &au, nonce, buf, why, sizeof(why));
+    ck_assert_uint_gt(len, 0);
+    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, &au, nonce, &b, why, sizeof(why)), 0);
     ck_assert_uint_eq(b.jobid, 12);
     ck_assert_uint_eq(b.stepid, 3);
     ck_assert_uint_eq(b.rank, 5);
     ck_assert_int_eq(b.status, -7);
     ck_assert_str_eq(b.host, "vn2");
     ck_assert_str_eq(b.text, "it broke");
-    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, other, sizeof(other), &b), -2);
-    ck_assert_int_eq(spx_plg_abort_unpack(buf, len - 1, key, sizeof(key), &b), -1);
+    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, &au_other, nonce, &b, why, sizeof(why)), -2);
+    /* made for another connection's nonce: a replay is refused */
+    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, &au, nonce2, &b, why, sizeof(why)), -2);
+    ck_assert_int_eq(spx_plg_abort_unpack(buf, len - 1, &au, nonce, &b, why, sizeof(why)), -1);
     for (size_t i = 0; i < len; i++) {
         buf[i] ^= 0x40;
-        ck_assert_int_ne(spx_plg_abort_unpack(buf, len, key, sizeof(key), &b), 0);
+        ck_assert_int_ne(spx_plg_abort_unpack(buf, len, &au, nonce, &b, why, sizeof(why)), 0);
         buf[i] ^= 0x40;
     }
     memcpy(buf + 4, "\xff\xff\xff\xff", 4);
@@ -137,17 +144,19 @@ END_TEST
 
 START_TEST(abort_long_text_cut)
 {
-    static const uint8_t key[16] = { 9 };
+    static const uint8_t key[16] = { 9 }, nonce[SPX_PLG_ABORT_NONCE] = { 1 };
+    struct spx_plg_abort_auth au = { .key = key, .keylen = sizeof(key) };
     struct spx_plg_abort a = { .rank = 1 }, b;
     uint8_t buf[SPX_PLG_ABORT_MAX_WIRE];
+    char why[256];
     size_t len;
 
     memset(a.text, 'x', SPX_PLG_ABORT_MAX_TEXT);
     a.text[SPX_PLG_ABORT_MAX_TEXT] = '\0';
     memset(a.host, 'h', SPX_PLG_ABORT_MAX_HOST);
-    len = spx_plg_abort_pack(&a, key, sizeof(key), buf);
+    len = spx_plg_abort_pack(&a, &au, nonce, buf, why, sizeof(why));
     ck_assert_uint_le(len, SPX_PLG_ABORT_MAX_WIRE);
-    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, key, sizeof(key), &b), 0);
+    ck_assert_int_eq(spx_plg_abort_unpack(buf, len, &au, nonce, &b, why, sizeof(why)), 0);
     ck_assert_uint_eq(strlen(b.text), SPX_PLG_ABORT_MAX_TEXT);
 }
 END_TEST
