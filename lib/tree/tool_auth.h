@@ -13,6 +13,7 @@
  * from slurmd's environment; spmix-push sets it from Slurm's
  * AuthInfo=socket=...), else libmunge's default. Without libmunge at build
  * time every function fails with a message saying so (SPX_HAVE_MUNGE 0).
+ * The libmunge calls are util/munge_cred.c's.
  *
  * These calls block on munged's local socket (milliseconds); the listener
  * calls decode on the progress thread.
@@ -25,8 +26,7 @@
 #include <sys/types.h>
 
 #include "tree/proto.h"
-
-#define SPX_MUNGE_SOCKET_ENV "SPMIX_MUNGE_SOCKET"
+#include "util/munge_cred.h" /* SPX_MUNGE_SOCKET_ENV */
 
 /* 1 when built with libmunge. */
 int spx_tool_auth_supported(void);

@@ -135,7 +135,7 @@ hostile "64 random bytes" random closed "bad frame header"
 hostile "a truncated tool frame" truncated closed "peer closed in the middle of a frame"
 hostile "a forged credential" forged "ack -23 closed" "tool refused: munge credential refused"
 hostile "a real munge credential made for another connection" misbound "ack -23 closed" \
-    "tool refused: munge credential made for another connection"
+    "tool refused: munge credential made for another exchange"
 
 # ---- the job's user, from the host ----
 ok=1
