@@ -3,7 +3,8 @@
  * once (multiserver.sh).
  *   it_multiserver job DIR
  *       a rank: rank 0 writes the namespace to DIR/ready; each rank copies
- *       its stdin to DIR/got.R until EOF (then DIR/done.R), prints "said R"
+ *       its stdin to DIR/got.R until EOF (then DIR/done.R), slowly (100 ms
+ *       after each read, so the tool must wait for DIR/done.R), prints "said R"
  *       on stdout once DIR/say.R exists, exits without finalizing once
  *       DIR/abort.R exists, leaves once its server is gone (lost connection)
  *       and finalizes once DIR/end exists
@@ -19,7 +20,10 @@
  *       then A's server is stopped, a query sent to it, and the server
  *       killed: the query fails at once, the tool hears the lost connection
  *       (PMIX_EVENT_AFFECTED_PROC: A's server), B is the primary and works
- *       (a push to its rank 0: DIR_B/expect.0). Prints "multiserver ok".
+ *       (a push to its rank 0: DIR_B/expect.0). A push returns when the
+ *       host took its bytes, not when the rank read them: the tool waits for
+ *       DIR/done.R of each target (its EOF read) before that rank may leave
+ *       (A killed, DIR/end). Prints "multiserver ok".
  * Exits 1 on a failed check (message on stderr).
  */
 #include "itest.h"
@@ -54,6 +58,16 @@ static void touch(const char *dir, const char *name, int rank)
     int fd = open(path_of(dir, name, rank), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     IT_CHECK(fd >= 0, "cannot create %s", path_buf);
     close(fd);
+}
+
+/* Waits up to sec s for dir/name.rank, made by another process. */
+static void wait_file(const char *dir, const char *name, int rank, double sec, const char *what)
+{
+    double t0 = it_now();
+    while (!exists(dir, name, rank)) {
+        IT_CHECK(it_now() - t0 < sec, "no %s after %.0f s (%s)", path_buf, sec, what);
+        it_sleep_ms(5);
+    }
 }
 
 /* ---- a rank ---- */
@@ -115,6 +129,8 @@ static int job(const char *dir)
         IT_CHECK(n >= 0, "read stdin: %s", strerror(errno));
         if (n > 0) {
             IT_CHECK(fwrite(buf, 1, (size_t)n, got) == (size_t)n, "write got");
+            it_sleep_ms(100); /* a slow reader: the last bytes and the EOF come
+                               * well after the push returned to the tool */
             continue;
         }
         eof = true;
@@ -424,6 +440,12 @@ static int tool(char **argv)
     expect_primary(ns_a, ns_b, "A primary again");
     printf("disconnect: the other server works\n");
 
+    /* A push returns once the host has taken the bytes (into its cache), not
+     * once the rank has read them: A's rank 1 reads the last of them and the
+     * EOF only now and then, at its own pace. It leaves when A's server is
+     * killed, so it must have seen the EOF before A stops. */
+    wait_file(dir_a, "done", 1, 20, "A's rank 1 reads its push and the EOF");
+
     /* A's server stops, a query waits for it; killed, the query fails at once */
     IT_CHECK(kill(pid_a, SIGSTOP) == 0, "SIGSTOP %d", (int)pid_a);
     wait_stopped(pid_a);
@@ -453,6 +475,10 @@ static int tool(char **argv)
     IT_RC(PMIx_tool_set_server(&srv_a, NULL, 0), PMIX_ERR_UNREACH, "set_server(killed A)");
     IT_RC(PMIx_tool_disconnect(&srv_a), PMIX_ERR_NOT_FOUND, "disconnect(killed A)");
     push_to(dir_b, ns_b, 0, 100000, 3);
+    /* B's ranks leave once the script sees this tool end: their pushes
+     * (taken by the host, not yet read) must have reached them first */
+    wait_file(dir_b, "done", 2, 20, "B's rank 2 reads its push and the EOF");
+    wait_file(dir_b, "done", 0, 20, "B's rank 0 reads its push and the EOF");
     IT_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     free(ns_a);
     free(ns_b);
