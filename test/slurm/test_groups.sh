@@ -68,7 +68,15 @@ done
 
 # ---- Debian's python3-pmix on our library ----
 # (a python3-pmix built on a later PMIx ABI than our library's waits: SKIP)
-PYMOD=$("$SPMIX_VC_PYTHON" -c 'import importlib.util as u; s = u.find_spec("pmix"); print(s.origin if s else "")' 2>/dev/null)
+# (Debian 13 installs it in an egg directory python does not search: add that
+# to PYTHONPATH, which srun passes on to the tasks)
+pymod() { "$SPMIX_VC_PYTHON" -c 'import importlib.util as u; s = u.find_spec("pmix"); print(s.origin if s else "")' 2>/dev/null; }
+PYMOD=$(pymod)
+EGG=$(ls -d /usr/lib/python3/dist-packages/pypmix-*.egg 2>/dev/null | head -n 1)
+if [ -z "$PYMOD" ] && [ -n "$EGG" ]; then
+    export PYTHONPATH="$EGG${PYTHONPATH:+:$PYTHONPATH}"
+    PYMOD=$(pymod)
+fi
 MISSING=""
 [ -n "$PYMOD" ] && MISSING=$(spx_missing_syms "$LIBDIR/libpmix.so.2" "$PYMOD")
 if [ -n "$MISSING" ]; then
