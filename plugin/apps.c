@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "plugin/apps.h"
+#include "plugin/layout.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -50,25 +51,6 @@ char *spx_plg_apps_encode(const uint32_t *app_of, uint32_t ntasks)
     return s;
 }
 
-/* Unsigned decimal < 2^32 at *p, advancing it. */
-static bool spx_plg_apps_num(const char **p, uint32_t *out)
-{
-    uint64_t v = 0;
-    const char *s = *p;
-
-    if (*s < '0' || *s > '9')
-        return false;
-    while (*s >= '0' && *s <= '9') {
-        v = v * 10 + (uint64_t)(*s - '0');
-        if (v > UINT32_MAX)
-            return false;
-        s++;
-    }
-    *out = (uint32_t)v;
-    *p = s;
-    return true;
-}
-
 /* Every app 0..napps-1 has a rank. */
 static bool spx_plg_apps_dense(const uint32_t *app_of, uint32_t ntasks, uint32_t napps)
 {
@@ -99,7 +81,7 @@ int spx_plg_apps_decode(const char *s, uint32_t ntasks, uint32_t **app_of, uint3
     }
     for (;;) {
         uint32_t app, cnt;
-        if (!spx_plg_apps_num(&p, &app) || *p++ != '*' || !spx_plg_apps_num(&p, &cnt) ||
+        if (!spx_plg_num(&p, &app) || *p++ != '*' || !spx_plg_num(&p, &cnt) ||
             cnt == 0 || app >= ntasks)
             goto fail;
         if (cnt > ntasks - r) {
@@ -148,12 +130,12 @@ static int spx_plg_apps_assign(const char *spec, size_t len, uint32_t ntasks, ui
     }
     while (p < end) {
         uint32_t lo, hi;
-        if (!spx_plg_apps_num(&p, &lo))
+        if (!spx_plg_num(&p, &lo))
             goto bad;
         hi = lo;
         if (p < end && *p == '-') {
             p++;
-            if (!spx_plg_apps_num(&p, &hi) || hi < lo)
+            if (!spx_plg_num(&p, &hi) || hi < lo)
                 goto bad;
         }
         if (hi >= ntasks) {
@@ -247,12 +229,12 @@ static uint32_t spx_plg_apps_group_count(const char *list)
 
     while (*p) {
         uint32_t lo, hi;
-        if (!spx_plg_apps_num(&p, &lo))
+        if (!spx_plg_num(&p, &lo))
             return n ? n : 1;
         hi = lo;
         if (*p == '-') {
             p++;
-            if (!spx_plg_apps_num(&p, &hi) || hi < lo)
+            if (!spx_plg_num(&p, &hi) || hi < lo)
                 return n ? n : 1;
         }
         n += hi - lo + 1;

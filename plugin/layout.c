@@ -101,8 +101,7 @@ static int spx_plg_map_alloc(struct spx_plg_map *m, uint32_t nnodes, uint32_t nt
     return m->count && m->ranks ? 0 : -1;
 }
 
-/* Parses an unsigned decimal < 2^32 at *p, advancing it. */
-static bool spx_plg_num(const char **p, uint32_t *out)
+bool spx_plg_num(const char **p, uint32_t *out)
 {
     uint64_t v = 0;
     const char *s = *p;

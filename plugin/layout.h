@@ -12,6 +12,7 @@
 #ifndef SPX_PLG_LAYOUT_H
 #define SPX_PLG_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,5 +40,10 @@ int spx_plg_map_from_tpn(const char *tpn, uint32_t nnodes, uint32_t ntasks,
                          struct spx_plg_map *m, const char **why);
 
 void spx_plg_map_free(struct spx_plg_map *m);
+
+/* Parses an unsigned decimal < 2^32 at *p, advancing it past the digits;
+ * false (nothing moved) when there is none or it overflows. Shared with the
+ * application map's parser (apps.c). */
+bool spx_plg_num(const char **p, uint32_t *out);
 
 #endif

@@ -15,13 +15,6 @@
 #define SELF ((spx_py_client_t *)self)
 
 /* A status result, or NULL when a conversion raised. */
-static PyObject *status_of(pmix_status_t rc)
-{
-    if (PyErr_Occurred())
-        return NULL;
-    return PyLong_FromLong(rc);
-}
-
 /* (status, obj) with obj stolen; NULL when a conversion raised. */
 static PyObject *pair_of(pmix_status_t rc, PyObject *obj)
 {
@@ -61,10 +54,10 @@ static PyObject *client_finalize(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "|O:finalize", &dicts))
         return NULL;
     if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = PMIx_Finalize(info, n));
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_initialized(PyObject *self, PyObject *unused)
@@ -93,13 +86,13 @@ static PyObject *client_abort(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "i|OO:abort", &status, &msg, &peers))
         return NULL;
     if ((rc = spx_py_procs_load(peers, &SELF->myproc, &procs, &n)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     if (msg != Py_None) {
         PyObject *b = PyUnicode_Check(msg) ? PyUnicode_AsUTF8String(msg) : Py_NewRef(msg);
         if (!b || !PyBytes_Check(b)) {
             Py_XDECREF(b);
             PMIx_Proc_free(procs, n);
-            return PyErr_Occurred() ? NULL : status_of(PMIX_ERR_BAD_PARAM);
+            return PyErr_Occurred() ? NULL : spx_py_status(PMIX_ERR_BAD_PARAM);
         }
         m = strdup(PyBytes_AS_STRING(b));
         Py_DECREF(b);
@@ -107,7 +100,7 @@ static PyObject *client_abort(PyObject *self, PyObject *args)
     SPX_PY_NOGIL(rc = PMIx_Abort(status, m, procs, n));
     free(m);
     PMIx_Proc_free(procs, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_store_internal(PyObject *self, PyObject *args)
@@ -123,17 +116,17 @@ static PyObject *client_store_internal(PyObject *self, PyObject *args)
     if (pyproc == Py_None)
         p = SELF->myproc;
     else if ((rc = spx_py_proc_load(&p, pyproc)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     if (spx_py_key_load(k, sizeof(k), key) != 0)
         return NULL;
     if (!PyDict_Check(val) || !(v = PyDict_GetItemString(val, "value")) ||
         !(t = PyDict_GetItemString(val, "val_type")))
-        return status_of(PMIX_ERR_BAD_PARAM);
+        return spx_py_status(PMIX_ERR_BAD_PARAM);
     if ((rc = spx_py_value_load(&value, v, t)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = PMIx_Store_internal(&p, k, &value));
     PMIx_Value_destruct(&value);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_put(PyObject *self, PyObject *args)
@@ -151,12 +144,12 @@ static PyObject *client_put(PyObject *self, PyObject *args)
         return NULL;
     if (!PyDict_Check(val) || !(v = PyDict_GetItemString(val, "value")) ||
         !(t = PyDict_GetItemString(val, "val_type")))
-        return status_of(PMIX_ERR_BAD_PARAM);
+        return spx_py_status(PMIX_ERR_BAD_PARAM);
     if ((rc = spx_py_value_load(&value, v, t)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = PMIx_Put((pmix_scope_t)scope, k, &value));
     PMIx_Value_destruct(&value);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_commit(PyObject *self, PyObject *unused)
@@ -165,7 +158,7 @@ static PyObject *client_commit(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     SPX_PY_NOGIL(rc = PMIx_Commit());
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 /* fence / connect / disconnect: (procs, info) -> status */
@@ -182,15 +175,15 @@ static PyObject *procs_info_call(PyObject *self, PyObject *args, const char *fmt
     if (!PyArg_ParseTuple(args, fmt, &peers, &dicts))
         return NULL;
     if ((rc = spx_py_procs_load(peers, &SELF->myproc, &procs, &np)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     if ((rc = spx_py_info_load(dicts, &info, &ni)) != PMIX_SUCCESS) {
         PMIx_Proc_free(procs, np);
-        return status_of(rc);
+        return spx_py_status(rc);
     }
     SPX_PY_NOGIL(rc = fn(procs, np, info, ni));
     PMIx_Proc_free(procs, np);
     PMIx_Info_free(info, ni);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_fence(PyObject *self, PyObject *args)
@@ -248,10 +241,10 @@ static PyObject *client_publish(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "|O:publish", &dicts))
         return NULL;
     if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = PMIx_Publish(info, n));
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_unpublish(PyObject *self, PyObject *args)
@@ -266,15 +259,15 @@ static PyObject *client_unpublish(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "|OO:unpublish", &keys, &dicts))
         return NULL;
     if ((rc = spx_py_argv_load(keys, &argv)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS) {
         PMIx_Argv_free(argv);
-        return status_of(rc);
+        return spx_py_status(rc);
     }
     SPX_PY_NOGIL(rc = PMIx_Unpublish(argv, info, n));
     PMIx_Argv_free(argv);
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 /* The keys of lookup's data list ([{'key': k, ...}] or [k, ...]) into pdata. */
@@ -436,15 +429,15 @@ static PyObject *client_log(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O|O:log", &data, &dirs))
         return NULL;
     if ((rc = spx_py_info_load(data, &d, &nd)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     if ((rc = spx_py_info_load(dirs, &x, &nx)) != PMIX_SUCCESS) {
         PMIx_Info_free(d, nd);
-        return status_of(rc);
+        return spx_py_status(rc);
     }
     SPX_PY_NOGIL(rc = PMIx_Log(d, nd, x, nx));
     PMIx_Info_free(d, nd);
     PMIx_Info_free(x, nx);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 /* group_construct / group_invite: (grp, procs, info) -> (status, results) */
@@ -527,10 +520,10 @@ static PyObject *grp_call(PyObject *args, const char *fmt, grp_fn fn)
     if (!PyArg_ParseTuple(args, fmt, &grp, &dicts))
         return NULL;
     if ((rc = spx_py_info_load(dicts, &info, &ni)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = fn(grp, info, ni));
     PMIx_Info_free(info, ni);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *client_group_leave(PyObject *self, PyObject *args)

@@ -21,11 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *status_of(pmix_status_t rc)
-{
-    return PyErr_Occurred() ? NULL : PyLong_FromLong(rc);
-}
-
 /* ---- argument checks: 0, or -1 with TypeError / ValueError ---- */
 
 int spx_py_arg_text(const char *m, const char *what, PyObject *o, char *out, size_t cap)
@@ -245,7 +240,7 @@ static PyObject *server_init(PyObject *self, PyObject *args)
     if (rc != PMIX_SUCCESS) /* e.g. a server already runs: it keeps its functions */
         spx_py_server_module_restore(old);
     Py_DECREF(old);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_finalize(PyObject *self, PyObject *unused)
@@ -277,7 +272,7 @@ static PyObject *server_register_nspace(PyObject *self, PyObject *args)
     }
     SPX_PY_NOGIL(rc = PMIx_server_register_nspace(nspace, nlocal, info, n, NULL, NULL));
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_deregister_nspace(PyObject *self, PyObject *args)
@@ -305,7 +300,7 @@ static PyObject *server_register_client(PyObject *self, PyObject *args)
         spx_py_arg_proc("register_client", "proc", proc, &p) != 0)
         return NULL;
     SPX_PY_NOGIL(rc = PMIx_server_register_client(&p, uid, gid, NULL, NULL, NULL));
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_deregister_client(PyObject *self, PyObject *args)
@@ -318,7 +313,7 @@ static PyObject *server_deregister_client(PyObject *self, PyObject *args)
         spx_py_arg_proc("deregister_client", "proc", proc, &p) != 0)
         return NULL;
     SPX_PY_NOGIL(PMIx_server_deregister_client(&p, NULL, NULL));
-    return status_of(PMIX_SUCCESS);
+    return spx_py_status(PMIX_SUCCESS);
 }
 
 static PyObject *server_setup_fork(PyObject *self, PyObject *args)
@@ -355,7 +350,7 @@ static PyObject *server_setup_fork(PyObject *self, PyObject *args)
         Py_DECREF(v);
     }
     PMIx_Argv_free(penv);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_dmodex_request(PyObject *self, PyObject *args)
@@ -422,7 +417,7 @@ static PyObject *server_setup_local_support(PyObject *self, PyObject *args)
     else
         rc = w_wait(&w, PMIx_server_setup_local_support(nspace, info, n, op_wcb, &w));
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_iof_deliver(PyObject *self, PyObject *args)
@@ -456,7 +451,7 @@ static PyObject *server_iof_deliver(PyObject *self, PyObject *args)
                                               NULL));
     free(bo.bytes);
     PMIx_Info_free(info, n);
-    return status_of(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
+    return spx_py_status(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc);
 }
 
 static PyObject *server_collect_inventory(PyObject *self, PyObject *args)

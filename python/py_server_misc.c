@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *status_of(pmix_status_t rc)
-{
-    return PyErr_Occurred() ? NULL : PyLong_FromLong(rc);
-}
-
 static PyObject *server_deliver_inventory(PyObject *self, PyObject *args)
 {
     PyObject *pyinfo, *dicts = Py_None;
@@ -32,7 +27,7 @@ static PyObject *server_deliver_inventory(PyObject *self, PyObject *args)
     SPX_PY_NOGIL(rc = PMIx_server_deliver_inventory(info, n, dirs, nd, NULL, NULL));
     PMIx_Info_free(info, n);
     PMIx_Info_free(dirs, nd);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 /* register_resources / deregister_resources(directives) -> status */
@@ -50,7 +45,7 @@ static PyObject *resources(PyObject *args, const char *m,
         return NULL;
     SPX_PY_NOGIL(rc = fn(info, n, NULL, NULL));
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_register_resources(PyObject *self, PyObject *args)
@@ -87,7 +82,7 @@ static PyObject *server_define_process_set(PyObject *self, PyObject *args)
     SPX_PY_NOGIL(rc = PMIx_server_define_process_set(p, np, pset));
     if (p)
         PMIx_Proc_free(p, np);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_delete_process_set(PyObject *self, PyObject *args)
@@ -101,7 +96,7 @@ static PyObject *server_delete_process_set(PyObject *self, PyObject *args)
         spx_py_arg_text("delete_process_set", "the name", name, pset, sizeof(pset)) != 0)
         return NULL;
     SPX_PY_NOGIL(rc = PMIx_server_delete_process_set(pset));
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *server_register_attributes(PyObject *self, PyObject *args)
@@ -122,7 +117,7 @@ static PyObject *server_register_attributes(PyObject *self, PyObject *args)
     }
     SPX_PY_NOGIL(rc = PMIx_Register_attributes(func, argv));
     PMIx_Argv_free(argv);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 /* generate_regex(hosts) / generate_ppn(procs) -> (status, bytearray) */

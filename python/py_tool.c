@@ -12,11 +12,6 @@
 
 #define SELF ((spx_py_client_t *)self)
 
-static PyObject *status_of(pmix_status_t rc)
-{
-    return PyErr_Occurred() ? NULL : PyLong_FromLong(rc);
-}
-
 /* ---- tool ---- */
 
 static PyObject *tool_init(PyObject *self, PyObject *args)
@@ -58,7 +53,7 @@ static PyObject *tool_attach(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "|O:attach_to_server", &dicts))
         return NULL;
     if ((rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     PMIx_Load_procid(&srv, "", PMIX_RANK_UNDEF);
     SPX_PY_NOGIL(rc = PMIx_tool_attach_to_server(&SELF->myproc, &srv, info, n));
     PMIx_Info_free(info, n);
@@ -94,10 +89,10 @@ static PyObject *tool_set_server(PyObject *self, PyObject *args)
         return NULL;
     if ((rc = spx_py_proc_load(&p, server)) != PMIX_SUCCESS ||
         (rc = spx_py_info_load(dicts, &info, &n)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = PMIx_tool_set_server(&p, info, n));
     PMIx_Info_free(info, n);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *tool_iof_pull(PyObject *self, PyObject *args)
@@ -144,11 +139,11 @@ static PyObject *tool_iof_deregister(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "n|O:iof_deregister", &id, &dicts))
         return NULL;
     if ((rc = spx_py_info_load(dicts, &info, &ni)) != PMIX_SUCCESS)
-        return status_of(rc);
+        return spx_py_status(rc);
     SPX_PY_NOGIL(rc = PMIx_IOF_deregister((size_t)id, info, ni, NULL, NULL));
     PMIx_Info_free(info, ni);
     spx_py_handler_drop(1, (size_t)id);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 /* iof_push(targets, data, directives[, cbfunc, cbdata]); data: {'bytes': str|bytes
@@ -178,7 +173,7 @@ static PyObject *iof_push(PyObject *self, PyObject *args, int nb)
     }
     if (!nb || rc != PMIX_SUCCESS)
         spx_py_req_destroy(r);
-    return status_of(rc);
+    return spx_py_status(rc);
 }
 
 static PyObject *tool_iof_push(PyObject *self, PyObject *args)

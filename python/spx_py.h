@@ -21,6 +21,13 @@
 #include <pmix_tool.h>
 
 /* Runs STMT (a library call) with the GIL released. */
+/* A method's status result: the status as an int, or NULL when a Python
+ * exception is set (raised by an argument conversion). New reference. */
+static inline PyObject *spx_py_status(pmix_status_t rc)
+{
+    return PyErr_Occurred() ? NULL : PyLong_FromLong(rc);
+}
+
 #define SPX_PY_NOGIL(STMT) \
     do {                   \
         Py_BEGIN_ALLOW_THREADS STMT; Py_END_ALLOW_THREADS \
