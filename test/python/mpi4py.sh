@@ -28,15 +28,8 @@ if [ -z "$PY" ]; then
     exit 77
 fi
 command -v mpicc.openmpi >/dev/null 2>&1 || { echo "SKIP: Open MPI is not installed"; exit 77; }
-PRELOAD=""
-if objdump -p "$SPX_LIBDIR/libpmix.so.2" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
-    PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # the interpreter's own
-fi
-export PYTHONPATH="$SPX_LIBDIR${PYTHONPATH:+:$PYTHONPATH}"
-env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" -c \
-    'import pmix, sys; sys.exit(0 if pmix.__file__ == sys.argv[1] else 1)' "$MOD" ||
-    spx_fail "$PY imports another pmix module: $(env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" -c 'import pmix; print(pmix.__file__)' 2>&1)"
+. "$SPX_TOP_SRCDIR/test/python/pyenv.sh"
+spx_py_expect_module "$PY" "$MOD"
 unset OMPI_MCA_schizo OMPI_MCA_ess
 export SPMIX_EXPECT_LIBDIR="$SPX_LIBDIR" OMPI_MCA_mpi_yield_when_idle=1
 for nodes in 1 2; do

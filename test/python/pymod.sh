@@ -19,17 +19,8 @@ if [ ! -f "$MOD" ] || [ -z "$SPX_PYTHON" ]; then
 fi
 PY=$SPX_PYTHON
 DIR="$SPX_TOP_SRCDIR/test/python"
-PRELOAD=""
-if objdump -p "$SPX_LIBDIR/libpmix.so.2" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
-    PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # the interpreter's own
-fi
-export PYTHONPATH="$SPX_LIBDIR${PYTHONPATH:+:$PYTHONPATH}"
-# the module must be ours, on the build tree's library (a sanitizer build's
-# module needs the runtime preloaded here too)
-env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" -c \
-    'import pmix, sys; sys.exit(0 if pmix.__file__ == sys.argv[1] else 1)' "$MOD" ||
-    spx_fail "python imports another pmix module: $(env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$PY" -c 'import pmix; print(pmix.__file__)' 2>&1)"
+. "$SPX_TOP_SRCDIR/test/python/pyenv.sh"
+spx_py_expect_module "$PY" "$MOD"
 run() { # run NODES RANKS ARGS...: the job, output in SPX_OUT / SPX_ERR
     nodes=$1 ranks=$2; shift 2
     timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n "$ranks" --nodes "$nodes" \
