@@ -76,6 +76,7 @@
 
 #include "progress_inline.h"
 #include "fuzz_input.h"
+#include "fuzz_host.h"
 
 #define FZ_NS "fuzz-ns"
 #define FZ_NPROCS 4
@@ -234,14 +235,6 @@ static pmix_status_t host_push_stdin(const pmix_proc_t *source, const pmix_proc_
 
 /* ---- the server, once per process ---- */
 
-static char fz_dir[64];
-
-static void server_stop(void)
-{
-    PMIx_server_finalize();
-    rmdir(fz_dir);
-}
-
 static void server_start(void)
 {
     static pmix_server_module_t module = {
@@ -250,47 +243,7 @@ static void server_start(void)
         .job_control = host_job_control, .client_connected2 = host_connected2,
         .push_stdin = host_push_stdin,
     };
-    if (!getenv("SPMIX_DEBUG"))
-        spx_log_set_level(SPX_LOG_ERROR);
-    /* tmpfs when there is one: each namespace makes a shared-memory fence file */
-    snprintf(fz_dir, sizeof(fz_dir), "/dev/shm/spmix-fuzz-server.XXXXXX");
-    if (!mkdtemp(fz_dir)) {
-        snprintf(fz_dir, sizeof(fz_dir), "/tmp/spmix-fuzz-server.XXXXXX");
-        if (!mkdtemp(fz_dir))
-            abort();
-    }
-    pmix_info_t info[2];
-    memset(info, 0, sizeof(info));
-    snprintf(info[0].key, sizeof(info[0].key), "%s", PMIX_SERVER_TMPDIR);
-    info[0].value.type = PMIX_STRING;
-    info[0].value.data.string = fz_dir;
-    snprintf(info[1].key, sizeof(info[1].key), "%s", PMIX_SERVER_TOOL_SUPPORT);
-    info[1].value.type = PMIX_BOOL;
-    info[1].value.data.flag = true; /* tools' HELLO, QUERY and IOF_PUSH are reachable */
-    if (PMIx_server_init(&module, info, 2) != PMIX_SUCCESS)
-        abort();
-    atexit(server_stop);
-}
-
-static void info_str(pmix_info_t *i, const char *key, char *s)
-{
-    snprintf(i->key, sizeof(i->key), "%s", key);
-    i->value.type = PMIX_STRING;
-    i->value.data.string = s;
-}
-
-static void info_u32(pmix_info_t *i, const char *key, uint32_t u)
-{
-    snprintf(i->key, sizeof(i->key), "%s", key);
-    i->value.type = PMIX_UINT32;
-    i->value.data.uint32 = u;
-}
-
-static void registered(pmix_status_t status, void *cbdata)
-{
-    (void)cbdata;
-    if (status != PMIX_SUCCESS)
-        abort();
+    fz_server_start("fuzz-server", &module, true); /* tools' HELLO, QUERY, IOF_PUSH reachable */
 }
 
 /* The namespace and its clients. A tiny topology keeps the server's XML
@@ -299,12 +252,12 @@ static void ns_register(void)
 {
     pmix_info_t info[5];
     memset(info, 0, sizeof(info));
-    info_u32(&info[0], PMIX_JOB_SIZE, FZ_NPROCS);
-    info_u32(&info[1], PMIX_LOCAL_SIZE, FZ_NPROCS);
-    info_str(&info[2], PMIX_LOCAL_PEERS, "0-3");
-    info_str(&info[3], PMIX_HWLOC_XML_V2, "<topology/>");
-    info_u32(&info[4], PMIX_UNIV_SIZE, FZ_NPROCS);
-    if (PMIx_server_register_nspace(fz_ns, FZ_NPROCS, info, 5, registered, NULL) !=
+    fz_info_u32(&info[0], PMIX_JOB_SIZE, FZ_NPROCS);
+    fz_info_u32(&info[1], PMIX_LOCAL_SIZE, FZ_NPROCS);
+    fz_info_str(&info[2], PMIX_LOCAL_PEERS, "0-3");
+    fz_info_str(&info[3], PMIX_HWLOC_XML_V2, "<topology/>");
+    fz_info_u32(&info[4], PMIX_UNIV_SIZE, FZ_NPROCS);
+    if (PMIx_server_register_nspace(fz_ns, FZ_NPROCS, info, 5, fz_registered, NULL) !=
         PMIX_SUCCESS)
         abort();
     for (pmix_rank_t r = 0; r < FZ_NPROCS; r++) {
@@ -312,7 +265,7 @@ static void ns_register(void)
         memset(&p, 0, sizeof(p));
         snprintf(p.nspace, sizeof(p.nspace), "%s", FZ_NS);
         p.rank = r;
-        if (PMIx_server_register_client(&p, FZ_UID, 0, NULL, registered, NULL) != PMIX_SUCCESS)
+        if (PMIx_server_register_client(&p, FZ_UID, 0, NULL, fz_registered, NULL) != PMIX_SUCCESS)
             abort();
     }
 }
@@ -546,7 +499,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     clients_close(&w, (1u << FZ_NCLIENTS) - 1);
     spx_progress_shift(release_held, NULL); /* late answers, to requests of closed clients */
-    PMIx_server_deregister_nspace(fz_ns, registered, NULL);
+    PMIx_server_deregister_nspace(fz_ns, fz_registered, NULL);
     spx_progress_shift(release_held, NULL);
     spx_fz_pump(2);
     check_empty();
