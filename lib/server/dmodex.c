@@ -396,6 +396,13 @@ static void dmx_teardown(struct spx_srv_ctx *ctx)
     ctx->dmx = NULL;
 }
 
+/* A deregistered namespace's ranks will never commit: the local requests
+ * held for any of them (get.c), also of ranks that never had a client, fail. */
+static void dmx_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
+{
+    spx_srv_get_nspace_gone(ctx, nspace);
+}
+
 const struct spx_srv_engine_ops spx_srv_dmx_engine = {
     .name = "dmodex",
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_DMX_REQ) | SPX_SRV_CH_BIT(SPX_SRV_CH_DMX_REP),
@@ -404,4 +411,5 @@ const struct spx_srv_engine_ops spx_srv_dmx_engine = {
     .teardown = dmx_teardown,
     .recv = dmx_recv,
     .node_gone = dmx_node_gone,
+    .nspace_gone = dmx_nspace_gone,
 };

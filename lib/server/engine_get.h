@@ -17,7 +17,8 @@ void spx_srv_get_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_ran
 /* (nspace, rank) completed its HELLO: GETs waiting for its locality are answered. */
 void spx_srv_get_target_hello(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 void spx_srv_get_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
-/* nspace was deregistered: what waits for any of its ranks fails. */
+/* nspace was deregistered: what waits for any of its ranks fails (the
+ * engine's nspace_gone hook, dmodex.c). */
 void spx_srv_get_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
 void spx_srv_get_requester_gone(struct spx_srv_peer *p);
 void spx_srv_get_fail_all(struct spx_srv_ctx *ctx);
@@ -44,7 +45,8 @@ void spx_srv_dmx_committed(struct spx_srv_ctx *ctx, const char *nspace, pmix_ran
 /* (nspace, rank) went away: held requests answered, waiting ones fail NOT_FOUND. */
 void spx_srv_dmx_target_gone(struct spx_srv_ctx *ctx, const char *nspace, pmix_rank_t rank);
 /* The engine's ops (core.h): state ctx->dmx; both DMX channels; a gone node
- * fails what waits for it (PMIX_ERR_UNREACH); stop fails what waits
+ * fails what waits for it (PMIX_ERR_UNREACH); a gone namespace fails what
+ * waits for its ranks (PMIX_ERR_NOT_FOUND); stop fails what waits
  * (PMIX_ERR_NOT_AVAILABLE). */
 extern const struct spx_srv_engine_ops spx_srv_dmx_engine;
 

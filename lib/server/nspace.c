@@ -608,7 +608,6 @@ static void do_deregister_nspace(void *arg)
             if (cl->connected_once && !cl->finalized)
                 ctx->local_failure = true;
         }
-        spx_srv_get_nspace_gone(ctx, ns->name); /* ranks that never had a client too */
         spx_srv_engines_nspace_gone(ctx, ns->name);
         spx_srv_shmf_break(ns, PMIX_ERR_NOT_AVAILABLE, false);
         spx_srv_cleanup_run(ns);
