@@ -60,8 +60,7 @@ if grep -q "links proven by munge, uids $(id -u "$U"),0" "$SPMIX_VC_DIR/log/slur
 else fail "no 'links proven by munge' in vn1's slurmd log"; tail -n 5 "$SPMIX_VC_DIR/log/slurmd-vn1.log" | sed 's/^/    /'; fi
 
 # vn1's tree port, as mpi/spmix derives it without MpiParams=ports
-read -r LO HI < <(scontrol show config | sed -n 's/^SpmixPortRange *= *\([0-9]*\)-\([0-9]*\)$/\1 \2/p')
-PORT=$(( ${LO:-26000} + (JOB * 2654435761 + STEP * 40503) % (${HI:-27999} - ${LO:-26000} + 1) ))
+PORT=$(spx_vc_tree_port "$JOB" "$STEP")
 ADDR=$(scontrol show node vn1 -o | sed -n 's/.*NodeAddr=\([^ ]*\).*/\1/p')
 SID="slurm.spmix.$JOB.$STEP"
 
@@ -70,29 +69,7 @@ cat >"$OUT/hostile.py" <<'EOF'
 # then a PROOF of the kind asked for; prints what happened
 import base64, os, socket, struct, subprocess, sys
 addr, port, mode, sock, sid = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-AUTH = 0xA0
-def frame(payload):
-    return struct.pack('<IBBHII', 0x584d5053, 1, AUTH, 0, 0, len(payload)) + payload
-def recv_frame(s):
-    h = b''
-    while len(h) < 16:
-        c = s.recv(16 - len(h))
-        if not c: return None
-        h += c
-    n = struct.unpack('<IBBHII', h)[5]
-    p = b''
-    while len(p) < n:
-        c = s.recv(n - len(p))
-        if not c: return None
-        p += c
-    return p
-def closed(s):
-    s.settimeout(15)
-    try:
-        while True:
-            if not s.recv(4096): return True
-    except (ConnectionResetError, socket.timeout) as e:
-        return isinstance(e, ConnectionResetError)
+from tree_wire import frame, recv_frame, closed  # test/slurm/tree_wire.py
 def munge(payload, user=None):
     cmd = ['munge', '-S', sock]
     if user: cmd = ['setpriv', '--reuid=' + user, '--regid=nogroup', '--clear-groups'] + cmd
@@ -142,7 +119,7 @@ EOF
 hostile() {   # NAME MODE WANT-OUTPUT LOG-REGEX
     local before got
     before=$(wc -l <"$LOG1")
-    got=$(timeout 30 python3 "$OUT/hostile.py" "$ADDR" "$PORT" "$2" "$SPMIX_VC_MUNGE_SOCKET" "$SID" 2>&1)
+    got=$(PYTHONPATH="$HERE" timeout 30 python3 "$OUT/hostile.py" "$ADDR" "$PORT" "$2" "$SPMIX_VC_MUNGE_SOCKET" "$SID" 2>&1)
     sleep 0.2
     if [ "$got" = "$3" ] && { [ -z "$4" ] || tail -n +"$((before + 1))" "$LOG1" | grep -q -- "$4"; }; then
         pass "tree port of vn1, $1: $got${4:+, logged ($(tail -n +"$((before + 1))" "$LOG1" | grep -o -- "$4.*" | head -n 1 | cut -c1-100))}"

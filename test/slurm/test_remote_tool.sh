@@ -63,39 +63,14 @@ JOB=${JS%.*} STEP=${JS#*.}
 [ -n "$JS" ] || { fail "the step did not start"; sed 's/^/    /' "$OUT/step.e" | tail; exit 1; }
 
 # vn1's tree port, as mpi/spmix derives it without MpiParams=ports
-read -r LO HI < <(scontrol show config | sed -n 's/^SpmixPortRange *= *\([0-9]*\)-\([0-9]*\)$/\1 \2/p')
-PORT=$(( ${LO:-26000} + (JOB * 2654435761 + STEP * 40503) % (${HI:-27999} - ${LO:-26000} + 1) ))
+PORT=$(spx_vc_tree_port "$JOB" "$STEP")
 ADDR=$(scontrol show node vn1 -o | sed -n 's/.*NodeAddr=\([^ ]*\).*/\1/p')
 
 # ---- hostile bytes to the tree port ----
 cat >"$OUT/hostile.py" <<'EOF'
 import socket, struct, subprocess, sys, os
 addr, port, mode, sock = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-AUTH = 0xA0
-def frame(payload, length=None):
-    n = len(payload) if length is None else length
-    return struct.pack('<IBBHII', 0x584d5053, 1, AUTH, 0, 0, n) + payload
-def recv_frame(s):
-    h = b''
-    while len(h) < 16:
-        c = s.recv(16 - len(h))
-        if not c: return None
-        h += c
-    n = struct.unpack('<IBBHII', h)[5]
-    p = b''
-    while len(p) < n:
-        c = s.recv(n - len(p))
-        if not c: return None
-        p += c
-    return p
-def closed(s):
-    s.settimeout(15)
-    try:
-        while True:
-            c = s.recv(4096)
-            if not c: return True
-    except (ConnectionResetError, socket.timeout) as e:
-        return isinstance(e, ConnectionResetError)
+from tree_wire import frame, recv_frame, closed  # test/slurm/tree_wire.py
 s = socket.create_connection((addr, port), timeout=15)
 if mode == 'random':
     s.sendall(os.urandom(64))
@@ -122,7 +97,7 @@ EOF
 hostile() {   # NAME MODE WANT-OUTPUT LOG-REGEX
     local before got
     before=$(wc -l <"$LOG1")
-    got=$(timeout 30 python3 "$OUT/hostile.py" "$ADDR" "$PORT" "$2" "$SPMIX_VC_MUNGE_SOCKET" 2>&1)
+    got=$(PYTHONPATH="$HERE" timeout 30 python3 "$OUT/hostile.py" "$ADDR" "$PORT" "$2" "$SPMIX_VC_MUNGE_SOCKET" 2>&1)
     sleep 0.2
     if [ "$got" = "$3" ] && tail -n +"$((before + 1))" "$LOG1" | grep -q -- "$4"; then
         pass "tree port of vn1, $1: $got, logged ($(tail -n +"$((before + 1))" "$LOG1" | grep -o -- "$4.*" | head -n 1 | cut -c1-90))"

@@ -116,3 +116,13 @@ spx_missing_syms() {
             case $have in *" $s "*) ;; *) printf '%s ' "$s" ;; esac
         done
 }
+
+# spx_vc_tree_port JOB STEP: the tree port of that step's servers, as
+# mpi/spmix derives it without MpiParams=ports (from SpmixPortRange, default
+# 26000-27999)
+spx_vc_tree_port() {
+    local lo hi
+    read -r lo hi < <(scontrol show config | sed -n 's/^SpmixPortRange *= *\([0-9]*\)-\([0-9]*\)$/\1 \2/p')
+    lo=${lo:-26000} hi=${hi:-27999}
+    echo $(( lo + ($1 * 2654435761 + $2 * 40503) % (hi - lo + 1) ))
+}
