@@ -12,8 +12,11 @@
 #   test/slurm/chroot_suite.sh SUITE --cleanup    (after a killed run)
 # DIR (made if missing, readable by all) gets the build trees: DIR/build
 # (plugin mpi_spmix) and, with --dropin, DIR/dropin (--enable-pmix-typename,
-# then test_dropin.sh, or the --dropin-tests list, against it). Prints each
-# phase's time; exit 1 if anything failed.
+# then test_dropin.sh, or the --dropin-tests list, against it). Before the
+# tests: the ABI checks (ldd -r of the release's Open MPI libraries and
+# python3-pmix against our library, and that module run on it) and Open MPI
+# under the installed spmix-run. Prints each phase's time; exit 1 if
+# anything failed.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
