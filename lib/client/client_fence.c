@@ -235,11 +235,16 @@ void spx_client_shmb_detach(void)
     spx_shmb_close(b);
 }
 
+/* The server retired the segment for fences (a local process finalized):
+ * whole-namespace fences go through the socket from then on. */
+static bool shmb_retired;
+
 /* Does this fence go through the segment directly? */
 static bool direct_eligible(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                             size_t ninfo)
 {
-    if (!spx_client.shmb || spx_info_find(info, ninfo, PMIX_TIMEOUT))
+    if (!spx_client.shmb || __atomic_load_n(&shmb_retired, __ATOMIC_ACQUIRE) ||
+        spx_info_find(info, ninfo, PMIX_TIMEOUT))
         return false;
     if (!procs || nprocs == 0)
         return true;
@@ -331,7 +336,10 @@ static pmix_status_t fence_blocking(const pmix_proc_t procs[], size_t nprocs,
         return PMIX_SUCCESS;
     if (direct_eligible(procs, nprocs, info, ninfo)) {
         const pmix_info_t *c = spx_info_find(info, ninfo, PMIX_COLLECT_DATA);
-        return fence_direct(c && spx_info_true(c));
+        rc = fence_direct(c && spx_info_true(c));
+        if (rc != SPX_SHMB_USE_SOCKET)
+            return rc;
+        __atomic_store_n(&shmb_retired, true, __ATOMIC_RELEASE);
     }
     struct fence_wait fw;
     spx_wait_init(&fw.wait);

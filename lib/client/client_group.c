@@ -18,14 +18,16 @@
  *     destruct (Open MPI reads a peer's PMIX_GROUP_LOCAL_CID by context id
  *     after destructing the group it came from): a PMIx_Get qualified with
  *     PMIX_GROUP_CONTEXT_ID is answered from it, and a miss there is final;
- *   - the endpoint data of the members on other nodes, put into the cache of
- *     fetched values (client.h) at the first look-up of that member
- *     (spx_client_group_apply_pending, from the Get path: before any value
- *     of it is fetched, so a fetched value is never overwritten by older
- *     construct data), so that a PMIx_Get of it needs no message (this
- *     node's members are answered by the server, which knows their scopes:
- *     PMIX_REMOTE data is not for them); not applied at the construct
- *     itself, which every member would pay for whether it reads it or not.
+ *   - the endpoint data (PMIX_REMOTE and PMIX_GLOBAL) of every other
+ *     member, this node's included (the group exchanged it, so a member's
+ *     PMIX_REMOTE key is readable by its node's members too, as the spec of
+ *     PMIx_Group_join says), put into the cache of fetched values (client.h)
+ *     at the first look-up of that member (spx_client_group_apply_pending,
+ *     from the Get path: before any value of it is fetched, so a fetched
+ *     value is never overwritten by older construct data), so that a
+ *     PMIx_Get of it needs no message; not applied at the construct itself,
+ *     which every member would pay for whether it reads it or not. A local
+ *     member's cached values go when it commits again (client_kv.c).
  *     Like every cached value it is dropped by the next collecting fence
  *     (what was not applied yet with it), after which the server (which
  *     applied the same data) answers; a destruct drops what was not applied.
@@ -384,12 +386,12 @@ static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
     if (old)
         set_live(old, false); /* may free it */
     for (size_t i = 0; i < g->o.n; i++) {
-        /* this node's processes: the server answers for them, with their
-         * scopes; the others' data waits for their first look-up */
+        /* every other member's data (PMIX_REMOTE and PMIX_GLOBAL, also of
+         * this node's members: the group exchanged it) waits for its first
+         * look-up; this process's own is in its own store */
         if (!spx_client.cache ||
             (PMIX_CHECK_NSPACE(g->o.m[i].proc.nspace, spx_client.myproc.nspace) &&
-             (g->o.m[i].proc.rank == spx_client.myproc.rank ||
-              spx_client_local_slot(g->o.m[i].proc.rank) >= 0))) {
+             g->o.m[i].proc.rank == spx_client.myproc.rank)) {
             g->o.m[i].records = NULL;
             g->o.m[i].nrecords = 0;
         } else {
@@ -447,7 +449,8 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
                 set_live(g, false); /* its info stays readable by context id */
             pthread_mutex_unlock(&spx_client.lock);
         }
-        r->op_cb(status, r->cbdata);
+        if (r->op_cb)
+            r->op_cb(status, r->cbdata);
         free(r);
         return;
     }
@@ -464,10 +467,14 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
             res = NULL;
         }
     }
-    if (res)
+    if (!r->info_cb) { /* no callback: the outcome is absorbed, events tell the rest */
+        if (res)
+            results_release(res);
+    } else if (res) {
         r->info_cb(status, res->info, res->n, r->cbdata, results_release, res);
-    else
+    } else {
         r->info_cb(status, NULL, 0, r->cbdata, NULL, NULL);
+    }
     free(r);
 }
 
@@ -552,8 +559,7 @@ SPX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_pr
                                                  size_t ninfo, pmix_info_cbfunc_t cbfunc,
                                                  void *cbdata)
 {
-    if (!cbfunc)
-        return PMIX_ERR_BAD_PARAM;
+    /* cbfunc may be NULL: the outcome then comes only through events */
     return group_send(SPX_GRP_OP_CONSTRUCT, grp, procs, nprocs, info, ninfo, cbfunc, NULL,
                       cbdata);
 }
@@ -562,8 +568,7 @@ SPX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_inf
                                                 size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                                 void *cbdata)
 {
-    if (!cbfunc)
-        return PMIX_ERR_BAD_PARAM;
+    /* cbfunc may be NULL (fire and forget) */
     return group_send(SPX_GRP_OP_DESTRUCT, grp, NULL, 0, info, ninfo, NULL, cbfunc, cbdata);
 }
 
@@ -651,7 +656,9 @@ SPX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t 
                                             size_t ninfo, pmix_info_cbfunc_t cbfunc,
                                             void *cbdata)
 {
-    if (!cbfunc || (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE))
+    /* cbfunc may be NULL: an invitee accepting from its PMIX_GROUP_INVITED
+     * handler learns the outcome from PMIX_GROUP_CONSTRUCT_COMPLETE/_ABORT */
+    if (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE)
         return PMIX_ERR_BAD_PARAM;
     const pmix_proc_t *l = named_leader(leader);
     return group_send(opt == PMIX_GROUP_ACCEPT ? SPX_GRP_OP_JOIN_ACCEPT : SPX_GRP_OP_JOIN_DECLINE,
@@ -661,8 +668,7 @@ SPX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t 
 SPX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
                                              size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (!cbfunc)
-        return PMIX_ERR_BAD_PARAM;
+    /* cbfunc may be NULL (fire and forget) */
     return group_send(SPX_GRP_OP_LEAVE, grp, NULL, 0, info, ninfo, NULL, cbfunc, cbdata);
 }
 
@@ -803,12 +809,13 @@ SPX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nproc
                                          const pmix_info_t info[], size_t ninfo,
                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (!cbfunc)
-        return PMIX_ERR_BAD_PARAM;
     char id[64];
     pmix_status_t rc = connect_id(procs, nprocs, id);
     if (rc != PMIX_SUCCESS)
         return rc;
+    if (!cbfunc) /* fire and forget, as OpenPMIx allows */
+        return group_send(SPX_GRP_OP_CONSTRUCT, id, procs, nprocs, info, ninfo, NULL, NULL,
+                          NULL);
     struct connect_req *c = calloc(1, sizeof(*c));
     if (!c)
         return PMIX_ERR_NOMEM;
@@ -835,9 +842,7 @@ SPX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t np
                                             const pmix_info_t info[], size_t ninfo,
                                             pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (!cbfunc)
-        return PMIX_ERR_BAD_PARAM;
-    char id[64];
+    char id[64]; /* cbfunc may be NULL (fire and forget) */
     pmix_status_t rc = connect_id(procs, nprocs, id);
     if (rc != PMIX_SUCCESS)
         return rc;

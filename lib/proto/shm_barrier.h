@@ -100,6 +100,12 @@ bool spx_shmb_released(spx_shmb_t *b, uint32_t gen);
 /* Wakes every waiter (for instance to make them look at their lost flag). */
 void spx_shmb_wake_all(spx_shmb_t *b);
 
+/* A private status the server breaks (or poisons) a segment with when a
+ * local process of the namespace finalized: whole-namespace fences go
+ * through the socket from then on, where the fence engine counts only the
+ * processes that have not finalized. Never returned to an application. */
+#define SPX_SHMB_USE_SOCKET ((pmix_status_t)-2000000002)
+
 /* Server: from now on every arrival fails with status, and the open
  * generation (if any) is released with it. */
 void spx_shmb_break(spx_shmb_t *b, pmix_status_t status);

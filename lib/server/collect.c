@@ -101,7 +101,7 @@ struct spx_srv_fence_glue {
 static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t **out,
                                pmix_status_t *gone, void *arg)
 {
-    return spx_srv_set_local_members(((struct spx_srv_fence_glue *)arg)->ctx, set, nset, out,
+    return spx_srv_set_local_members(((struct spx_srv_fence_glue *)arg)->ctx, set, nset, true, out,
                                      gone);
 }
 
@@ -326,24 +326,27 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     }
     bool collect = spx_info_flag(info, ninfo, PMIX_COLLECT_DATA);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
-    if (spx_srv_shmf_covers(p, set, nprocs)) {
+    if (spx_srv_shmf_covers(p, set, nprocs))
         spx_srv_shmf_socket_fence(p, seq, collect, timeout);
-        free(procs);
-        spx_info_array_free(info, ninfo);
-        return 0;
-    }
-    struct fence_req *r = calloc(1, sizeof(*r));
-    if (r) {
-        r->peer = p;
-        r->seq = seq;
-        spx_srv_peer_ref(p);
-        spx_fence_arrive(p->ctx->fence, &p->proc, set, nprocs, collect, (double)timeout, r);
-    } else {
-        spx_srv_reply_status(p, SPX_MSG_FENCE, seq, PMIX_ERR_NOMEM);
-    }
+    else
+        spx_srv_fence_socket_arrive(p, seq, set, nprocs, collect, timeout);
     free(procs);
     spx_info_array_free(info, ninfo);
     return 0;
+}
+
+void spx_srv_fence_socket_arrive(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *set,
+                                 size_t nset, bool collect, long timeout)
+{
+    struct fence_req *r = calloc(1, sizeof(*r));
+    if (!r) {
+        spx_srv_reply_status(p, SPX_MSG_FENCE, seq, PMIX_ERR_NOMEM);
+        return;
+    }
+    r->peer = p;
+    r->seq = seq;
+    spx_srv_peer_ref(p);
+    spx_fence_arrive(p->ctx->fence, &p->proc, set, nset, collect, (double)timeout, r);
 }
 
 void spx_srv_fence_arrive_for(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,

@@ -299,9 +299,11 @@ bool spx_srv_proc_is_local(const struct spx_srv_ctx *ctx, const char *nspace, pm
 /* The local processes a participant set covers (WILDCARD entries expanded):
  * *out malloc'd (caller frees), unique; returns their count. Sets *gone (left
  * as it is otherwise) when one of them has gone away (PMIX_ERR_PROC_ABORTED)
- * or the set names a process on a node that is gone (PMIX_ERR_UNREACH). */
+ * or the set names a process on a node that is gone (PMIX_ERR_UNREACH).
+ * without_finalized: processes that called PMIx_Finalize are left out (a
+ * fence goes on without them); else one of them counts as gone too. */
 size_t spx_srv_set_local_members(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
-                                 pmix_proc_t **out, pmix_status_t *gone);
+                                 bool without_finalized, pmix_proc_t **out, pmix_status_t *gone);
 /* Local processes of a namespace: *out malloc'd, sorted, unique. */
 size_t spx_srv_ns_local_ranks(const struct spx_srv_ns *ns, pmix_rank_t **out);
 void spx_srv_ns_free_all(struct spx_srv_ctx *ctx);

@@ -40,6 +40,13 @@ void spx_srv_shmf_free(struct spx_srv_shmf *f);
 void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recoverable);
 /* A client of ns completed its HELLO. */
 void spx_srv_shmf_client_ready(struct spx_srv_ns *ns);
+/* A local process of ns finalized: the segment is retired for good (a
+ * generation with the engine completes first); later whole-namespace fences,
+ * direct or through the socket, go to the fence engine. */
+void spx_srv_shmf_retire(struct spx_srv_ns *ns);
+/* A FENCE request from p (set borrowed) arrives in the fence engine. */
+void spx_srv_fence_socket_arrive(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *set,
+                                 size_t nset, bool collect, long timeout);
 /* A node of ns ended in order: break the segment with status now, or, when
  * the current generation is with the fence engine, once it is released. */
 void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status);

@@ -505,6 +505,29 @@ void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc)
     }
 }
 
+void spx_fence_proc_departed(spx_fence_engine_t *e, const pmix_proc_t *proc)
+{
+    struct tracker *t, *next;
+    for (t = TAILQ_FIRST(&e->trackers); t; t = next) {
+        next = TAILQ_NEXT(t, link);
+        if (t->state != SPX_FENCE_TRK_GATHER || tracker_has_arrived(t, proc))
+            continue;
+        size_t i = 0;
+        while (i < t->nlocal && !proc_eq(&t->local[i], proc))
+            i++;
+        if (i == t->nlocal)
+            continue;
+        t->local[i] = t->local[--t->nlocal]; /* order of local is not used */
+        spx_debug("fence %s#%llu: %s:%u finalized: no longer expected (%zu/%zu)", t->key,
+                  (unsigned long long)t->seq, proc->nspace, (unsigned)proc->rank, t->narr,
+                  t->nlocal);
+        if (t->narr > 0 && t->narr >= t->nlocal) {
+            tracker_local_complete(e, t); /* may finish t and change the list */
+            next = TAILQ_FIRST(&e->trackers);
+        }
+    }
+}
+
 static size_t fail_matching(spx_fence_engine_t *e, spx_fence_pred_f pred, void *pred_arg,
                             pmix_status_t status, bool gathering_only)
 {

@@ -135,6 +135,11 @@ void spx_fence_timeout(spx_fence_engine_t *e, uint64_t id);
  * expects it fails with PMIX_ERR_PROC_ABORTED. */
 void spx_fence_proc_lost(spx_fence_engine_t *e, const pmix_proc_t *proc);
 
+/* proc (a local process) finalized: it no longer takes part in fences.
+ * Every tracker still gathering that expects it and has not had its arrival
+ * stops expecting it, and completes if everybody else is in. */
+void spx_fence_proc_departed(spx_fence_engine_t *e, const pmix_proc_t *proc);
+
 /* Fails, with status, every tracker (gathering or waiting for the host) for which
  * pred(set, nset, pred_arg) is true; a later host answer for it is dropped.
  * Trackers still gathering also go through ops->local_failed. Returns how many. */

@@ -98,7 +98,7 @@ static size_t op_local_members(const pmix_proc_t *set, size_t nset, pmix_proc_t 
                                pmix_status_t *gone, void *arg)
 {
     struct spx_srv_grp *g = arg;
-    return spx_srv_set_local_members(g->ctx, set, nset, out, gone);
+    return spx_srv_set_local_members(g->ctx, set, nset, false, out, gone);
 }
 
 unsigned spx_srv_grp_flags(const pmix_info_t *info, size_t ninfo)
@@ -342,6 +342,8 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
     if (a->op == SPX_GRP_OP_CONSTRUCT && status == PMIX_SUCCESS &&
         (!r || !spx_srv_grp_has(r, &a->proc)))
         status = PMIX_ERR_NOT_FOUND; /* cannot happen: deliver made it */
+    if (a->op == SPX_GRP_OP_CONSTRUCT && status == PMIX_ERR_PROC_ABORTED)
+        status = PMIX_GROUP_CONSTRUCT_ABORT; /* a member died before the group formed */
     if (a->batch) { /* a shared-memory construct (group_shm.c) */
         bool ok = status == PMIX_SUCCESS;
         spx_srv_gshm_answer(g, a->batch, status, ok ? r->outcome : NULL, ok ? r->noutcome : 0);
@@ -792,14 +794,25 @@ static bool has_live_local(struct spx_srv_ctx *ctx, const struct grp_record *r,
     return false;
 }
 
+static bool set_has_proc(const pmix_proc_t *set, size_t nset, void *arg)
+{
+    return spx_fence_proc_in_set(arg, set, nset);
+}
+
 static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
 {
     struct spx_srv_grp *g = ctx->grp;
     if (!g)
         return;
     spx_srv_gshm_proc_gone(g, proc); /* before the engine fails what waits for it */
-    if (g->coll)
+    if (g->coll && !finalized) {
+        /* every collective that names it fails on every node, also those
+         * already with the tree: a member alone on its node that died before
+         * it arrived leaves its node silent, so the others cannot complete */
+        spx_fence_fail_if(g->coll, set_has_proc, (void *)proc, PMIX_ERR_PROC_ABORTED);
+    } else if (g->coll) {
         spx_fence_proc_lost(g->coll, proc);
+    }
     spx_srv_grp_invites_proc_gone(g, proc);
     if (!finalized)
         notify_termination(g, proc);

@@ -807,7 +807,7 @@ static int add_set_member(pmix_proc_t **out, size_t *n, size_t *cap, const char 
 }
 
 size_t spx_srv_set_local_members(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
-                                 pmix_proc_t **out, pmix_status_t *gone)
+                                 bool without_finalized, pmix_proc_t **out, pmix_status_t *gone)
 {
     size_t n = 0, cap = 0;
     *out = NULL;
@@ -825,11 +825,18 @@ size_t spx_srv_set_local_members(struct spx_srv_ctx *ctx, const pmix_proc_t *set
             add_set_member(out, &n, &cap, ns->name, set[i].rank);
         }
     }
+    size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         struct spx_srv_client *cl = spx_srv_client_find(ctx, (*out)[i].nspace, (*out)[i].rank);
+        if (cl && cl->finalized && without_finalized)
+            continue; /* it left the job in order: the fence goes on without it */
+        if (cl && cl->finalized)
+            *gone = PMIX_ERR_PROC_ABORTED;
         if (cl && cl->connected_once && !cl->peer)
             *gone = PMIX_ERR_PROC_ABORTED;
+        (*out)[kept++] = (*out)[i];
     }
+    n = kept;
     pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(ctx, set, nset) : PMIX_SUCCESS;
     if (st != PMIX_SUCCESS)
         *gone = st;

@@ -110,11 +110,15 @@ void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason)
                 spx_srv_relay_proc_lost(ctx, &p->proc, true);
             else if (!cl->finalized && !ctx->host.publish)
                 spx_srv_pubsub_proc_done(ctx, &p->proc, false);
-            if (ctx->fence)
+            if (ctx->fence && cl->finalized)
+                spx_fence_proc_departed(ctx->fence, &p->proc);
+            else if (ctx->fence)
                 spx_fence_proc_lost(ctx->fence, &p->proc);
             spx_srv_engines_proc_gone(ctx, &p->proc, cl->finalized);
             if (!cl->finalized)
                 spx_srv_shmf_break(cl->ns, PMIX_ERR_PROC_ABORTED, true);
+            else
+                spx_srv_shmf_retire(cl->ns);
         }
     }
     peer_unlink(p);

@@ -19,7 +19,10 @@
  * the namespace's end break the segment: waiters and later arrivals fail.
  * A node of the namespace that ended in order (spx_srv_shmf_end) breaks it
  * too, but a generation already handed to the fence engine is let finish
- * first: that node may have completed it before it went.
+ * first: that node may have completed it before it went. A local process
+ * that finalized retires the segment (spx_srv_shmf_retire): arrivals then
+ * get SPX_SHMB_USE_SOCKET and go through the fence engine, which counts only
+ * the processes that have not finalized (the segment counts them all).
  * Everything here runs on the server's progress thread.
  */
 #include "config.h"
@@ -67,6 +70,7 @@ struct spx_srv_shmf {
     uint32_t parked_gen, parked_ncollect;
     pmix_status_t end_status;     /* break with it once end_gen is released (0: no) */
     uint32_t end_gen;
+    bool retired;                 /* a local process finalized: fences take the socket */
 };
 
 struct spx_srv_shmf_batch {       /* one engine run of a closed gather */
@@ -159,6 +163,16 @@ static void waiter_free(struct sock_waiter *w)
     free(w);
 }
 
+/* A socket waiter answered with SPX_SHMB_USE_SOCKET arrives in the fence
+ * engine instead (the segment is retired); w is freed. */
+static void waiter_to_engine(struct sock_waiter *w)
+{
+    pmix_proc_t set;
+    spx_proc_load(&set, w->nspace, PMIX_RANK_WILDCARD);
+    spx_srv_fence_socket_arrive(w->peer, w->seq, &set, 1, w->collect, w->timeout);
+    waiter_free(w);
+}
+
 /* Answers and frees the socket waiters of generation gen that have arrived
  * (every waiter, deferred ones included, when all is true). */
 static void answer_waiters(struct spx_srv_shmf *f, bool all, uint32_t gen, pmix_status_t st)
@@ -168,6 +182,10 @@ static void answer_waiters(struct spx_srv_shmf *f, bool all, uint32_t gen, pmix_
     while ((w = prev ? TAILQ_NEXT(prev, link) : TAILQ_FIRST(&f->waiters))) {
         if (all || (w->arrived && w->gen == gen)) {
             TAILQ_REMOVE(&f->waiters, w, link);
+            if (st == SPX_SHMB_USE_SOCKET) {
+                waiter_to_engine(w);
+                continue;
+            }
             spx_srv_reply_status(w->peer, SPX_MSG_FENCE, w->seq, st);
             waiter_free(w);
         } else {
@@ -203,7 +221,7 @@ void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recove
     bool closed;
     uint32_t ncollect = 0;
     spx_shmb_generation(f->seg, &closed, &ncollect);
-    if (f->ctx->mn && !closed && spx_shmb_gathering(f->seg)) {
+    if (f->ctx->mn && !closed && spx_shmb_gathering(f->seg) && status != SPX_SHMB_USE_SOCKET) {
         /* this node's part never reached the tree: fail it there too, as a
          * tracker that failed while gathering does */
         pmix_proc_t set;
@@ -236,10 +254,30 @@ void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status)
     f->end_gen = gen;
 }
 
+void spx_srv_shmf_retire(struct spx_srv_ns *ns)
+{
+    struct spx_srv_shmf *f = ns ? ns->shmf : NULL;
+    if (!f || f->retired)
+        return;
+    f->retired = true;
+    if (spx_shmb_broken(f->seg) != PMIX_SUCCESS)
+        return; /* broken for good already */
+    bool closed = false;
+    uint32_t gen = spx_shmb_generation(f->seg, &closed, NULL);
+    spx_debug("namespace %s: a local process finalized; whole-namespace fences go through "
+              "the socket (generation %u %s)", ns->name, gen, closed ? "closed" : "open");
+    if (closed && !f->parked) {
+        /* with the engine: it completes as decided; later arrivals take the socket */
+        spx_shmb_poison(f->seg, SPX_SHMB_USE_SOCKET);
+        return;
+    }
+    spx_srv_shmf_break(ns, SPX_SHMB_USE_SOCKET, false);
+}
+
 void spx_srv_shmf_client_ready(struct spx_srv_ns *ns)
 {
     struct spx_srv_shmf *f = ns ? ns->shmf : NULL;
-    if (!f || !f->recoverable || spx_shmb_broken(f->seg) == PMIX_SUCCESS)
+    if (!f || f->retired || !f->recoverable || spx_shmb_broken(f->seg) == PMIX_SUCCESS)
         return;
     uint32_t here = 0;
     struct spx_srv_client *cl;
@@ -400,6 +438,10 @@ static bool try_arrive(struct spx_srv_ns *ns, struct sock_waiter *w)
     switch (spx_shmb_arrive(f->seg, w->slot, w->collect, true, &gen, &nc, &st)) {
     case SPX_SHMB_BROKEN:
         TAILQ_REMOVE(&f->waiters, w, link); /* on the list since its FENCE came */
+        if (st == SPX_SHMB_USE_SOCKET) {
+            waiter_to_engine(w);
+            return true;
+        }
         spx_srv_reply_status(w->peer, SPX_MSG_FENCE, w->seq, st);
         waiter_free(w);
         return true;
@@ -425,8 +467,8 @@ static bool try_arrive(struct spx_srv_ns *ns, struct sock_waiter *w)
 
 bool spx_srv_shmf_covers(const struct spx_srv_peer *p, const pmix_proc_t *set, size_t nset)
 {
-    if (!p->client || !p->client->ns || !p->client->ns->shmf || nset != 1 ||
-        set[0].rank != PMIX_RANK_WILDCARD)
+    if (!p->client || !p->client->ns || !p->client->ns->shmf || p->client->ns->shmf->retired ||
+        nset != 1 || set[0].rank != PMIX_RANK_WILDCARD)
         return false;
     return strncmp(set[0].nspace, p->client->ns->name, PMIX_MAX_NSLEN) == 0;
 }

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "server/core.h"
+#include "server/engine_fence.h"
 #include "server/engine_get.h"
 #include "server/engine_pubsub.h"
 
@@ -354,6 +355,10 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     if (cl) {
         cl->finalized = true;
         spx_srv_get_target_gone(ctx, r->peer->proc.nspace, r->peer->proc.rank);
+        /* fences go on without it from now on */
+        spx_srv_shmf_retire(cl->ns);
+        if (ctx->fence)
+            spx_fence_proc_departed(ctx->fence, &r->peer->proc);
         if (!ctx->host.publish)
             spx_srv_pubsub_proc_done(ctx, &r->peer->proc, cl->used_directory);
     }

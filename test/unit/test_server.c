@@ -363,6 +363,30 @@ START_TEST(fence_participant_lost)
 }
 END_TEST
 
+/* A participant that finalized stops being expected: the fence completes
+ * without it (after it arrived, its arrival still counts). */
+START_TEST(fence_participant_departed)
+{
+    arrive(0, WILD, 1, false, 0, 0);
+    arrive(2, WILD, 1, false, 0, 2);
+    pmix_proc_t left = P(NS, 1), stranger = P("B", 1);
+    spx_fence_proc_departed(E, &stranger);
+    ck_assert_int_eq(F.host_calls, 0);
+    spx_fence_proc_departed(E, &left);
+    ck_assert_int_eq(F.host_calls, 1);
+    spx_fence_host_done(E, F.token, PMIX_SUCCESS, NULL, 0);
+    assert_all_replied(0, 2, PMIX_SUCCESS);
+    ck_assert_uint_eq(spx_fence_count(E), 0);
+    /* one that already arrived is still counted */
+    arrive(0, WILD, 1, false, 0, 0);
+    arrive(1, WILD, 1, false, 0, 1);
+    spx_fence_proc_departed(E, &left);
+    ck_assert_int_eq(F.host_calls, 1);
+    arrive(2, WILD, 1, false, 0, 2);
+    ck_assert_int_eq(F.host_calls, 2);
+}
+END_TEST
+
 START_TEST(fence_repeated_by_one_proc)
 {
     /* rank 0 enters fence #1 and #2 before the others enter #1 */
@@ -1299,6 +1323,7 @@ static Suite *server_suite(void)
     tcase_add_test(tc, fence_collect_disagreement);
     tcase_add_test(tc, fence_timeout_then_next_works);
     tcase_add_test(tc, fence_participant_lost);
+    tcase_add_test(tc, fence_participant_departed);
     tcase_add_test(tc, fence_repeated_by_one_proc);
     tcase_add_test(tc, fence_host_without_fence);
     tcase_add_test(tc, fence_destroy_answers_waiters);
