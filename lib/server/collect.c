@@ -282,6 +282,7 @@ static int fence_setup(struct spx_srv_ctx *ctx)
 
 static void fence_teardown(struct spx_srv_ctx *ctx)
 {
+    spx_srv_fence_standin_stop(ctx, NULL);
     spx_fence_engine_t *e = ctx->fence;
     ctx->fence = NULL;
     spx_fence_engine_destroy(e); /* its replies still use ctx->fglue */
@@ -296,11 +297,17 @@ static void fence_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     spx_srv_mn_fail_node_colls(ctx, ctx->fence, node, lost);
 }
 
+static void fence_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
+{
+    spx_srv_fence_standin_stop(ctx, nspace);
+}
+
 const struct spx_srv_engine_ops spx_srv_fence_engine = {
     .name = "fence",
     .setup = fence_setup,
     .teardown = fence_teardown,
     .node_gone = fence_node_gone,
+    .nspace_gone = fence_nspace_gone,
 };
 
 /* ---- FENCE ---- */

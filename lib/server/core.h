@@ -406,6 +406,15 @@ pmix_status_t spx_srv_mn_coll_for(struct spx_srv_ctx *ctx,
                                   const char *set_key, const pmix_proc_t *set, size_t nset,
                                   bool collect, double timeout, const char *data, size_t ndata,
                                   void *token);
+/* Starts this node's part of a collective over set's nodes under set_key with
+ * data (borrowed for the call), net_flags (net.h's SPX_SRV_NET_F_*), no
+ * timeout and no fence engine: done(status, data, len, arg) gets the result
+ * once, later. 0, or -1 (done never runs). */
+int spx_srv_mn_coll_plain(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc_t *set,
+                          size_t nset, uint32_t net_flags, const char *data, size_t ndata,
+                          void (*done)(pmix_status_t status, const void *data, size_t len,
+                                       void *arg),
+                          void *arg);
 void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
                              const char *set_key, bool collect, pmix_status_t status,
                              double timeout);

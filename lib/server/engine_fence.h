@@ -44,6 +44,14 @@ void spx_srv_shmf_client_ready(struct spx_srv_ns *ns);
  * generation with the engine completes first); later whole-namespace fences,
  * direct or through the socket, go to the fence engine. */
 void spx_srv_shmf_retire(struct spx_srv_ns *ns);
+/* ---- fence_standin.c ---- */
+/* A local process of ns finalized: if every local process of ns has, and
+ * the job spans other nodes, this node stands in for them in ns's
+ * whole-namespace fences from now on. */
+void spx_srv_fence_standin_check(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns);
+/* Ends the stand-in for nspace (NULL: every one of ctx). */
+void spx_srv_fence_standin_stop(struct spx_srv_ctx *ctx, const char *nspace);
+
 /* A FENCE request from p (set borrowed) arrives in the fence engine. */
 void spx_srv_fence_socket_arrive(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *set,
                                  size_t nset, bool collect, long timeout);

@@ -27,6 +27,8 @@ struct event_base;
 
 /* The collective carries data; every node must agree (else PMIX_ERR_BAD_PARAM). */
 #define SPX_SRV_NET_F_COLLECT 0x1u
+/* This node stands in for local processes that finalized (tree.h's SPX_TREE_F_ANY). */
+#define SPX_SRV_NET_F_ANY 0x2u
 
 /* How this node joins the others (parsed from the SPMIX_TREE_* directives). */
 typedef struct spx_srv_net_cfg {

@@ -603,6 +603,25 @@ pmix_status_t spx_srv_mn_coll_for(struct spx_srv_ctx *ctx,
     return PMIX_SUCCESS;
 }
 
+int spx_srv_mn_coll_plain(struct spx_srv_ctx *ctx, const char *set_key, const pmix_proc_t *set,
+                          size_t nset, uint32_t net_flags, const char *data, size_t ndata,
+                          void (*done)(pmix_status_t status, const void *data, size_t len,
+                                       void *arg),
+                          void *arg)
+{
+    struct spx_srv_mn *m = ctx->mn;
+    if (!m || !m->net)
+        return -1;
+    uint32_t *nodes;
+    size_t nn;
+    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &nn) != 0)
+        return -1;
+    int rc = m->net_ops->coll_start(m->net, set_key, nodes, nn, net_flags, PMIX_SUCCESS, data,
+                                    ndata, 0, done, arg);
+    free(nodes);
+    return rc;
+}
+
 void spx_srv_mn_fence_failed(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
                              const char *set_key, bool collect, pmix_status_t status,
                              double timeout)

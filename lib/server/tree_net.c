@@ -30,7 +30,8 @@ static int tn_coll_start(void *net, const char *set_id, const uint32_t *nodes, s
                          uint32_t flags, pmix_status_t status, const void *data, size_t len,
                          double timeout, spx_srv_net_coll_f done, void *arg)
 {
-    uint32_t tf = (flags & SPX_SRV_NET_F_COLLECT) ? SPX_TREE_F_COLLECT : 0;
+    uint32_t tf = ((flags & SPX_SRV_NET_F_COLLECT) ? SPX_TREE_F_COLLECT : 0) |
+                  ((flags & SPX_SRV_NET_F_ANY) ? SPX_TREE_F_ANY : 0);
     return spx_tree_coll_start(((struct tree_net *)net)->tree, set_id, nodes, nnodes, tf, status,
                                data, len, timeout, done, arg);
 }
@@ -40,7 +41,8 @@ static int tn_coll_start_segs(void *net, const char *set_id, const uint32_t *nod
                               const void *data, size_t len, double timeout,
                               spx_srv_net_coll_segs_f done, void *arg)
 {
-    uint32_t tf = (flags & SPX_SRV_NET_F_COLLECT) ? SPX_TREE_F_COLLECT : 0;
+    uint32_t tf = ((flags & SPX_SRV_NET_F_COLLECT) ? SPX_TREE_F_COLLECT : 0) |
+                  ((flags & SPX_SRV_NET_F_ANY) ? SPX_TREE_F_ANY : 0);
     return spx_tree_coll_start_segs(((struct tree_net *)net)->tree, set_id, nodes, nnodes, tf,
                                     status, data, len, timeout, done, arg);
 }

@@ -359,6 +359,7 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
         spx_srv_shmf_retire(cl->ns);
         if (ctx->fence)
             spx_fence_proc_departed(ctx->fence, &r->peer->proc);
+        spx_srv_fence_standin_check(ctx, cl->ns);
         if (!ctx->host.publish)
             spx_srv_pubsub_proc_done(ctx, &r->peer->proc, cl->used_directory);
     }

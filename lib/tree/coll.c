@@ -61,6 +61,7 @@ struct spx_coll {
     uint8_t *got;    /* owned: per child, UP received */
     uint32_t ngot;
     uint32_t flags;
+    bool ghost;      /* started with SPX_TREE_F_ANY: no participant of this node's own */
     bool mismatch, overflow;
     pmix_status_t status;
     /* gathered data: nsegs pieces (own contribution, then each child's UP in
@@ -484,7 +485,12 @@ static bool coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
     c->ngot++;
     if (c->status == PMIX_SUCCESS && m->status != PMIX_SUCCESS)
         c->status = m->status;
-    if (m->flags != c->flags || (m->up_flags & SPX_COLL_UP_MISMATCH))
+    /* a node that contributes for departed processes only (SPX_TREE_F_ANY)
+     * agrees with any flags: it takes those of the first real ones it meets */
+    if ((c->flags & SPX_TREE_F_ANY) && !(m->flags & SPX_TREE_F_ANY))
+        c->flags = m->flags;
+    else if ((m->flags != c->flags && !(m->flags & SPX_TREE_F_ANY)) ||
+             (m->up_flags & SPX_COLL_UP_MISMATCH))
         c->mismatch = true;
     acc_append(c, m->frame, m->data, m->len, true);
     coll_check_gather(c);
@@ -638,6 +644,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
         c->child[i] = nodes[kids[i]];
     free(kids);
     c->flags = flags;
+    c->ghost = (flags & SPX_TREE_F_ANY) != 0;
     c->status = status;
     c->done = done;
     c->done_segs = done_segs;
@@ -843,6 +850,6 @@ size_t spx_coll_active(const spx_coll_engine_t *e)
     size_t n = 0;
     const spx_coll_t *c;
     TAILQ_FOREACH(c, &e->active, link)
-        n++;
+        n += !c->ghost; /* a stand-in for departed processes does not hold a node back */
     return n;
 }

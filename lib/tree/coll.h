@@ -139,7 +139,8 @@ void spx_coll_get_counters(const spx_coll_engine_t *e, spx_coll_counters_t *out)
 /* State of (set_id, seq): PENDING/GATHER/WAIT_DOWN if known and running,
  * DONE if finished, -1 if never seen. */
 int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq);
-/* Collectives not yet finished (started or pending). */
+/* Collectives not yet finished (started or pending), but those this node
+ * runs only as a stand-in for departed processes (SPX_TREE_F_ANY). */
 size_t spx_coll_active(const spx_coll_engine_t *e);
 /* One of them, for log lines: its set_id (borrowed), seq and state; NULL if none. */
 const char *spx_coll_some_active(const spx_coll_engine_t *e, uint32_t *seq,

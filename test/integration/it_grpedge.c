@@ -20,9 +20,10 @@
  *   deaddestr the same for PMIx_Group_destruct of a group of every rank:
  *             the survivors' destruct fails (not success) within 10 s.
  *   finfence  ranks 0 and 1 finalize and exit 0; the others fence over
- *             {nspace, WILDCARD} (after 1 s, and once more): the fence
- *             completes with PMIX_SUCCESS without them within 10 s, and a
- *             collecting fence brings the departed ranks' committed data.
+ *             {nspace, WILDCARD} (after 1 s, and once more, collecting): the
+ *             fences complete with PMIX_SUCCESS without them, and every
+ *             rank's committed data (the departed ones' too) is readable.
+ *   finfencehi the same with the last two ranks leaving.
  * Each survivor prints "it_grpedge: MODE: rank R: OK".
  */
 #include "itest.h"
@@ -201,9 +202,10 @@ static void mode_dead(uint32_t n, bool destruct)
     IT_CHECK(took < 10, "took %.1f s", took);
 }
 
-static void mode_finfence(uint32_t n)
+static void mode_finfence(uint32_t n, bool high)
 {
-    if (it_me.rank < 2) {
+    bool leaves = high ? it_me.rank >= n - 2 : it_me.rank < 2;
+    if (leaves) {
         it_finalize();
         exit(0);
     }
@@ -216,7 +218,7 @@ static void mode_finfence(uint32_t n)
         bool yes = true;
         PMIX_INFO_LOAD(&d, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
         pmix_status_t rc = PMIx_Fence(&wild, 1, round ? &d : NULL, round ? 1 : 0);
-        printf("it_grpedge: finfence: rank %u: round %d: %s after %.2f s\n",
+        printf("it_grpedge: %s: rank %u: round %d: %s after %.2f s\n", mode,
                (unsigned)it_me.rank, round, PMIx_Error_string(rc), it_now() - t0);
         IT_RC(rc, PMIX_SUCCESS, "fence without the finalized ranks");
     }
@@ -227,7 +229,7 @@ static void mode_finfence(uint32_t n)
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpedge nullcb|construct|nullcons|dead|deaddestr|finfence");
+    IT_CHECK(argc == 2, "usage: it_grpedge nullcb|construct|nullcons|dead|deaddestr|finfence|finfencehi");
     mode = argv[1];
     setvbuf(stdout, NULL, _IOLBF, 0);
     uint32_t n = it_init();
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
                              PMIX_GROUP_CONSTRUCT_ABORT};
     IT_RC(PMIx_Register_event_handler(codes, 3, NULL, 0, handler, NULL, NULL), PMIX_SUCCESS,
           "PMIx_Register_event_handler");
-    if (strcmp(mode, "finfence") != 0)
+    if (strncmp(mode, "finfence", 8) != 0)
         it_fence(); /* every handler is in place before anyone invites */
     if (strcmp(mode, "nullcb") == 0)
         mode_nullcb(n);
@@ -247,13 +249,13 @@ int main(int argc, char **argv)
         mode_nullcons(n);
     else if (strcmp(mode, "dead") == 0 || strcmp(mode, "deaddestr") == 0)
         mode_dead(n, strcmp(mode, "deaddestr") == 0);
-    else if (strcmp(mode, "finfence") == 0)
-        mode_finfence(n);
+    else if (strcmp(mode, "finfence") == 0 || strcmp(mode, "finfencehi") == 0)
+        mode_finfence(n, strcmp(mode, "finfencehi") == 0);
     else
         IT_CHECK(0, "unknown mode %s", mode);
     printf("it_grpedge: %s: rank %u: OK\n", mode, (unsigned)it_me.rank);
     if (strcmp(mode, "dead") != 0 && strcmp(mode, "deaddestr") != 0 &&
-        strcmp(mode, "finfence") != 0)
+        strncmp(mode, "finfence", 8) != 0)
         it_fence();
     it_finalize();
     return 0;

@@ -31,7 +31,7 @@ chmod 755 "$OUT"
 
 if ! make -s -C "$BUILD" -j2 install >"$OUT/install.log" 2>&1 ||
    ! make -s -C "$BUILD" -j2 test/integration/it_group test/integration/it_grpinvite \
-        test/integration/it_grpfault \
+        test/integration/it_grpfault test/integration/it_grpedge \
         >>"$OUT/install.log" 2>&1; then
     cat "$OUT/install.log"; echo "$0: build/install failed" >&2; exit 1
 fi
@@ -64,6 +64,26 @@ for mode in member optional leader reselect noleader notify deadinvitee; do
     n=$(grep -c "^it_grpfault: $mode: rank [0-9]*: OK$" "$OUT/o")
     if [ "$n" = 5 ]; then pass "3 nodes x 2: it_grpfault $mode (5 survivors finished)"
     else fail "3 nodes x 2: it_grpfault $mode: $n of 5 survivors OK"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
+done
+
+# ---- corner cases of other projects' programs (grpedge.sh) ----
+# an invitation accepted from the handler with a NULL callback, members'
+# PMIX_REMOTE data at once on every node
+run_ok "3 nodes x 2: it_grpedge nullcb (join_nb with a NULL callback in the handler)" \
+    "^it_grpedge: nullcb: rank 5: OK$" $S -N3 -n6 "$IT/it_grpedge" nullcb
+# rank 3 alone on the third node dies during a construct / destruct of all
+for mode in dead deaddestr; do
+    $S -K0 -N3 -n4 "$IT/it_grpedge" $mode >"$OUT/o" 2>"$OUT/e"
+    n=$(grep -c "^it_grpedge: $mode: rank [0-9]*: OK$" "$OUT/o")
+    if [ "$n" = 3 ]; then pass "3 nodes, 4 tasks: it_grpedge $mode: the member alone on its node dies, 3 survivors: $(sed -n "s/^it_grpedge: $mode: rank 0: //p" "$OUT/o")"
+    else fail "3 nodes, 4 tasks: it_grpedge $mode: $n of 3 survivors OK"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
+done
+# the two tasks of one node finalize and exit; the other node's two fence
+for mode in finfence finfencehi; do
+    $S -N2 -n4 "$IT/it_grpedge" $mode >"$OUT/o" 2>"$OUT/e"
+    n=$(grep -c "^it_grpedge: $mode: rank [0-9]*: OK$" "$OUT/o")
+    if [ "$n" = 2 ]; then pass "2 nodes x 2: it_grpedge $mode: fences without the finalized node's tasks"
+    else fail "2 nodes x 2: it_grpedge $mode: $n of 2 OK"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
 done
 
 # ---- Debian's python3-pmix on our library ----
