@@ -366,12 +366,20 @@ static pmix_status_t make_results(const spx_grp_outcome_t *o, pmix_info_t **out,
     return PMIX_SUCCESS;
 }
 
-/* Keeps the outcome (bytes taken) and caches the other members' endpoint data. */
-static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o)
+/* Keeps the outcome (bytes taken) and caches the other members' endpoint
+ * data. An outcome this process is not a member of (it invited others into
+ * a group it does not join) is not kept: then *unkept gets the bytes, and
+ * the caller frees them and *o once it has read o. */
+static pmix_status_t absorb(uint8_t *bytes, size_t n, spx_grp_outcome_t *o, uint8_t **unkept)
 {
+    *unkept = NULL;
     if (spx_grp_outcome_parse(bytes, n, o) != 0) {
         free(bytes);
         return PMIX_ERR_UNPACK_FAILURE;
+    }
+    if (spx_grp_outcome_find(o, &spx_client.myproc) < 0) {
+        *unkept = bytes;
+        return PMIX_SUCCESS;
     }
     struct cgroup *g = calloc(1, sizeof(*g));
     if (!g) {
@@ -408,11 +416,16 @@ pmix_status_t spx_client_group_take_outcome(uint8_t *bytes, size_t n, pmix_info_
                                             size_t *nresults)
 {
     spx_grp_outcome_t o;
-    pmix_status_t rc = absorb(bytes, n, &o); /* bytes taken */
+    uint8_t *unkept;
+    pmix_status_t rc = absorb(bytes, n, &o, &unkept); /* bytes taken */
     pmix_info_t *info = NULL;
     size_t k = 0;
     if (rc == PMIX_SUCCESS)
         rc = make_results(&o, &info, &k);
+    if (unkept) {
+        spx_grp_outcome_fini(&o);
+        free(unkept);
+    }
     if (rc == PMIX_SUCCESS && results && nresults) {
         *results = info;
         *nresults = k;
@@ -457,11 +470,16 @@ static void group_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
     struct results *res = NULL;
     if (status == PMIX_SUCCESS && bytes) {
         spx_grp_outcome_t o;
-        status = absorb(bytes, n, &o); /* bytes taken */
+        uint8_t *unkept;
+        status = absorb(bytes, n, &o, &unkept); /* bytes taken */
         if (status == PMIX_SUCCESS && !(res = calloc(1, sizeof(*res))))
             status = PMIX_ERR_NOMEM;
         if (status == PMIX_SUCCESS)
             status = make_results(&o, &res->info, &res->n);
+        if (unkept) {
+            spx_grp_outcome_fini(&o);
+            free(unkept);
+        }
         if (status != PMIX_SUCCESS) {
             free(res);
             res = NULL;

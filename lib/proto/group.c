@@ -29,6 +29,13 @@ void spx_grp_push_member(spx_buf_t *b, const char *grp, const pmix_proc_t *membe
     spx_buf_push_bytes(b, records, nrecords);
 }
 
+void spx_grp_push_asked(spx_buf_t *b, const char *grp, unsigned flags)
+{
+    spx_buf_push_u8(b, SPX_GRP_ITEM_ASKED);
+    spx_buf_push_str(b, grp);
+    spx_buf_push_u8(b, (uint8_t)flags);
+}
+
 void spx_grp_push_cid(spx_buf_t *b, const char *grp, uint64_t cid)
 {
     spx_buf_push_u8(b, SPX_GRP_ITEM_CID);
@@ -117,6 +124,10 @@ int spx_grp_outcome_parse(const void *data, size_t len, spx_grp_outcome_t *out)
         else if (kind == SPX_GRP_ITEM_CID && !out->have_cid) {
             out->cid = spx_buf_pull_u64(&b);
             out->have_cid = true;
+        } else if (kind == SPX_GRP_ITEM_ASKED) {
+            uint8_t flags = spx_buf_pull_u8(&b);
+            out->want_cid |= (flags & SPX_GRP_F_WANT_CID) != 0;
+            out->notify_term |= (flags & SPX_GRP_F_NOTIFY_TERM) != 0;
         } else
             rc = -1;
         if (spx_buf_failed(&b))

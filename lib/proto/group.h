@@ -10,6 +10,8 @@
  *                u32 ni, ni bytes: info[] group_info, u32 n, n bytes of records
  *                (proto/records.h: the member's endpoint data)
  *              | u8 SPX_GRP_ITEM_CID, str group, u64 context id
+ *              | u8 SPX_GRP_ITEM_ASKED, str group, u8 flags (what an inviter
+ *                that is no member asked for the group)
  *     flags   := bit 0: the member asked for a context id; bit 1: it asked
  *                for PMIX_GROUP_NOTIFY_TERMINATION
  * Every item of one outcome names the same group; a member appears once;
@@ -25,7 +27,7 @@
 
 #include "codec/buf.h"
 
-enum spx_grp_item_kind { SPX_GRP_ITEM_MEMBER = 1, SPX_GRP_ITEM_CID = 2 };
+enum spx_grp_item_kind { SPX_GRP_ITEM_MEMBER = 1, SPX_GRP_ITEM_CID = 2, SPX_GRP_ITEM_ASKED = 3 };
 #define SPX_GRP_F_WANT_CID 0x1u
 #define SPX_GRP_F_NOTIFY_TERM 0x2u
 
@@ -36,6 +38,9 @@ enum spx_grp_item_kind { SPX_GRP_ITEM_MEMBER = 1, SPX_GRP_ITEM_CID = 2 };
 void spx_grp_push_member(spx_buf_t *b, const char *grp, const pmix_proc_t *member,
                          unsigned flags, const pmix_info_t *info, size_t ninfo,
                          const void *records, size_t nrecords);
+/* Appends an ASKED item: flags (SPX_GRP_F_*) asked for the group by one
+ * that is not a member of it (an inviter that does not join). */
+void spx_grp_push_asked(spx_buf_t *b, const char *grp, unsigned flags);
 /* Appends a CID item. */
 void spx_grp_push_cid(spx_buf_t *b, const char *grp, uint64_t cid);
 

@@ -294,7 +294,10 @@ static void fence_teardown(struct spx_srv_ctx *ctx)
 
 static void fence_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
-    spx_srv_mn_fail_node_colls(ctx, ctx->fence, node, lost);
+    /* a node that ended in order had only finalized processes: fences go on
+     * without it (nodes.c leaves it out of their node lists) */
+    if (lost)
+        spx_srv_mn_fail_node_colls(ctx, ctx->fence, node, lost);
 }
 
 static void fence_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)

@@ -381,13 +381,17 @@ int spx_srv_mn_start(struct spx_srv_ctx *ctx);
  * pending collectives complete with PMIX_ERR_UNREACH first), frees the state. */
 void spx_srv_mn_stop(struct spx_srv_ctx *ctx);
 /* Nodes hosting the participants of set (sorted, own node included): *out malloc'd.
- * 0, or -1 when a participant's node is unknown. */
+ * skip_left: leave out the nodes that ended in order (every process there
+ * finalized: a fence goes on without them). 0, or -1 when a participant's
+ * node is unknown. */
 int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
-                         uint32_t **out, size_t *n);
+                         bool skip_left, uint32_t **out, size_t *n);
 /* Whether set names a process on a node that is gone (lost or ended:
  * PMIX_ERR_UNREACH) or a process known to be lost (PMIX_ERR_PROC_ABORTED);
- * PMIX_SUCCESS when neither. */
-pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset);
+ * PMIX_SUCCESS when neither. skip_left: a node that ended in order, and its
+ * processes, do not count (a fence goes on without them). */
+pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                                  bool skip_left);
 bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node);
 /* Records proc as lost; false when it already was (or no memory). */
 bool spx_srv_mn_mark_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc);

@@ -55,9 +55,6 @@ void spx_srv_fence_standin_stop(struct spx_srv_ctx *ctx, const char *nspace);
 /* A FENCE request from p (set borrowed) arrives in the fence engine. */
 void spx_srv_fence_socket_arrive(struct spx_srv_peer *p, uint32_t seq, const pmix_proc_t *set,
                                  size_t nset, bool collect, long timeout);
-/* A node of ns ended in order: break the segment with status now, or, when
- * the current generation is with the fence engine, once it is released. */
-void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status);
 /* Does a FENCE from p over set go through p's namespace's segment? */
 bool spx_srv_shmf_covers(const struct spx_srv_peer *p, const pmix_proc_t *set, size_t nset);
 /* A FENCE request that spx_srv_shmf_covers: arrives on p's behalf. */

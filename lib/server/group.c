@@ -172,7 +172,7 @@ static bool lowest_node(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t 
         return true;
     uint32_t *nodes;
     size_t n;
-    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &n) != 0)
+    if (spx_srv_mn_set_nodes(ctx, set, nset, false, &nodes, &n) != 0)
         return false;
     bool low = n > 0 && nodes[0] == spx_srv_mn_me(ctx);
     free(nodes);

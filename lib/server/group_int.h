@@ -43,7 +43,15 @@ struct grp_arrival {
     bool socket_whole;              /* counted in its namespace's spx_srv_gshm socket_pending */
 };
 
+/* What an invitee answered (the ANSWER message's u8). */
+enum spx_grp_answer {
+    SPX_GRP_ANSWER_DECLINE = 0,
+    SPX_GRP_ANSWER_ACCEPT = 1,
+    SPX_GRP_ANSWER_GONE = 2,        /* it finalized or died without answering */
+};
+
 struct grp_invite;                  /* group_invite.c */
+struct grp_watch;                   /* group_watch.c */
 struct grp_join;
 struct grp_answer;
 struct grp_late;
@@ -57,6 +65,8 @@ struct spx_srv_grp {
     LIST_HEAD(, grp_invite) invites;  /* invitations led from this node (group_invite.c) */
     LIST_HEAD(, grp_join) joins;      /* local joins waiting for their outcome */
     LIST_HEAD(, grp_answer) answers;  /* answers that came before their invitation */
+    LIST_HEAD(, grp_watch) watches;   /* local invitees of remote leaders (group_watch.c) */
+    size_t nwatches;
     TAILQ_HEAD(, grp_late) late;      /* invitees whose invitation ended without them */
     size_t nlate;
     TAILQ_HEAD(, grp_select) selects; /* node 0: leader selections after a failure */
@@ -132,6 +142,10 @@ bool spx_srv_grp_abort(struct spx_srv_grp *g, const pmix_proc_t *proc, const cha
  * sent to node 0, which decides. */
 void spx_srv_grp_vote(struct spx_srv_grp *g, const pmix_proc_t *voter, const char *id, bool lead,
                       const pmix_proc_t *procs, size_t nprocs);
+/* Appends an ANSWER message (item: the joiner's MEMBER item, borrowed, for an accept). */
+void spx_srv_grp_push_answer(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
+                             const pmix_proc_t *joiner, uint8_t answer, const void *item,
+                             size_t nitem);
 /* A message on the group channel from node `from`. */
 void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b);
 /* A process (of any node) or a node is gone: invitations and joins that need it end. */
@@ -142,6 +156,22 @@ void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node);
 /* Answers and frees everything of group_invite.c (server stop). */
 void spx_srv_grp_invites_free(struct spx_srv_grp *g);
+
+/* ---- group_watch.c: invitees on other nodes than their leader ---- */
+/* The leader's node tells each other node hosting invitees of invitation
+ * (id, leader) which of them it must watch (invitees: borrowed). */
+void spx_srv_grp_watch_send(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                            const pmix_proc_t *invitees, size_t n);
+/* A WATCH message (after its kind byte). */
+void spx_srv_grp_watch_recv(struct spx_srv_grp *g, spx_buf_t *b);
+/* joiner answered (id, leader) itself, or (joiner NULL) the invitation ended. */
+void spx_srv_grp_watch_drop(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
+                            const pmix_proc_t *joiner);
+/* proc went away: a watched invitee's leader hears SPX_GRP_ANSWER_GONE. */
+void spx_srv_grp_watch_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc);
+void spx_srv_grp_watch_node_gone(struct spx_srv_grp *g, uint32_t node);
+/* Forgets the watches of nspace (NULL: all of them). */
+void spx_srv_grp_watch_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 
 /* ---- group.c: arrivals of constructs and destructs ---- */
 /* Can proc (a local member of nspace) start a construct of id now? The

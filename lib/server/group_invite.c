@@ -59,7 +59,7 @@
 #include "types/types.h"
 #include "util/log.h"
 
-enum { GRP_MSG_ANSWER = 1, GRP_MSG_DONE = 2, GRP_MSG_VOTE = 3 };
+enum { GRP_MSG_ANSWER = 1, GRP_MSG_DONE = 2, GRP_MSG_VOTE = 3, GRP_MSG_WATCH = 4 };
 enum grp_ans_state { ANS_PENDING, ANS_ACCEPTED, ANS_DECLINED, ANS_FAILED };
 
 struct grp_invite {
@@ -75,6 +75,8 @@ struct grp_invite {
     spx_buf_t items;                /* MEMBER items: the leader's, the acceptors' */
     bool optional;
     bool silent;                    /* a fault-tolerant construct run this way: no events */
+    bool leader_member;             /* the leader listed itself (else it only invites) */
+    unsigned leader_flags;          /* SPX_GRP_F_* a leader that is no member asked for */
     unsigned unseen;                /* answers raised to the leader, not yet seen by its
                                      * handlers (ANSWER_SEEN): they may still abort */
     spx_timer_t *timer;             /* PMIX_TIMEOUT, or NULL */
@@ -119,7 +121,7 @@ struct grp_answer {
     LIST_ENTRY(grp_answer) link;    /* in spx_srv_grp.answers */
     char id[PMIX_MAX_NSLEN + 1];
     pmix_proc_t leader, joiner;
-    bool accept;
+    uint8_t accept;                 /* enum spx_grp_answer */
     uint8_t *item;                  /* owned */
     size_t nitem;
 };
@@ -158,6 +160,18 @@ static int send_to(struct spx_srv_grp *g, uint32_t node, spx_buf_t *b)
         return 0;
     }
     return spx_srv_mn_send(g->ctx, node, SPX_SRV_CH_GROUP, b);
+}
+
+void spx_srv_grp_push_answer(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
+                             const pmix_proc_t *joiner, uint8_t answer, const void *item,
+                             size_t nitem)
+{
+    spx_buf_push_u8(b, GRP_MSG_ANSWER);
+    spx_buf_push_str(b, id);
+    spx_codec_push_proc(b, leader);
+    spx_codec_push_proc(b, joiner);
+    spx_buf_push_u8(b, answer);
+    spx_buf_push_bytes(b, item, item ? nitem : 0);
 }
 
 /* ---- DONE: the outcome of an invitation, to every node ---- */
@@ -326,8 +340,19 @@ static void invite_fail(struct grp_invite *inv, pmix_status_t status)
     PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &inv->leader, PMIX_PROC);
     spx_warn("group %s: invitation of %s:%u ends: %s", inv->id, inv->leader.nspace,
              (unsigned)inv->leader.rank, PMIx_Error_string(status));
-    if (!inv->silent)
-        spx_srv_grp_event(g->ctx, status, &inv->leader, inv->invitees, inv->n, inv->id, &aff, 1);
+    if (!inv->silent) {
+        /* the invitees hear it, and the leader too unless it is the one gone */
+        pmix_proc_t *to = malloc((inv->n + 1) * sizeof(*to));
+        size_t nto = inv->n;
+        if (to) {
+            memcpy(to, inv->invitees, inv->n * sizeof(*to));
+            if (status != PMIX_GROUP_LEADER_FAILED)
+                to[nto++] = inv->leader;
+        }
+        spx_srv_grp_event(g->ctx, status, &inv->leader, to ? to : inv->invitees,
+                          to ? nto : inv->n, inv->id, &aff, 1);
+        free(to);
+    }
     PMIX_INFO_DESTRUCT(&aff);
     size_t nun = 0;
     pmix_proc_t *un = unanswered(inv, &nun);
@@ -353,13 +378,19 @@ static void invite_resolve(struct grp_invite *inv)
         invite_fail(inv, PMIX_GROUP_CONSTRUCT_ABORT);
         return;
     }
+    if (inv->items.len == 0) { /* a leader that only invited, and nobody came */
+        invite_fail(inv, PMIX_GROUP_CONSTRUCT_ABORT);
+        return;
+    }
     /* the leader's node assigns the context id when a member asked for one */
     spx_grp_outcome_t o;
     pmix_status_t rc = PMIX_SUCCESS;
     if (spx_grp_outcome_parse(inv->items.data, inv->items.len, &o) != 0) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     } else {
-        if (o.want_cid) {
+        if (inv->leader_flags)
+            spx_grp_push_asked(&inv->items, inv->id, inv->leader_flags);
+        if (o.want_cid || (inv->leader_flags & SPX_GRP_F_WANT_CID)) {
             uint64_t cid = spx_srv_grp_cid_take(g);
             if (cid)
                 spx_grp_push_cid(&inv->items, inv->id, cid);
@@ -400,26 +431,46 @@ static void invite_resolve(struct grp_invite *inv)
     pmix_proc_t *un = unanswered(inv, &nun);
     done_everywhere(g, inv->id, &inv->leader, PMIX_SUCCESS, r->outcome, r->noutcome, un, nun);
     free(un);
-    if (!inv->silent)
-        spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv->leader, r->members,
-                          r->nmembers, inv->id, extra, nextra);
+    if (!inv->silent) {
+        /* the members hear it, and a leader that only invited */
+        pmix_proc_t *to = inv->leader_member ? NULL : malloc((r->nmembers + 1) * sizeof(*to));
+        if (to) {
+            memcpy(to, r->members, r->nmembers * sizeof(*to));
+            to[r->nmembers] = inv->leader;
+        }
+        spx_srv_grp_event(g->ctx, PMIX_GROUP_CONSTRUCT_COMPLETE, &inv->leader,
+                          to ? to : r->members, r->nmembers + (to ? 1 : 0), inv->id, extra,
+                          nextra);
+        free(to);
+    }
     for (size_t i = 0; i < nextra; i++)
         PMIX_INFO_DESTRUCT(&extra[i]);
     invite_free(inv);
 }
 
-/* An answer of joiner to inv; item: its MEMBER item (borrowed) when it accepted. */
-static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, bool accept,
+/* An answer of joiner to inv (enum spx_grp_answer); item: its MEMBER item
+ * (borrowed) when it accepted. */
+static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, uint8_t answer,
                           const uint8_t *item, size_t nitem)
 {
     struct spx_srv_grp *g = inv->g;
     pmix_proc_t *hit = bsearch(joiner, inv->invitees, inv->n, sizeof(*joiner), proc_cmp);
     if (!hit || inv->state[hit - inv->invitees] != ANS_PENDING) {
-        spx_warn("group %s: answer of %s:%u, who is not invited or answered already: ignored",
-                 inv->id, joiner->nspace, (unsigned)joiner->rank);
+        if (answer != SPX_GRP_ANSWER_GONE)
+            spx_warn("group %s: answer of %s:%u, who is not invited or answered already: "
+                     "ignored", inv->id, joiner->nspace, (unsigned)joiner->rank);
         return;
     }
     size_t i = (size_t)(hit - inv->invitees);
+    if (answer == SPX_GRP_ANSWER_GONE) {
+        /* finalized or died on its node without answering: as on one node */
+        spx_debug("group %s: invitee %s:%u went away without answering", inv->id,
+                  joiner->nspace, (unsigned)joiner->rank);
+        inv->state[i] = ANS_FAILED;
+        invite_resolve(inv);
+        return;
+    }
+    bool accept = answer == SPX_GRP_ANSWER_ACCEPT;
     if (accept) {
         /* the item must be exactly one MEMBER item of the joiner, for this group */
         spx_grp_outcome_t o;
@@ -530,7 +581,7 @@ pmix_status_t spx_srv_grp_lowest(struct spx_srv_ctx *ctx, const pmix_proc_t *pro
  * local client that connected and went away or finalized. */
 static bool invitee_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
 {
-    if (ctx->mn && spx_srv_mn_set_gone(ctx, proc, 1) != PMIX_SUCCESS)
+    if (ctx->mn && spx_srv_mn_set_gone(ctx, proc, 1, false) != PMIX_SUCCESS)
         return true;
     struct spx_srv_client *cl = spx_srv_client_find(ctx, proc->nspace, proc->rank);
     return cl && cl->connected_once && (!cl->peer || cl->finalized);
@@ -564,13 +615,23 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     pmix_status_t rc = expand_invitees(g->ctx, &p->proc, procs, nprocs, &inv->invitees, &inv->n);
     if (rc == PMIX_SUCCESS && inv->n && !(inv->state = calloc(inv->n, 1)))
         rc = PMIX_ERR_NOMEM;
+    /* a leader that does not list itself invites others into a group it is
+     * not in (OpenPMIx master): its item is left out of the outcome */
+    for (size_t i = 0; i < nprocs && !inv->leader_member; i++)
+        inv->leader_member = strncmp(procs[i].nspace, p->proc.nspace, PMIX_MAX_NSLEN) == 0 &&
+                             (procs[i].rank == p->proc.rank ||
+                              procs[i].rank == PMIX_RANK_WILDCARD);
+    inv->leader_member |= silent; /* a construct's lowest member leads it */
     if (rc == PMIX_SUCCESS)
         rc = spx_srv_grp_take_info(info, ninfo, &ginfo, &nginfo);
-    if (rc == PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && inv->leader_member) {
         spx_srv_grp_push_member(g, &inv->items, id, &p->proc, spx_srv_grp_flags(info, ninfo),
                                 ginfo, nginfo);
         if (spx_buf_failed(&inv->items))
             rc = PMIX_ERR_NOMEM;
+    } else {
+        /* no item of its own: a context id it asks for is still assigned */
+        inv->leader_flags = spx_srv_grp_flags(info, ninfo);
     }
     spx_info_array_free(ginfo, nginfo);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
@@ -588,6 +649,8 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
                           0);
     else if (nannounce) /* a construct's PMIX_GROUP_ADD_MEMBERS: they are invited */
         spx_srv_grp_event(g->ctx, PMIX_GROUP_INVITED, &p->proc, announce, nannounce, id, NULL, 0);
+    /* the invitees' nodes answer for those that go away without answering */
+    spx_srv_grp_watch_send(g, id, &p->proc, inv->invitees, inv->n);
     for (size_t i = 0; i < inv->n; i++) /* invitees that went away before it */
         if (invitee_gone(g->ctx, &inv->invitees[i]))
             inv->state[i] = ANS_FAILED;
@@ -628,11 +691,7 @@ pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer 
     spx_buf_init(&b);
     pmix_status_t rc = PMIX_SUCCESS;
     if (leader) {
-        spx_buf_push_u8(&b, GRP_MSG_ANSWER);
-        spx_buf_push_str(&b, id);
-        spx_codec_push_proc(&b, leader);
-        spx_codec_push_proc(&b, &p->proc);
-        spx_buf_push_u8(&b, accept);
+        spx_srv_grp_watch_drop(g, id, leader, &p->proc); /* it answers now */
         spx_buf_t item;
         spx_buf_init(&item);
         if (accept) {
@@ -643,7 +702,9 @@ pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer 
                                     ginfo, nginfo);
             spx_info_array_free(ginfo, nginfo);
         }
-        spx_buf_push_bytes(&b, item.data, item.len);
+        spx_srv_grp_push_answer(&b, id, leader, &p->proc,
+                                accept ? SPX_GRP_ANSWER_ACCEPT : SPX_GRP_ANSWER_DECLINE,
+                                item.data, item.len);
         spx_buf_fini(&item);
         if (rc == PMIX_SUCCESS && spx_buf_failed(&b))
             rc = PMIX_ERR_NOMEM;
@@ -836,8 +897,8 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
     uint8_t accept = spx_buf_pull_u8(b);
     size_t nitem = 0;
     uint8_t *item = spx_buf_pull_bytes(b, &nitem);
-    if (bad || spx_buf_failed(b) || spx_buf_finish(b) != 0 || !id[0] || accept > 1 ||
-        (accept && !item)) {
+    if (bad || spx_buf_failed(b) || spx_buf_finish(b) != 0 || !id[0] ||
+        accept > SPX_GRP_ANSWER_GONE || (accept == SPX_GRP_ANSWER_ACCEPT && !item)) {
         spx_warn("group: malformed invitation answer dropped");
         free(item);
         return;
@@ -851,7 +912,8 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
     pmix_status_t late = late_take(g, id, &leader, &joiner);
     if (late != PMIX_SUCCESS) {
         /* the invitation ended before this answer came: the joiner learns how */
-        tell_joiner(g, id, &leader, &joiner, late);
+        if (accept != SPX_GRP_ANSWER_GONE)
+            tell_joiner(g, id, &leader, &joiner, late);
         free(item);
         return;
     }
@@ -865,7 +927,8 @@ static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
     if (!unknown_yet && (!cl || cl->finalized || (!cl->peer && cl->connected_once))) {
         /* no such leader here (any more; one that has not connected yet
          * may still invite): the joiner must not wait */
-        tell_joiner(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED);
+        if (accept != SPX_GRP_ANSWER_GONE)
+            tell_joiner(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED);
         free(item);
         return;
     }
@@ -904,8 +967,10 @@ static void recv_done(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
     if (status == PMIX_SUCCESS && remote &&
         (applied = spx_srv_grp_apply_outcome(g, outcome, n, false, NULL)) != PMIX_SUCCESS)
         spx_warn("group %s: the outcome could not be applied here", id);
-    if (remote && !target.nspace[0])
+    if (remote && !target.nspace[0]) {
         late_remember(g, id, &leader, status, un, nun, false);
+        spx_srv_grp_watch_drop(g, id, &leader, NULL); /* the invitation ended */
+    }
     joins_finish(g, id, &leader, target.nspace[0] ? &target : NULL, applied, outcome, n);
     free(outcome);
     free(un);
@@ -920,6 +985,8 @@ static void group_recv_any(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
         recv_done(g, b, remote);
     else if (kind == GRP_MSG_VOTE)
         recv_vote(g, b);
+    else if (kind == GRP_MSG_WATCH)
+        spx_srv_grp_watch_recv(g, b);
     else
         spx_warn("group: message of unknown kind %u dropped", (unsigned)kind);
 }
@@ -952,6 +1019,7 @@ static void leader_failed(struct spx_srv_grp *g, struct grp_join *j)
 
 void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace)
 {
+    spx_srv_grp_watch_nspace_gone(g, nspace);
     struct grp_late *l, *next;
     for (l = TAILQ_FIRST(&g->late); l; l = next) {
         next = TAILQ_NEXT(l, link);
@@ -966,6 +1034,7 @@ void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace)
 
 void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc)
 {
+    spx_srv_grp_watch_proc_gone(g, proc);
     struct grp_invite *inv, *next;
     for (inv = LIST_FIRST(&g->invites); inv; inv = next) {
         next = LIST_NEXT(inv, link);
@@ -983,7 +1052,8 @@ void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *pro
     for (a = LIST_FIRST(&g->answers); a; a = an) {
         an = LIST_NEXT(a, link);
         if (proc_eq(&a->leader, proc) || proc_eq(&a->joiner, proc)) {
-            if (proc_eq(&a->leader, proc) && a->accept) /* waits for an invitation */
+            if (proc_eq(&a->leader, proc) && a->accept == SPX_GRP_ANSWER_ACCEPT)
+                /* waits for an invitation */
                 tell_joiner(g, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED);
             LIST_REMOVE(a, link);
             free(a->item);
@@ -1002,6 +1072,7 @@ void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *pro
 
 void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node)
 {
+    spx_srv_grp_watch_node_gone(g, node);
     struct grp_invite *inv, *next;
     for (inv = LIST_FIRST(&g->invites); inv; inv = next) {
         next = LIST_NEXT(inv, link);
@@ -1026,6 +1097,7 @@ void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node)
 
 void spx_srv_grp_invites_free(struct spx_srv_grp *g)
 {
+    spx_srv_grp_watch_nspace_gone(g, NULL);
     while (!LIST_EMPTY(&g->invites)) {
         struct grp_invite *inv = LIST_FIRST(&g->invites);
         spx_srv_grp_reply(inv->peer, inv->seq, PMIX_ERR_NOT_AVAILABLE, NULL, 0);

@@ -53,11 +53,13 @@ struct spx_srv_mn_cfg {
     char *auth_id;           /* owned; munge */
 };
 
+enum { NODE_LOST = 1, NODE_LEFT = 2 };
+
 struct spx_srv_mn {
     void *net;               /* the network's handle (owned, freed by net_ops->destroy) */
     const spx_srv_net_ops_t *net_ops; /* borrowed (static) */
     uint32_t me, nnodes;
-    bool *node_lost;         /* [nnodes] */
+    uint8_t *node_lost;      /* [nnodes]: 0 up, NODE_LOST, or NODE_LEFT (ended in order) */
     pmix_proc_t *lost;       /* processes known to be lost (owned) */
     size_t nlost, clost;
 };
@@ -243,7 +245,7 @@ static void mn_node_lost(uint32_t node, const char *reason, void *arg)
     if (!m || node >= m->nnodes || m->node_lost[node])
         return;
     spx_warn("tree: node %u lost (%s)", node, reason ? reason : "no reason given");
-    m->node_lost[node] = true;
+    m->node_lost[node] = NODE_LOST;
     mn_node_gone(ctx, node, true);
 }
 
@@ -256,7 +258,7 @@ static void mn_node_left(uint32_t node, void *arg)
     if (!m || node >= m->nnodes || m->node_lost[node])
         return;
     spx_info("tree: node %u ended (its processes finished)", node);
-    m->node_lost[node] = true;
+    m->node_lost[node] = NODE_LEFT;
     mn_node_gone(ctx, node, false);
 }
 
@@ -422,7 +424,16 @@ bool spx_srv_mn_mark_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
     return true;
 }
 
-pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset)
+/* Did (nspace, rank)'s node end in order? */
+static bool on_left_node(struct spx_srv_ctx *ctx, const pmix_proc_t *p)
+{
+    struct spx_srv_mn *m = ctx->mn;
+    uint32_t node = spx_srv_ns_node_of(spx_srv_ns_find(ctx, p->nspace), p->rank);
+    return node < m->nnodes && m->node_lost[node] == NODE_LEFT;
+}
+
+pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
+                                  bool skip_left)
 {
     struct spx_srv_mn *m = ctx->mn;
     if (!m)
@@ -430,7 +441,7 @@ pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *se
     uint32_t *nodes;
     size_t n;
     bool node_gone = false;
-    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &n) == 0) {
+    if (spx_srv_mn_set_nodes(ctx, set, nset, skip_left, &nodes, &n) == 0) {
         for (size_t i = 0; i < n && !node_gone; i++)
             node_gone = m->node_lost[nodes[i]];
         free(nodes);
@@ -438,7 +449,8 @@ pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *se
     if (node_gone)
         return PMIX_ERR_UNREACH;
     for (size_t i = 0; i < m->nlost; i++)
-        if (spx_fence_proc_in_set(&m->lost[i], set, nset))
+        if (spx_fence_proc_in_set(&m->lost[i], set, nset) &&
+            !(skip_left && on_left_node(ctx, &m->lost[i])))
             return PMIX_ERR_PROC_ABORTED;
     return PMIX_SUCCESS;
 }
@@ -452,7 +464,7 @@ static int u32_cmp(const void *a, const void *b)
 }
 
 int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
-                         uint32_t **out, size_t *n)
+                         bool skip_left, uint32_t **out, size_t *n)
 {
     struct spx_srv_mn *m = ctx->mn;
     *out = NULL;
@@ -491,7 +503,8 @@ int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t
     qsort(v, k, sizeof(*v), u32_cmp);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
-        if (v[i] < m->nnodes && (u == 0 || v[u - 1] != v[i]))
+        if (v[i] < m->nnodes && (u == 0 || v[u - 1] != v[i]) &&
+            !(skip_left && v[i] != m->me && m->node_lost[v[i]] == NODE_LEFT))
             v[u++] = v[i];
     *out = v;
     *n = u;
@@ -556,7 +569,10 @@ static int mn_coll(struct spx_srv_ctx *ctx, struct spx_fence_engine *(*engine_of
         return -1;
     uint32_t *nodes;
     size_t nn;
-    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &nn) != 0) {
+    /* a fence goes on without the nodes that ended in order (their
+     * processes all finalized); a group's collective does not */
+    bool fence = engine_of == spx_srv_fence_engine_of;
+    if (spx_srv_mn_set_nodes(ctx, set, nset, fence, &nodes, &nn) != 0) {
         spx_error("fence %s: a participant's node is unknown (no node/proc map?)", set_key);
         return -1;
     }
@@ -614,7 +630,7 @@ int spx_srv_mn_coll_plain(struct spx_srv_ctx *ctx, const char *set_key, const pm
         return -1;
     uint32_t *nodes;
     size_t nn;
-    if (spx_srv_mn_set_nodes(ctx, set, nset, &nodes, &nn) != 0)
+    if (spx_srv_mn_set_nodes(ctx, set, nset, true, &nodes, &nn) != 0)
         return -1;
     int rc = m->net_ops->coll_start(m->net, set_key, nodes, nn, net_flags, PMIX_SUCCESS, data,
                                     ndata, 0, done, arg);
@@ -691,7 +707,7 @@ static bool set_on_node(const pmix_proc_t *set, size_t nset, void *arg)
     const struct node_of *on = arg;
     uint32_t *nodes;
     size_t n;
-    if (spx_srv_mn_set_nodes(on->ctx, set, nset, &nodes, &n) != 0)
+    if (spx_srv_mn_set_nodes(on->ctx, set, nset, false, &nodes, &n) != 0)
         return false;
     bool hit = false;
     for (size_t i = 0; i < n && !hit; i++)

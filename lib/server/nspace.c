@@ -837,7 +837,7 @@ size_t spx_srv_set_local_members(struct spx_srv_ctx *ctx, const pmix_proc_t *set
         (*out)[kept++] = (*out)[i];
     }
     n = kept;
-    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(ctx, set, nset) : PMIX_SUCCESS;
+    pmix_status_t st = ctx->mn ? spx_srv_mn_set_gone(ctx, set, nset, without_finalized) : PMIX_SUCCESS;
     if (st != PMIX_SUCCESS)
         *gone = st;
     return n;

@@ -137,12 +137,10 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         if (n == 0)
             continue;
         /* a lost node ends the shared-memory fences of the job at once; after
-         * an orderly end the one in flight may still complete, and later ones
-         * fail when their tracker meets the gone node */
+         * an orderly end (every process there finalized) fences go on
+         * without that node (nodes.c leaves it out of their node lists) */
         if (notify_clients)
             spx_srv_shmf_break(ns, PMIX_ERR_UNREACH, false);
-        else
-            spx_srv_shmf_end(ns, PMIX_ERR_UNREACH);
         pmix_proc_t *procs = calloc(n, sizeof(*procs));
         if (!procs)
             continue;

@@ -17,9 +17,8 @@
  *     answers release the generation.
  * A lost local process, a lost remote process or node of the namespace, and
  * the namespace's end break the segment: waiters and later arrivals fail.
- * A node of the namespace that ended in order (spx_srv_shmf_end) breaks it
- * too, but a generation already handed to the fence engine is let finish
- * first: that node may have completed it before it went. A local process
+ * A node of the namespace that ended in order does not: its processes all
+ * finalized, and fences go on without it. A local process
  * that finalized retires the segment (spx_srv_shmf_retire): arrivals then
  * get SPX_SHMB_USE_SOCKET and go through the fence engine, which counts only
  * the processes that have not finalized (the segment counts them all).
@@ -68,8 +67,6 @@ struct spx_srv_shmf {
     bool recoverable;             /* broken only because a local process went away */
     bool parked;                  /* a closed gather waits for commits */
     uint32_t parked_gen, parked_ncollect;
-    pmix_status_t end_status;     /* break with it once end_gen is released (0: no) */
-    uint32_t end_gen;
     bool retired;                 /* a local process finalized: fences take the socket */
 };
 
@@ -237,23 +234,6 @@ void spx_srv_shmf_break(struct spx_srv_ns *ns, pmix_status_t status, bool recove
     answer_waiters(f, true, 0, status);
 }
 
-void spx_srv_shmf_end(struct spx_srv_ns *ns, pmix_status_t status)
-{
-    struct spx_srv_shmf *f = ns ? ns->shmf : NULL;
-    if (!f || spx_shmb_broken(f->seg) != PMIX_SUCCESS)
-        return;
-    bool closed = false;
-    uint32_t gen = spx_shmb_generation(f->seg, &closed, NULL);
-    spx_debug("namespace %s: a node ended; shared-memory generation %u %s%s", ns->name, gen,
-              closed ? "closed" : "open", f->parked ? ", parked" : "");
-    if (!closed || f->parked) { /* not with the engine: it cannot complete any more */
-        spx_srv_shmf_break(ns, status, false);
-        return;
-    }
-    f->end_status = status;
-    f->end_gen = gen;
-}
-
 void spx_srv_shmf_retire(struct spx_srv_ns *ns)
 {
     struct spx_srv_shmf *f = ns ? ns->shmf : NULL;
@@ -335,11 +315,6 @@ static void server_release(struct spx_srv_ns *ns, uint32_t gen, pmix_status_t st
         f->parked = false;
     spx_shmb_release(f->seg, gen, st);
     answer_waiters(f, false, gen, st);
-    if (f->end_status != PMIX_SUCCESS && f->end_gen == gen) {
-        pmix_status_t end = f->end_status;
-        f->end_status = PMIX_SUCCESS;
-        spx_srv_shmf_break(ns, end, false);
-    }
     retry_deferred(ns);
 }
 

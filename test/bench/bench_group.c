@@ -25,7 +25,7 @@
  * iteration, so a change of load hits them alike.
  * SPX_BENCH_GROUP_ONLY=construct or =invite runs only that part.
  *   invite_K   rank 0 PMIx_Group_invite (blocking, with a context id) of
- *              ranks 1..K, each invitee joining with PMIx_Group_join_nb
+ *              ranks 0..K (itself listed: a member), each invitee joining with PMIx_Group_join_nb
  *              from its PMIX_GROUP_INVITED handler; the time from the call
  *              to its return at rank 0, which is when the group is complete
  *              (PMIX_GROUP_CONSTRUCT_COMPLETE). K = 2, 4, 8, ... below
@@ -259,7 +259,7 @@ static void invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
 static void bench_invite(uint32_t k, int warm, int iters)
 {
     double *t = calloc((size_t)iters, sizeof(double));
-    pmix_proc_t *inv = calloc(k, sizeof(*inv));
+    pmix_proc_t *inv = calloc(k + 1, sizeof(*inv)); /* rank 0 lists itself: a member */
     size_t lcid = 100 + me.rank;
     pmix_info_t ginfo, dirs[2];
     pmix_data_array_t da = {.type = PMIX_INFO, .size = 1, .array = &ginfo};
@@ -269,8 +269,8 @@ static void bench_invite(uint32_t k, int warm, int iters)
 
     if (!t || !inv)
         die("malloc", PMIX_ERR_NOMEM);
-    for (uint32_t r = 1; r <= k; r++)
-        PMIX_LOAD_PROCID(&inv[r - 1], me.nspace, r);
+    for (uint32_t r = 0; r <= k; r++)
+        PMIX_LOAD_PROCID(&inv[r], me.nspace, r);
     PMIX_INFO_LOAD(&ginfo, PMIX_GROUP_LOCAL_CID, &lcid, PMIX_SIZE);
     PMIX_INFO_LOAD(&dirs[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[1], PMIX_GROUP_INFO, &da, PMIX_DATA_ARRAY);
@@ -281,7 +281,7 @@ static void bench_invite(uint32_t k, int warm, int iters)
             pmix_info_t *res = NULL;
             size_t nres = 0;
             double t0 = now();
-            rc = PMIx_Group_invite(grp, inv, k, dirs, 2, &res, &nres);
+            rc = PMIx_Group_invite(grp, inv, k + 1, dirs, 2, &res, &nres);
             double t1 = now();
             if (rc != PMIX_SUCCESS)
                 die("PMIx_Group_invite", rc);

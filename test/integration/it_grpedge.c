@@ -3,7 +3,7 @@
  * programs run into (grpedge.sh; 1 to 4 simulated nodes, spmix-run
  * --keep-going where a rank dies). Every rank puts "it.edge.remote"
  * (PMIX_REMOTE) and "it.edge.global" (PMIX_GLOBAL) and commits first.
- *   nullcb    rank 0 invites every other rank; each accepts from inside its
+ *   nullcb    rank 0 invites every rank (WILDCARD: itself too); each accepts from inside its
  *             PMIX_GROUP_INVITED handler with PMIx_Group_join_nb(..., NULL,
  *             NULL) and learns the outcome from PMIX_GROUP_CONSTRUCT_COMPLETE;
  *             then every member reads every other member's PMIX_REMOTE and
@@ -24,6 +24,17 @@
  *             fences complete with PMIX_SUCCESS without them, and every
  *             rank's committed data (the departed ones' too) is readable.
  *   finfencehi the same with the last two ranks leaving.
+ *   invfin    rank 0 invites every other rank; the last one finalizes and
+ *             exits without answering, the others accept (NULL callback):
+ *             the leader's invite returns PMIX_GROUP_CONSTRUCT_ABORT within
+ *             10 s, and the leader, as every acceptor, gets the
+ *             PMIX_GROUP_CONSTRUCT_ABORT event.
+ *   invout    rank 0 invites every other rank into a group it does not join
+ *             itself (its list leaves it out), with a context id: its invite
+ *             returns the membership without it and the context id, its
+ *             handlers saw every PMIX_GROUP_INVITE_ACCEPTED and the
+ *             PMIX_GROUP_CONSTRUCT_COMPLETE; the members read each other's
+ *             endpoints and destruct the group among themselves.
  * Each survivor prints "it_grpedge: MODE: rank R: OK".
  */
 #include "itest.h"
@@ -33,7 +44,8 @@
 #define GRP "grp-edge"
 
 static const char *mode;
-static volatile int invited, completed, aborted;
+static volatile int invited, completed, aborted, accepted_seen;
+static bool stays_silent; /* this rank never answers its invitation (mode invfin) */
 static pmix_proc_t leader_seen;
 
 static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
@@ -48,9 +60,12 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source,
     if (status == PMIX_GROUP_INVITED) {
         leader_seen = *source;
         /* no callback: the outcome comes as PMIX_GROUP_CONSTRUCT_COMPLETE */
-        IT_RC(PMIx_Group_join_nb(GRP, source, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
-              PMIX_SUCCESS, "PMIx_Group_join_nb(NULL callback) in the handler");
+        if (!stays_silent)
+            IT_RC(PMIx_Group_join_nb(GRP, source, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
+                  PMIX_SUCCESS, "PMIx_Group_join_nb(NULL callback) in the handler");
         __atomic_store_n(&invited, 1, __ATOMIC_RELEASE);
+    } else if (status == PMIX_GROUP_INVITE_ACCEPTED) {
+        __atomic_add_fetch(&accepted_seen, 1, __ATOMIC_ACQ_REL);
     } else if (status == PMIX_GROUP_CONSTRUCT_COMPLETE) {
         __atomic_add_fetch(&completed, 1, __ATOMIC_ACQ_REL);
     } else if (status == PMIX_GROUP_CONSTRUCT_ABORT) {
@@ -108,15 +123,13 @@ static void check_all_endpoints(uint32_t n)
 static void mode_nullcb(uint32_t n)
 {
     if (it_me.rank == 0) {
-        pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
-        for (uint32_t r = 1; r < n; r++)
-            PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+        pmix_proc_t wild; /* every rank, the leader too: it is a member */
+        PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
         pmix_info_t *res = NULL;
         size_t nres = 0;
-        IT_RC(PMIx_Group_invite(GRP, inv, n - 1, NULL, 0, &res, &nres), PMIX_SUCCESS,
+        IT_RC(PMIx_Group_invite(GRP, &wild, 1, NULL, 0, &res, &nres), PMIX_SUCCESS,
               "PMIx_Group_invite");
         PMIX_INFO_FREE(res, nres);
-        free(inv);
     } else {
         IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
         IT_WAIT_FOR(completed, 20, "PMIX_GROUP_CONSTRUCT_COMPLETE after a join with no callback");
@@ -124,6 +137,72 @@ static void mode_nullcb(uint32_t n)
     }
     check_all_endpoints(n);
     IT_RC(PMIx_Group_destruct(GRP, NULL, 0), PMIX_SUCCESS, "PMIx_Group_destruct");
+}
+
+static void mode_invfin(uint32_t n)
+{
+    if (it_me.rank == 0) {
+        pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
+        for (uint32_t r = 1; r < n; r++)
+            PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+        double t0 = it_now();
+        pmix_status_t rc = PMIx_Group_invite(GRP, inv, n - 1, NULL, 0, NULL, NULL);
+        printf("it_grpedge: invfin: rank 0: invite %s after %.2f s\n", PMIx_Error_string(rc),
+               it_now() - t0);
+        IT_RC(rc, PMIX_GROUP_CONSTRUCT_ABORT, "invite of a rank that finalized without answering");
+        IT_CHECK(it_now() - t0 < 10, "the invite took %.1f s", it_now() - t0);
+        IT_WAIT_FOR(aborted, 10, "the leader's PMIX_GROUP_CONSTRUCT_ABORT event");
+        free(inv);
+    } else if (it_me.rank == n - 1) {
+        IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
+        it_finalize();
+        exit(0); /* without answering */
+    } else {
+        IT_WAIT_FOR(invited, 20, "PMIX_GROUP_INVITED");
+        IT_WAIT_FOR(aborted, 20, "PMIX_GROUP_CONSTRUCT_ABORT of an acceptor");
+    }
+}
+
+static void mode_invout(uint32_t n)
+{
+    if (it_me.rank == 0) {
+        pmix_proc_t *inv = calloc(n - 1, sizeof(*inv));
+        for (uint32_t r = 1; r < n; r++)
+            PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+        pmix_info_t d;
+        bool yes = true;
+        PMIX_INFO_LOAD(&d, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        IT_RC(PMIx_Group_invite(GRP, inv, n - 1, &d, 1, &res, &nres), PMIX_SUCCESS,
+              "invite into a group the leader does not join");
+        size_t nm = 0;
+        bool cid = false, self_in = false;
+        for (size_t i = 0; i < nres; i++) {
+            if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP)) {
+                const pmix_proc_t *m = res[i].value.data.darray->array;
+                nm = res[i].value.data.darray->size;
+                for (size_t k = 0; k < nm; k++)
+                    self_in |= m[k].rank == it_me.rank;
+            }
+            cid |= PMIX_CHECK_KEY(&res[i], PMIX_GROUP_CONTEXT_ID);
+        }
+        IT_CHECK(nm == n - 1 && !self_in, "membership of %zu (leader in: %d), expected %u without it",
+                 nm, self_in, n - 1);
+        IT_CHECK(cid, "no context id");
+        IT_CHECK(accepted_seen == (int)(n - 1), "the leader saw %d acceptances", accepted_seen);
+        IT_WAIT_FOR(completed, 10, "the leader's PMIX_GROUP_CONSTRUCT_COMPLETE");
+        PMIX_INFO_FREE(res, nres);
+        free(inv);
+        return;
+    }
+    IT_WAIT_FOR(completed, 20, "PMIX_GROUP_CONSTRUCT_COMPLETE");
+    for (uint32_t r = 1; r < n; r++)
+        if (r != it_me.rank) {
+            check_endpoint(r, "remote", true);
+            check_endpoint(r, "global", true);
+        }
+    IT_RC(PMIx_Group_destruct(GRP, NULL, 0), PMIX_SUCCESS, "destruct by the members");
 }
 
 static void mode_construct(uint32_t n)
@@ -229,15 +308,16 @@ static void mode_finfence(uint32_t n, bool high)
 
 int main(int argc, char **argv)
 {
-    IT_CHECK(argc == 2, "usage: it_grpedge nullcb|construct|nullcons|dead|deaddestr|finfence|finfencehi");
+    IT_CHECK(argc == 2, "usage: it_grpedge nullcb|construct|nullcons|dead|deaddestr|finfence|finfencehi|invfin|invout");
     mode = argv[1];
     setvbuf(stdout, NULL, _IOLBF, 0);
     uint32_t n = it_init();
-    IT_CHECK(n >= 3, "needs at least 3 ranks");
+    IT_CHECK(n >= (strcmp(mode, "invfin") == 0 ? 2u : 3u), "too few ranks");
     put_endpoints();
+    stays_silent = strcmp(mode, "invfin") == 0 && it_me.rank == n - 1;
     pmix_status_t codes[] = {PMIX_GROUP_INVITED, PMIX_GROUP_CONSTRUCT_COMPLETE,
-                             PMIX_GROUP_CONSTRUCT_ABORT};
-    IT_RC(PMIx_Register_event_handler(codes, 3, NULL, 0, handler, NULL, NULL), PMIX_SUCCESS,
+                             PMIX_GROUP_CONSTRUCT_ABORT, PMIX_GROUP_INVITE_ACCEPTED};
+    IT_RC(PMIx_Register_event_handler(codes, 4, NULL, 0, handler, NULL, NULL), PMIX_SUCCESS,
           "PMIx_Register_event_handler");
     if (strncmp(mode, "finfence", 8) != 0)
         it_fence(); /* every handler is in place before anyone invites */
@@ -249,13 +329,17 @@ int main(int argc, char **argv)
         mode_nullcons(n);
     else if (strcmp(mode, "dead") == 0 || strcmp(mode, "deaddestr") == 0)
         mode_dead(n, strcmp(mode, "deaddestr") == 0);
+    else if (strcmp(mode, "invfin") == 0)
+        mode_invfin(n);
+    else if (strcmp(mode, "invout") == 0)
+        mode_invout(n);
     else if (strcmp(mode, "finfence") == 0 || strcmp(mode, "finfencehi") == 0)
         mode_finfence(n, strcmp(mode, "finfencehi") == 0);
     else
         IT_CHECK(0, "unknown mode %s", mode);
     printf("it_grpedge: %s: rank %u: OK\n", mode, (unsigned)it_me.rank);
     if (strcmp(mode, "dead") != 0 && strcmp(mode, "deaddestr") != 0 &&
-        strncmp(mode, "finfence", 8) != 0)
+        strncmp(mode, "finfence", 8) != 0 && strcmp(mode, "invfin") != 0)
         it_fence();
     it_finalize();
     return 0;

@@ -228,9 +228,10 @@ int main(int argc, char **argv)
     bool optional = strcmp(mode, "optional") == 0 || strcmp(mode, "abort") == 0;
     bool abort_expected = strcmp(mode, "decline") == 0 || strcmp(mode, "abort") == 0;
     if (it_me.rank == 0) {
-        pmix_proc_t *inv = calloc(nprocs - 1, sizeof(*inv));
-        for (uint32_t r = 1; r < nprocs; r++)
-            PMIX_LOAD_PROCID(&inv[r - 1], it_me.nspace, r);
+        /* the leader lists itself: it is a member (without, it only invites) */
+        pmix_proc_t *inv = calloc(nprocs, sizeof(*inv));
+        for (uint32_t r = 0; r < nprocs; r++)
+            PMIX_LOAD_PROCID(&inv[r], it_me.nspace, r);
         pmix_info_t dirs[3];
         size_t nd = 0;
         bool yes = true;
@@ -239,7 +240,7 @@ int main(int argc, char **argv)
         if (optional)
             PMIX_INFO_LOAD(&dirs[nd++], PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
         if (strcmp(mode, "leaderfin") == 0) {
-            IT_RC(PMIx_Group_invite_nb(GRP, inv, nprocs - 1, dirs, nd, join_cb, NULL),
+            IT_RC(PMIx_Group_invite_nb(GRP, inv, nprocs, dirs, nd, join_cb, NULL),
                   PMIX_SUCCESS, "PMIx_Group_invite_nb");
             it_finalize();
             for (size_t i = 0; i < nd; i++)
@@ -250,7 +251,7 @@ int main(int argc, char **argv)
         }
         pmix_info_t *res = NULL;
         size_t nres = 0, nm = 0, cid = 0;
-        pmix_status_t rc = PMIx_Group_invite(GRP, inv, nprocs - 1, dirs, nd, &res, &nres);
+        pmix_status_t rc = PMIx_Group_invite(GRP, inv, nprocs, dirs, nd, &res, &nres);
         for (size_t i = 0; i < nd; i++)
             PMIX_INFO_DESTRUCT(&dirs[i]);
         if (abort_expected) {

@@ -131,7 +131,8 @@ def main():
 
     want_cid = [{"key": pmix.PMIX_GROUP_ASSIGN_CONTEXT_ID, "value": True, "val_type": pmix.PMIX_BOOL}]
     if rank == 0:
-        peers = [{"nspace": ns, "rank": r} for r in range(1, nprocs)]
+        # the leader lists itself: a member (without, it would only invite)
+        peers = [{"nspace": ns, "rank": r} for r in range(0, nprocs)]
         rc, results = client.group_invite(GROUP, peers, want_cid)
         cid = check_results(rc, results, nprocs, "group_invite")
     else:

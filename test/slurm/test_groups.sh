@@ -75,9 +75,14 @@ run_ok "3 nodes x 2: it_grpedge nullcb (join_nb with a NULL callback in the hand
 for mode in dead deaddestr; do
     $S -K0 -N3 -n4 "$IT/it_grpedge" $mode >"$OUT/o" 2>"$OUT/e"
     n=$(grep -c "^it_grpedge: $mode: rank [0-9]*: OK$" "$OUT/o")
-    if [ "$n" = 3 ]; then pass "3 nodes, 4 tasks: it_grpedge $mode: the member alone on its node dies, 3 survivors: $(sed -n "s/^it_grpedge: $mode: rank 0: //p" "$OUT/o")"
+    if [ "$n" = 3 ]; then pass "3 nodes, 4 tasks: it_grpedge $mode: the member alone on its node dies, 3 survivors: $(sed -n "s/^it_grpedge: $mode: rank 0: \(.* after .*\)$/\1/p" "$OUT/o")"
     else fail "3 nodes, 4 tasks: it_grpedge $mode: $n of 3 survivors OK"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
 done
+# an invitee on the other node finalizes without answering: the invite aborts
+run_ok "2 nodes x 1: it_grpedge invfin (an invitee finalizes without answering)" \
+    "^it_grpedge: invfin: rank 0: OK$" $S -N2 -n2 "$IT/it_grpedge" invfin
+run_ok "3 nodes x 2: it_grpedge invout (a leader that only invites)" \
+    "^it_grpedge: invout: rank 0: OK$" $S -N3 -n6 "$IT/it_grpedge" invout
 # the two tasks of one node finalize and exit; the other node's two fence
 for mode in finfence finfencehi; do
     $S -N2 -n4 "$IT/it_grpedge" $mode >"$OUT/o" 2>"$OUT/e"
