@@ -7,7 +7,9 @@
  * the server, caching the answer until the next fence. A Get of the job
  * (rank WILDCARD) qualified with PMIX_NODE_INFO or PMIX_APP_INFO reads that
  * node's or app's part of the job info (store/jobparts.h): the HELLO brings
- * the parts of every node and app, so a miss there is final too. A Get
+ * the parts of every node and app, so a miss there is final too. Keys the
+ * job info implies (PMIX_LOCAL_PROCS) are computed from it at each Get of
+ * the own job (store/jobderived.h), a miss final as well. A Get
  * qualified with PMIX_GROUP_CONTEXT_ID reads a member's group info
  * (client_group.c), and a group id as namespace names that group's member.
  */
@@ -21,6 +23,7 @@
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "proto/records.h"
+#include "store/jobderived.h"
 #include "store/jobparts.h"
 #include "types/types.h"
 #include "util/compiler.h"
@@ -261,6 +264,10 @@ static pmix_status_t get_local(struct get_req *r, const pmix_info_t *info, size_
         v = spx_client_group_lookup(cid, &r->proc, r->key);
         rc = v ? PMIx_Value_xfer(copy, v) : PMIX_ERR_NOT_FOUND;
         r->final_miss = true;
+    } else if (spx_client.own && PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace) &&
+               spx_jobderived_get(spx_client.jobinfo, r->proc.nspace, r->proc.rank, r->key, info,
+                                  ninfo, &rc, copy)) {
+        r->final_miss = true; /* computed from the job info, which is all there is */
     } else if (spx_client.own && r->proc.rank == PMIX_RANK_WILDCARD &&
         PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace) &&
         spx_jobparts_lookup(spx_client.jobinfo, r->proc.nspace, r->key, info, ninfo, &rc, &v)) {

@@ -1,14 +1,17 @@
 /* test_jobparts.c - unit tests of lib/store/jobparts: node and app parts of
  * the job info and the answer to Gets qualified with PMIX_NODE_INFO /
- * PMIX_APP_INFO.
+ * PMIX_APP_INFO; and of lib/store/jobderived, PMIX_LOCAL_PROCS computed
+ * from PMIX_LOCAL_PEERS.
  *
  * Part 1 fills a store directly: merging (keys a node has stay), lookup by
  * host name (exact, short form), by node id, this node by default, unknown
- * nodes and keys, malformed qualifiers, app parts.
+ * nodes and keys, malformed qualifiers, app parts; PMIX_LOCAL_PROCS of this
+ * node and of a node the qualifiers name, a host's own value, bad lists.
  * Part 2 runs a server (PMIx_server_init) whose host registers a job of
  * three nodes with the node and proc maps but the node array of one node
  * only: the HELLO brings every node's part with what the maps say (host's
- * keys first), and the server answers qualified GETs from those parts.
+ * keys first), and the server answers qualified GETs from those parts
+ * (PMIX_LOCAL_PROCS too).
  */
 #include "config.h"
 
@@ -28,6 +31,7 @@
 #include "net/conn.h"
 #include "net/unix_sock.h"
 #include "proto/msg.h"
+#include "store/jobderived.h"
 #include "store/jobparts.h"
 #include "store/store.h"
 
@@ -187,6 +191,116 @@ START_TEST(parts_apps)
     ck_assert(spx_jobparts_lookup(s, NS, PMIX_APP_SIZE, q, 1, &rc, &v));
     ck_assert_int_eq(rc, PMIX_SUCCESS);
     ck_assert_uint_eq(v->data.uint32, 4);
+    spx_store_destroy(s);
+}
+END_TEST
+
+/* The ranks of a PMIX_LOCAL_PROCS value as "r1,r2" (every proc of NS), into buf. */
+static void procs_str(const pmix_value_t *v, char *buf, size_t cap)
+{
+    ck_assert_int_eq(v->type, PMIX_DATA_ARRAY);
+    ck_assert_ptr_nonnull(v->data.darray);
+    ck_assert_int_eq(v->data.darray->type, PMIX_PROC);
+    const pmix_proc_t *p = v->data.darray->array;
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->data.darray->size; i++) {
+        ck_assert_str_eq(p[i].nspace, NS);
+        off += (size_t)snprintf(buf + off, cap - off, "%s%u", i ? "," : "", p[i].rank);
+        ck_assert_uint_lt(off, cap);
+    }
+}
+
+/* spx_jobderived_get of PMIX_LOCAL_PROCS: handled, with rc want, and the
+ * ranks (want_ranks) when it succeeds. */
+static void expect_procs(const spx_store_t *s, pmix_rank_t rank, const pmix_info_t *q, size_t nq,
+                         pmix_status_t want, const char *want_ranks)
+{
+    pmix_status_t rc = PMIX_ERROR;
+    pmix_value_t v = {.type = PMIX_UNDEF};
+    char buf[256];
+    ck_assert(spx_jobderived_get(s, NS, rank, PMIX_LOCAL_PROCS, q, nq, &rc, &v));
+    ck_assert_int_eq(rc, want);
+    if (want == PMIX_SUCCESS) {
+        procs_str(&v, buf, sizeof(buf));
+        ck_assert_str_eq(buf, want_ranks);
+    } else {
+        ck_assert_int_eq(v.type, PMIX_UNDEF);
+    }
+    PMIx_Value_destruct(&v);
+}
+
+static void put_job_str(spx_store_t *s, const char *key, const char *str)
+{
+    pmix_value_t v = {.type = PMIX_STRING};
+    v.data.string = (char *)str;
+    ck_assert_int_eq(spx_store_put(s, NS, PMIX_RANK_WILDCARD, key, &v, PMIX_GLOBAL),
+                     PMIX_SUCCESS);
+}
+
+START_TEST(local_procs)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_status_t rc;
+    pmix_value_t v = {.type = PMIX_UNDEF};
+    /* not a derived key; no peers known yet */
+    ck_assert(!spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL, 0, &rc, &v));
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_ERR_NOT_FOUND, NULL);
+    /* this node: the job level's peers, for the job and for a rank */
+    put_job_str(s, PMIX_LOCAL_PEERS, "0,2-3");
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_SUCCESS, "0,2,3");
+    expect_procs(s, 2, NULL, 0, PMIX_SUCCESS, "0,2,3");
+
+    /* another node, by name and by id; unknown ones; a node without peers */
+    pmix_info_t in[3], q[2];
+    memset(in, 0, sizeof(in));
+    memset(q, 0, sizeof(q));
+    PMIx_Info_load(&in[0], PMIX_HOSTNAME, "n1", PMIX_STRING);
+    load_u32(&in[1], PMIX_NODEID, 1);
+    PMIx_Info_load(&in[2], PMIX_LOCAL_PEERS, "1,4", PMIX_STRING);
+    ck_assert_int_eq(spx_jobparts_add_node(s, NS, in, 3), PMIX_SUCCESS);
+    add_node(s, "n2", 2, PMIX_LOCAL_SIZE, 0);
+    PMIx_Info_load(&q[0], PMIX_NODE_INFO, NULL, PMIX_BOOL);
+    PMIx_Info_load(&q[1], PMIX_HOSTNAME, "n1", PMIX_STRING);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_SUCCESS, "1,4");
+    expect_procs(s, 0, q, 2, PMIX_SUCCESS, "0,2,3"); /* node qualifiers: rank WILDCARD only */
+    PMIx_Value_destruct(&q[1].value);
+    PMIx_Info_load(&q[1], PMIX_HOSTNAME, "n9", PMIX_STRING);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_ERR_NOT_FOUND, NULL);
+    PMIx_Value_destruct(&q[1].value);
+    load_u32(&q[1], PMIX_NODEID, 1);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_SUCCESS, "1,4");
+    load_u32(&q[1], PMIX_NODEID, 2);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_ERR_NOT_FOUND, NULL);
+    PMIx_Info_load(&q[1], PMIX_NODEID, "x", PMIX_STRING);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_ERR_BAD_PARAM, NULL);
+    PMIx_Value_destruct(&q[1].value);
+
+    /* a list that is not one: refused, never read past */
+    put_job_str(s, PMIX_LOCAL_PEERS, "0,x");
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_ERR_BAD_PARAM, NULL);
+    put_job_str(s, PMIX_LOCAL_PEERS, "0-70000");
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_ERR_BAD_PARAM, NULL);
+
+    /* the host's own value wins, at the job level and in a node's part */
+    pmix_proc_t mine[1];
+    PMIX_LOAD_PROCID(&mine[0], NS, 7);
+    pmix_data_array_t da = {.type = PMIX_PROC, .size = 1, .array = mine};
+    pmix_value_t hv = {.type = PMIX_DATA_ARRAY};
+    hv.data.darray = &da;
+    ck_assert_int_eq(
+        spx_store_put(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, &hv, PMIX_GLOBAL),
+        PMIX_SUCCESS);
+    ck_assert(!spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, NULL, 0, &rc, &v));
+    ck_assert(!spx_jobderived_get(s, NS, 3, PMIX_LOCAL_PROCS, NULL, 0, &rc, &v));
+    PMIx_Value_destruct(&in[2].value);
+    PMIx_Info_load(&in[2], PMIX_LOCAL_PROCS, &da, PMIX_DATA_ARRAY);
+    ck_assert_int_eq(spx_jobparts_add_node(s, NS, in, 3), PMIX_SUCCESS);
+    load_u32(&q[1], PMIX_NODEID, 1);
+    ck_assert(!spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, q, 2, &rc, &v));
+    ck_assert_int_eq(v.type, PMIX_UNDEF);
+    for (size_t i = 0; i < 3; i++)
+        PMIx_Value_destruct(&in[i].value);
     spx_store_destroy(s);
 }
 END_TEST
@@ -388,6 +502,28 @@ START_TEST(server_derives_other_nodes)
         }
         spx_buf_fini(&r);
     }
+    /* PMIX_LOCAL_PROCS of a node, computed by the server from its peers */
+    spx_buf_t b, r;
+    pmix_proc_t t;
+    pmix_info_t q[2];
+    memset(q, 0, sizeof(q));
+    PMIX_LOAD_PROCID(&t, NS, PMIX_RANK_WILDCARD);
+    PMIx_Info_load(&q[0], PMIX_NODE_INFO, NULL, PMIX_BOOL);
+    PMIx_Info_load(&q[1], PMIX_HOSTNAME, "h2", PMIX_STRING);
+    spx_buf_init(&b);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, PMIX_LOCAL_PROCS);
+    spx_codec_push_info_array(&b, q, 2);
+    PMIx_Value_destruct(&q[1].value);
+    recv_reply(fd, SPX_MSG_GET, send_req(fd, SPX_MSG_GET, &b), &r);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    pmix_value_t v;
+    char ranks[64];
+    ck_assert_int_eq(spx_codec_pull_value(&r, &v), 0);
+    procs_str(&v, ranks, sizeof(ranks));
+    ck_assert_str_eq(ranks, "3,4,5");
+    PMIx_Value_destruct(&v);
+    spx_buf_fini(&r);
     close(fd);
     spx_store_destroy(s);
 }
@@ -399,6 +535,7 @@ static Suite *jobparts_suite(void)
     TCase *tc = tcase_create("store");
     tcase_add_test(tc, parts_nodes);
     tcase_add_test(tc, parts_apps);
+    tcase_add_test(tc, local_procs);
     suite_add_tcase(s, tc);
     tc = tcase_create("server");
     tcase_add_checked_fixture(tc, server_setup, server_teardown);
