@@ -5,9 +5,10 @@
  * as one record. Get looks locally first - own data, job info delivered at
  * init, internal data, values cached from earlier gets - and otherwise asks
  * the server, caching the answer until the next fence. A Get of the job
- * (rank WILDCARD) qualified with PMIX_NODE_INFO or PMIX_APP_INFO reads that
- * node's or app's part of the job info (store/jobparts.h): the HELLO brings
- * the parts of every node and app, so a miss there is final too. Keys the
+ * (rank WILDCARD) qualified with PMIX_NODE_INFO, PMIX_APP_INFO or
+ * PMIX_SESSION_INFO reads that node's, app's or the session's part of the
+ * job info (store/jobparts.h): the HELLO brings the parts of every node and
+ * app and the session's, so a miss there is final too. Keys the
  * job info implies (PMIX_LOCAL_PROCS) are computed from it at each Get of
  * the own job (store/jobderived.h), a miss final as well. A Get
  * qualified with PMIX_GROUP_CONTEXT_ID reads a member's group info
@@ -344,12 +345,12 @@ static pmix_status_t get_req_target(struct get_req *r, const pmix_proc_t *proc, 
     return r->proc.rank == PMIX_RANK_WILDCARD ? PMIX_SUCCESS : spx_client_group_map(&r->proc);
 }
 
-/* The directives a Get honours (client and server side together); the node
- * and app qualifiers for rank WILDCARD (store/jobparts.h). */
-static const char *const get_directives[] = {PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT,
-                                             PMIX_NODE_INFO, PMIX_HOSTNAME, PMIX_NODEID,
-                                             PMIX_APP_INFO, PMIX_APPNUM, PMIX_GROUP_CONTEXT_ID,
-                                             NULL};
+/* The directives a Get honours (client and server side together); the node,
+ * app and session qualifiers for rank WILDCARD (store/jobparts.h). */
+static const char *const get_directives[] = {
+    PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT,      PMIX_NODE_INFO,  PMIX_HOSTNAME,
+    PMIX_NODEID,   PMIX_APP_INFO,  PMIX_APPNUM,       PMIX_SESSION_INFO, PMIX_SESSION_ID,
+    PMIX_GROUP_CONTEXT_ID, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                      const pmix_info_t info[], size_t ninfo,

@@ -19,7 +19,13 @@
  *    does not have (a job-level key) too, a node id that is not a number
  *    PMIX_ERR_BAD_PARAM, and the qualifiers flagged PMIX_INFO_REQD are honoured;
  *  - PMIX_APP_INFO (with PMIX_APPNUM 0, or alone) gives the app's size, the
- *    job size here (one app); an unknown app number is PMIX_ERR_NOT_FOUND.
+ *    job size here (one app); an unknown app number is PMIX_ERR_NOT_FOUND;
+ *  - PMIX_SESSION_INFO gives the session spmix-run registers (a singleton
+ *    has its own): PMIX_NUM_ALLOCATED_NODES, the node count (also without
+ *    the qualifier), and PMIX_UNIV_SIZE, the job level's; a key the session
+ *    lacks, or a PMIX_SESSION_ID (the session has none), is
+ *    PMIX_ERR_NOT_FOUND, a PMIX_SESSION_ID that is not a number
+ *    PMIX_ERR_BAD_PARAM.
  * Also run as a singleton (one node: the host name). Prints
  * "it_nodeinfo: N ranks on M nodes: OK" from rank 0.
  */
@@ -322,6 +328,26 @@ int main(void)
     app = 7;
     PMIX_INFO_LOAD(&q[1], PMIX_APPNUM, &app, PMIX_UINT32);
     IT_RC(get_status(PMIX_APP_SIZE, q, 2), PMIX_ERR_NOT_FOUND, "an unknown app");
+    PMIX_INFO_DESTRUCT(&q[1]);
+    PMIX_INFO_DESTRUCT(&q[0]);
+
+    /* the session: spmix-run's allocation is its nodes */
+    IT_CHECK(get_u32_q(PMIX_NUM_ALLOCATED_NODES, NULL, 0) == nnodes,
+             "PMIX_NUM_ALLOCATED_NODES is not %u", nnodes);
+    PMIX_INFO_LOAD(&q[0], PMIX_SESSION_INFO, NULL, PMIX_BOOL);
+    PMIX_INFO_REQUIRED(&q[0]);
+    IT_CHECK(get_u32_q(PMIX_NUM_ALLOCATED_NODES, q, 1) == nnodes,
+             "the session's PMIX_NUM_ALLOCATED_NODES is not %u", nnodes);
+    IT_CHECK(get_u32_q(PMIX_UNIV_SIZE, q, 1) == get_u32_q(PMIX_UNIV_SIZE, NULL, 0),
+             "the session's PMIX_UNIV_SIZE is not the job's");
+    IT_RC(get_status(PMIX_JOB_SIZE, q, 1), PMIX_ERR_NOT_FOUND, "a job key of the session");
+    uint32_t sid = 0;
+    PMIX_INFO_LOAD(&q[1], PMIX_SESSION_ID, &sid, PMIX_UINT32);
+    IT_RC(get_status(PMIX_NUM_ALLOCATED_NODES, q, 2), PMIX_ERR_NOT_FOUND, "a session by id");
+    PMIX_INFO_DESTRUCT(&q[1]);
+    PMIX_INFO_LOAD(&q[1], PMIX_SESSION_ID, "x", PMIX_STRING);
+    IT_RC(get_status(PMIX_NUM_ALLOCATED_NODES, q, 2), PMIX_ERR_BAD_PARAM,
+          "a session id not a number");
     PMIX_INFO_DESTRUCT(&q[1]);
     PMIX_INFO_DESTRUCT(&q[0]);
 
