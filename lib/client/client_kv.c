@@ -13,6 +13,8 @@
  * the own job (store/jobderived.h), a miss final as well. A Get
  * qualified with PMIX_GROUP_CONTEXT_ID reads a member's group info
  * (client_group.c), and a group id as namespace names that group's member.
+ * A NULL proc and the own namespace with PMIX_RANK_INVALID name the caller,
+ * whose PMIX_RANK is answered here (no store holds it).
  */
 #include "config.h"
 
@@ -260,7 +262,12 @@ static pmix_status_t get_local(struct get_req *r, const pmix_info_t *info, size_
     pmix_status_t rc = PMIX_ERR_INIT;
     const pmix_value_t *v = NULL;
     uint64_t cid;
-    if (spx_client.own && spx_client_group_qualifier(info, ninfo, &cid)) {
+    if (spx_client.own && spx_key_eq(r->key, PMIX_RANK) &&
+        PMIX_CHECK_PROCID(&r->proc, &spx_client.myproc)) {
+        copy->type = PMIX_PROC_RANK; /* the caller's rank, which no store holds */
+        copy->data.rank = spx_client.myproc.rank;
+        rc = PMIX_SUCCESS;
+    } else if (spx_client.own && spx_client_group_qualifier(info, ninfo, &cid)) {
         /* a group's info by context id: what the construct brought is all */
         v = spx_client_group_lookup(cid, &r->proc, r->key);
         rc = v ? PMIx_Value_xfer(copy, v) : PMIX_ERR_NOT_FOUND;
@@ -332,8 +339,9 @@ static void get_on_thread(void *arg)
     }
 }
 
-/* Fills target proc and key of r (NULL proc: this process; UNDEF rank:
- * wildcard; a group id: that member of the group). */
+/* Fills target proc and key of r (NULL proc, or the own namespace (or "")
+ * with rank INVALID: this process; UNDEF rank: wildcard; a group id: that
+ * member of the group). */
 static pmix_status_t get_req_target(struct get_req *r, const pmix_proc_t *proc, const char *key)
 {
     r->proc = proc ? *proc : spx_client.myproc;
@@ -341,6 +349,9 @@ static pmix_status_t get_req_target(struct get_req *r, const pmix_proc_t *proc, 
         r->proc.rank = PMIX_RANK_WILDCARD;
     if (!r->proc.nspace[0])
         PMIX_LOAD_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
+    if (r->proc.rank == PMIX_RANK_INVALID &&
+        PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace))
+        r->proc.rank = spx_client.myproc.rank;
     PMIX_LOAD_KEY(r->key, key);
     return r->proc.rank == PMIX_RANK_WILDCARD ? PMIX_SUCCESS : spx_client_group_map(&r->proc);
 }

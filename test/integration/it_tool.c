@@ -10,8 +10,10 @@
  *   it_tool tool HOW [ARG] [EXPECT_NSPACE]
  *                        a tool: PMIx_tool_init finding the server by HOW
  *                        (default | pid ARG | nspace ARG | uri ARG | file ARG |
- *                        none), then PMIx_Query_info(PMIX_QUERY_NAMESPACES)
- *                        must list EXPECT_NSPACE; prints "tool NS:RANK" and
+ *                        none), PMIx_Get of its PMIX_RANK (by rank INVALID,
+ *                        itself, NULL proc), then
+ *                        PMIx_Query_info(PMIX_QUERY_NAMESPACES) must list
+ *                        EXPECT_NSPACE; prints "tool NS:RANK" and
  *                        "namespaces LIST"; exits 2 when PMIx_tool_init fails
  *                        (its status printed), 1 on a failed check
  *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
@@ -149,6 +151,18 @@ static int tool(int argc, char **argv)
     }
     printf("tool %s:%u\n", it_me.nspace, (unsigned)it_me.rank);
     IT_CHECK(it_me.nspace[0] != '\0', "the tool got no namespace");
+    /* its own rank, asked as OpenPMIx lets a process ask it */
+    pmix_proc_t self[2];
+    PMIX_LOAD_PROCID(&self[0], it_me.nspace, PMIX_RANK_INVALID);
+    self[1] = it_me;
+    for (int k = 0; k < 3; k++) {
+        pmix_value_t *rv = NULL;
+        IT_RC(PMIx_Get(k < 2 ? &self[k] : NULL, PMIX_RANK, NULL, 0, &rv), PMIX_SUCCESS,
+              "the tool's PMIX_RANK");
+        IT_CHECK(rv->type == PMIX_PROC_RANK && rv->data.rank == it_me.rank,
+                 "the tool's PMIX_RANK: type %d, %u", rv->type, rv->data.rank);
+        PMIX_VALUE_RELEASE(rv);
+    }
     if (strcmp(how, "none") != 0) {
         pmix_query_t q;
         PMIX_QUERY_CONSTRUCT(&q);
