@@ -11,7 +11,8 @@
  *                        a tool: PMIx_tool_init finding the server by HOW
  *                        (default | pid ARG | nspace ARG | uri ARG | file ARG |
  *                        none), PMIx_Get of its PMIX_RANK (by rank INVALID,
- *                        itself, NULL proc), then
+ *                        itself, NULL proc), PMIx_Query_info of the process
+ *                        sets (none), then
  *                        PMIx_Query_info(PMIX_QUERY_NAMESPACES) must list
  *                        EXPECT_NSPACE; prints "tool NS:RANK" and
  *                        "namespaces LIST"; exits 2 when PMIx_tool_init fails
@@ -163,6 +164,7 @@ static int tool(int argc, char **argv)
                  "the tool's PMIX_RANK: type %d, %u", rv->type, rv->data.rank);
         PMIX_VALUE_RELEASE(rv);
     }
+    it_no_psets("the tool's PMIx_Query_info(psets)");
     if (strcmp(how, "none") != 0) {
         pmix_query_t q;
         PMIX_QUERY_CONSTRUCT(&q);
