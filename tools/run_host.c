@@ -166,11 +166,6 @@ static bool spx_run_host_query_one(const char *key, const pmix_query_t *q, pmix_
         PMIx_Info_load(out, key, &spx_run_host.nprocs, PMIX_UINT32);
         return true;
     }
-    if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0) {
-        size_t zero = 0;
-        PMIx_Info_load(out, key, &zero, PMIX_SIZE);
-        return true;
-    }
     return false;
 }
 

@@ -505,9 +505,11 @@ static int spx_run_describe_job(void)
                                              .ranks = &N.node_ranks[used], .nranks = nr };
         used += nr;
     }
+    /* spmix-run's allocation is its nodes, each of which holds ranks */
     N.job = (struct spx_host_job){ .nspace = N.cfg->nspace, .job_size = o->n, .nodes = N.nodes,
                                    .nnodes = o->nodes, .local_node = N.cfg->index,
-                                   .tdir_rmclean = true, .mapby = o->cyclic ? "node" : "slot" };
+                                   .alloc_nnodes = o->nodes, .tdir_rmclean = true,
+                                   .mapby = o->cyclic ? "node" : "slot" };
     return 0;
 }
 

@@ -33,6 +33,8 @@ ATTR(a_hostname, PMIX_HOSTNAME, PMIX_STRING, "the node the node-level key is ask
 ATTR(a_nodeid, PMIX_NODEID, PMIX_UINT32, "the node (by id) the node-level key is asked for");
 ATTR(a_app_info, PMIX_APP_INFO, PMIX_BOOL, "the key is application-level information (with PMIX_APPNUM)");
 ATTR(a_appnum, PMIX_APPNUM, PMIX_UINT32, "the application the app-level key is asked for");
+ATTR(a_session_info, PMIX_SESSION_INFO, PMIX_BOOL, "the key is session-level information (with PMIX_SESSION_ID)");
+ATTR(a_session_id, PMIX_SESSION_ID, PMIX_UINT32, "the session the session-level key is asked for");
 ATTR(a_group_context_id, PMIX_GROUP_CONTEXT_ID, PMIX_SIZE, "the key is asked of the group with this context id");
 ATTR(a_range, PMIX_RANGE, PMIX_DATA_RANGE, "which processes may see (or are searched for) the data");
 ATTR(a_persistence, PMIX_PERSISTENCE, PMIX_PERSIST, "how long published data is kept");
@@ -110,7 +112,7 @@ ATTR(a_server_tool_support, PMIX_SERVER_TOOL_SUPPORT, PMIX_BOOL, "accept tool co
 #define FENCE    ATTRS(&a_collect_data, &a_timeout)
 #define GET                                                                                      \
     ATTRS(&a_optional, &a_immediate, &a_timeout, &a_node_info, &a_hostname, &a_nodeid,          \
-          &a_app_info, &a_appnum, &a_group_context_id)
+          &a_app_info, &a_appnum, &a_session_info, &a_session_id, &a_group_context_id)
 #define PUBLISH  ATTRS(&a_range, &a_persistence)
 #define UNPUB    ATTRS(&a_range)
 #define LOOKUP   ATTRS(&a_range, &a_wait)

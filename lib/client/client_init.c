@@ -172,6 +172,7 @@ void spx_client_singleton_jobinfo(void)
     put_job_u32(PMIX_LOCAL_SIZE, 1);
     put_job_u32(PMIX_NODE_SIZE, 1);
     put_job_u32(PMIX_NUM_NODES, 1);
+    put_job_u32(PMIX_NUM_ALLOCATED_NODES, 1);
     put_job_u32(PMIX_APPNUM, 0);
     pmix_value_t val = {.type = PMIX_STRING};
     val.data.string = "0";
@@ -189,7 +190,8 @@ void spx_client_singleton_jobinfo(void)
     ldr.data.rank = 0;
     spx_store_put(spx_client.jobinfo, spx_client.myproc.nspace, PMIX_RANK_WILDCARD,
                   PMIX_LOCALLDR, &ldr, PMIX_INTERNAL);
-    /* the one node and the one app, for Gets qualified with PMIX_NODE_INFO / PMIX_APP_INFO */
+    /* the one node, app and session, for Gets qualified with PMIX_NODE_INFO,
+     * PMIX_APP_INFO or PMIX_SESSION_INFO */
     uint32_t zero = 0, one = 1;
     pmix_rank_t r0 = 0;
     pmix_info_t part[6];
@@ -207,6 +209,12 @@ void spx_client_singleton_jobinfo(void)
     PMIx_Info_load(&part[2], PMIX_APPLDR, &r0, PMIX_PROC_RANK);
     spx_jobparts_add_app(spx_client.jobinfo, spx_client.myproc.nspace, part, 3);
     for (size_t i = 0; i < 3; i++)
+        PMIx_Value_destruct(&part[i].value);
+    /* its session: this one node, this one process (no session id: no scheduler) */
+    PMIx_Info_load(&part[0], PMIX_NUM_ALLOCATED_NODES, &one, PMIX_UINT32);
+    PMIx_Info_load(&part[1], PMIX_UNIV_SIZE, &one, PMIX_UINT32);
+    spx_jobparts_add_session(spx_client.jobinfo, spx_client.myproc.nspace, part, 2);
+    for (size_t i = 0; i < 2; i++)
         PMIx_Value_destruct(&part[i].value);
     pmix_value_t v16 = {.type = PMIX_UINT16};
     v16.data.uint16 = 0;

@@ -5,11 +5,16 @@
  * as one record. Get looks locally first - own data, job info delivered at
  * init, internal data, values cached from earlier gets - and otherwise asks
  * the server, caching the answer until the next fence. A Get of the job
- * (rank WILDCARD) qualified with PMIX_NODE_INFO or PMIX_APP_INFO reads that
- * node's or app's part of the job info (store/jobparts.h): the HELLO brings
- * the parts of every node and app, so a miss there is final too. A Get
+ * (rank WILDCARD) qualified with PMIX_NODE_INFO, PMIX_APP_INFO or
+ * PMIX_SESSION_INFO reads that node's, app's or the session's part of the
+ * job info (store/jobparts.h): the HELLO brings the parts of every node and
+ * app and the session's, so a miss there is final too. Keys the
+ * job info implies (PMIX_LOCAL_PROCS) are computed from it at each Get of
+ * the own job (store/jobderived.h), a miss final as well. A Get
  * qualified with PMIX_GROUP_CONTEXT_ID reads a member's group info
  * (client_group.c), and a group id as namespace names that group's member.
+ * A NULL proc and the own namespace with PMIX_RANK_INVALID name the caller,
+ * whose PMIX_RANK is answered here (no store holds it).
  */
 #include "config.h"
 
@@ -21,6 +26,7 @@
 #include "progress/progress.h"
 #include "proto/msg.h"
 #include "proto/records.h"
+#include "store/jobderived.h"
 #include "store/jobparts.h"
 #include "types/types.h"
 #include "util/compiler.h"
@@ -256,11 +262,20 @@ static pmix_status_t get_local(struct get_req *r, const pmix_info_t *info, size_
     pmix_status_t rc = PMIX_ERR_INIT;
     const pmix_value_t *v = NULL;
     uint64_t cid;
-    if (spx_client.own && spx_client_group_qualifier(info, ninfo, &cid)) {
+    if (spx_client.own && spx_key_eq(r->key, PMIX_RANK) &&
+        PMIX_CHECK_PROCID(&r->proc, &spx_client.myproc)) {
+        copy->type = PMIX_PROC_RANK; /* the caller's rank, which no store holds */
+        copy->data.rank = spx_client.myproc.rank;
+        rc = PMIX_SUCCESS;
+    } else if (spx_client.own && spx_client_group_qualifier(info, ninfo, &cid)) {
         /* a group's info by context id: what the construct brought is all */
         v = spx_client_group_lookup(cid, &r->proc, r->key);
         rc = v ? PMIx_Value_xfer(copy, v) : PMIX_ERR_NOT_FOUND;
         r->final_miss = true;
+    } else if (spx_client.own && PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace) &&
+               spx_jobderived_get(spx_client.jobinfo, r->proc.nspace, r->proc.rank, r->key, info,
+                                  ninfo, &rc, copy)) {
+        r->final_miss = true; /* computed from the job info, which is all there is */
     } else if (spx_client.own && r->proc.rank == PMIX_RANK_WILDCARD &&
         PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace) &&
         spx_jobparts_lookup(spx_client.jobinfo, r->proc.nspace, r->key, info, ninfo, &rc, &v)) {
@@ -324,8 +339,9 @@ static void get_on_thread(void *arg)
     }
 }
 
-/* Fills target proc and key of r (NULL proc: this process; UNDEF rank:
- * wildcard; a group id: that member of the group). */
+/* Fills target proc and key of r (NULL proc, or the own namespace (or "")
+ * with rank INVALID: this process; UNDEF rank: wildcard; a group id: that
+ * member of the group). */
 static pmix_status_t get_req_target(struct get_req *r, const pmix_proc_t *proc, const char *key)
 {
     r->proc = proc ? *proc : spx_client.myproc;
@@ -333,16 +349,19 @@ static pmix_status_t get_req_target(struct get_req *r, const pmix_proc_t *proc, 
         r->proc.rank = PMIX_RANK_WILDCARD;
     if (!r->proc.nspace[0])
         PMIX_LOAD_NSPACE(r->proc.nspace, spx_client.myproc.nspace);
+    if (r->proc.rank == PMIX_RANK_INVALID &&
+        PMIX_CHECK_NSPACE(r->proc.nspace, spx_client.myproc.nspace))
+        r->proc.rank = spx_client.myproc.rank;
     PMIX_LOAD_KEY(r->key, key);
     return r->proc.rank == PMIX_RANK_WILDCARD ? PMIX_SUCCESS : spx_client_group_map(&r->proc);
 }
 
-/* The directives a Get honours (client and server side together); the node
- * and app qualifiers for rank WILDCARD (store/jobparts.h). */
-static const char *const get_directives[] = {PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT,
-                                             PMIX_NODE_INFO, PMIX_HOSTNAME, PMIX_NODEID,
-                                             PMIX_APP_INFO, PMIX_APPNUM, PMIX_GROUP_CONTEXT_ID,
-                                             NULL};
+/* The directives a Get honours (client and server side together); the node,
+ * app and session qualifiers for rank WILDCARD (store/jobparts.h). */
+static const char *const get_directives[] = {
+    PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT,      PMIX_NODE_INFO,  PMIX_HOSTNAME,
+    PMIX_NODEID,   PMIX_APP_INFO,  PMIX_APPNUM,       PMIX_SESSION_INFO, PMIX_SESSION_ID,
+    PMIX_GROUP_CONTEXT_ID, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                      const pmix_info_t info[], size_t ninfo,

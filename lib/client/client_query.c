@@ -5,9 +5,11 @@
  * each function honours, api/attr_support.h; also before PMIx_Init and in
  * any process, client, tool or server), the job info received at
  * init (PMIX_QUERY_NAMESPACES, any job-level key such as PMIX_JOB_SIZE, for
- * queries without qualifiers; not for a tool connected to a server), the server. Keys left over go to the server as
- * one QUERY request holding only them; its answers are appended to the local
- * ones. Some keys answered: PMIX_ERR_PARTIAL_SUCCESS with those answers.
+ * queries without qualifiers; not for a tool connected to a server), the
+ * server (a singleton answers the process-set keys itself: api/psets.h).
+ * Keys left over go to the server as one QUERY request holding only them;
+ * its answers are appended to the local ones. Some keys answered:
+ * PMIX_ERR_PARTIAL_SUCCESS with those answers.
  * Resolve_* read the node map (PMIX_NODE_MAP) and process map (PMIX_PROC_MAP)
  * of the job info: "spmix:" lists, nodes separated by ',' and the ranks of
  * successive nodes by ';'; a node's ranks ("0,2-4") are read into an hwloc
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "api/attr_support.h"
+#include "api/psets.h"
 #include "client/client.h"
 #include "codec/value.h"
 #include "progress/progress.h"
@@ -280,7 +283,9 @@ static void query_on_thread(void *arg)
         for (size_t k = 0; r->queries[q].keys[k]; k++, idx++) {
             const char *key = r->queries[q].keys[k];
             int lib = answer_from_library(&r->queries[q], key, &r->local[r->nlocal]);
-            if (lib > 0 || (lib == 0 && plain && answer_locally(key, &r->local[r->nlocal])))
+            if (lib > 0 || (lib == 0 && plain && answer_locally(key, &r->local[r->nlocal])) ||
+                (lib == 0 && spx_client.singleton &&
+                 spx_psets_query_answer(key, &r->local[r->nlocal])))
                 r->nlocal++;
             else if (lib == 0) {
                 r->forward[idx] = true;

@@ -9,6 +9,7 @@
  *     node's size/peers/leader/name/id at job level, where Open MPI reads them;
  *   - one PMIX_APP_INFO_ARRAY per application (one unless the job says
  *     which app each rank is in: heterogeneous and --multi-prog steps);
+ *   - a PMIX_SESSION_INFO_ARRAY when the host knows its allocation's size;
  *   - one PMIX_NODE_INFO_ARRAY per node;
  *   - one PMIX_PROC_DATA array per rank.
  * Types follow what clients check: sizes and node ids uint32, local and node
@@ -95,6 +96,21 @@ static pmix_status_t spx_jobinfo_node(struct spx_jobinfo_out *o,
     PMIx_Info_load(&arr[5], PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK);
     free(peers);
     spx_jobinfo_put_array(o, PMIX_NODE_INFO_ARRAY, arr, 6);
+    return PMIX_SUCCESS;
+}
+
+/* The session the job runs in: its allocation's node count and slots. */
+static pmix_status_t spx_jobinfo_session(struct spx_jobinfo_out *o, const struct spx_host_job *job)
+{
+    pmix_info_t *arr;
+    uint32_t univ = job->univ_size ? job->univ_size : job->job_size;
+
+    PMIX_INFO_CREATE(arr, 2);
+    if (arr == NULL)
+        return PMIX_ERR_NOMEM;
+    PMIx_Info_load(&arr[0], PMIX_NUM_ALLOCATED_NODES, &job->alloc_nnodes, PMIX_UINT32);
+    PMIx_Info_load(&arr[1], PMIX_UNIV_SIZE, &univ, PMIX_UINT32);
+    spx_jobinfo_put_array(o, PMIX_SESSION_INFO_ARRAY, arr, 2);
     return PMIX_SUCCESS;
 }
 
@@ -331,7 +347,7 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
     if (rc != PMIX_SUCCESS)
         goto out;
 
-    o.cap = SPX_JOBINFO_JOB_KEYS + apps.n + job->nnodes + job->job_size;
+    o.cap = SPX_JOBINFO_JOB_KEYS + apps.n + 1 + job->nnodes + job->job_size;
     PMIX_INFO_CREATE(o.info, o.cap);
     if (o.info == NULL) {
         rc = PMIX_ERR_NOMEM;
@@ -352,6 +368,8 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
         spx_jobinfo_put_array(&o, PMIX_APP_INFO_ARRAY, app, 3);
     }
 
+    if (job->alloc_nnodes && rc == PMIX_SUCCESS)
+        rc = spx_jobinfo_session(&o, job);
     for (uint32_t i = 0; i < job->nnodes && rc == PMIX_SUCCESS; i++)
         rc = spx_jobinfo_node(&o, &job->nodes[i], i);
     for (uint32_t r = 0; r < job->job_size && rc == PMIX_SUCCESS; r++)

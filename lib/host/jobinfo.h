@@ -41,6 +41,9 @@ struct spx_host_job {
     const char *nsdir;           /* PMIX_NSDIR; NULL: not registered */
     const char *mapby;           /* PMIX_MAPBY; NULL: "slot" */
     bool tdir_rmclean;           /* PMIX_TDIR_RMCLEAN */
+    uint32_t alloc_nnodes;       /* nodes of the allocation the job runs in (its
+                                  * session's PMIX_NUM_ALLOCATED_NODES); 0: not
+                                  * known, no session info registered */
     uint32_t napps;              /* applications; 0 or 1: one (app 0, all ranks) */
     const uint32_t *app_of;      /* [job_size] app of each rank (< napps), every
                                   * app used; NULL: one application */
@@ -64,7 +67,8 @@ char *spx_host_node_list(const struct spx_host_node *nodes, uint32_t n, enum spx
  * Build the info array for the namespace described by job: one
  * PMIX_APP_INFO_ARRAY per application (PMIX_APPNUM, PMIX_APP_SIZE,
  * PMIX_APPLDR = its lowest rank) and each rank's PMIX_APPNUM, PMIX_APPLDR
- * and PMIX_APP_RANK (its index among its app's ranks).
+ * and PMIX_APP_RANK (its index among its app's ranks); with alloc_nnodes, a
+ * PMIX_SESSION_INFO_ARRAY (PMIX_NUM_ALLOCATED_NODES, PMIX_UNIV_SIZE).
  * Needs the PMIx library loaded (for
  * PMIx_generate_regex/ppn); PMIx_server_init is not required.
  * On PMIX_SUCCESS *info holds *ninfo entries; the caller frees them with

@@ -432,9 +432,22 @@ void spx_srv_mn_fail_node_colls(struct spx_srv_ctx *ctx, struct spx_fence_engine
 /* Answers the SPMIX_QUERY_* key into *out (uint64); false for other keys. */
 bool spx_srv_mn_query(const struct spx_srv_ctx *ctx, const char *key, pmix_info_t *out);
 bool spx_srv_mn_is_query_key(const char *key);
+
 /* Sends / broadcasts on a channel; 0 or -1. */
 int spx_srv_mn_send(struct spx_srv_ctx *ctx, uint32_t node, uint8_t channel, const spx_buf_t *b);
 int spx_srv_mn_bcast(struct spx_srv_ctx *ctx, uint8_t channel, const spx_buf_t *b);
+
+/* ---- query_own.c ---- */
+/* Answers a query key the server library knows by itself (the process-set
+ * keys) into *out (zeroed by the caller; PMIX_INFO_DESTRUCT after); false
+ * for any other key, or out of memory. */
+bool spx_srv_query_own_key(const char *key, pmix_info_t *out);
+/* The library's answers to the keys of q[0..nq) that ans[0..nans) (the
+ * host's answers; borrowed) lacks: *own (the caller's, spx_info_array_free
+ * with *nown; NULL when none) and *all, whether every key asked is then
+ * answered. PMIX_SUCCESS or PMIX_ERR_NOMEM (nothing returned). */
+pmix_status_t spx_srv_query_own_fill(const pmix_query_t *q, size_t nq, const pmix_info_t *ans,
+                                     size_t nans, pmix_info_t **own, size_t *nown, bool *all);
 
 /* ---- cleanup.c ---- */
 /* Records the cleanup directives of a JOBCTL; PMIX_SUCCESS, or NOT_SUPPORTED when

@@ -4,13 +4,15 @@
  * local processes, filtered by scope; data fences delivered for remote ones)
  * and then in the namespace's job info; a GET of rank WILDCARD qualified
  * with PMIX_NODE_INFO or PMIX_APP_INFO is answered from that node's or
- * app's part of the job info alone (store/jobparts.h). A miss on a local target that has not
- * said its last word is held on ctx->gets until that process commits the
- * key, its PMIX_TIMEOUT expires, or it finalizes / goes away. Misses that
- * nobody will fill are PMIX_ERR_NOT_FOUND at once, without a request to
- * another node: a reserved ("pmix.") key, which comes from the host's job
- * info or not at all (except a local peer's cpuset and locality, which its
- * HELLO brings: waited for until then, briefly), and any key asked for with
+ * app's part of the job info alone (store/jobparts.h), and a key the job
+ * info implies (PMIX_LOCAL_PROCS) is computed from it (store/jobderived.h).
+ * A miss on a local target that has not said its last word is held on
+ * ctx->gets until that process commits the key, its PMIX_TIMEOUT expires,
+ * or it finalizes / goes away. Misses that nobody will fill are
+ * PMIX_ERR_NOT_FOUND at once, without a request to another node: a
+ * reserved ("pmix.") key, which comes from the host's job info or not at
+ * all (except a local peer's cpuset and locality, which its HELLO brings:
+ * waited for until then, briefly), and any key asked for with
  * PMIX_IMMEDIATE (the answer is what this server holds now). A dmodex request
  * of the host for a local process that has not committed yet is held the
  * same way (without timeout) and answered at its first commit (not at its
@@ -29,6 +31,7 @@
 #include "proto/msg.h"
 #include "proto/records.h"
 #include "server/server.h"
+#include "store/jobderived.h"
 #include "store/jobparts.h"
 #include "types/types.h"
 #include "util/log.h"
@@ -226,9 +229,17 @@ int spx_srv_handle_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     bool optional = spx_info_flag(info, ninfo, PMIX_OPTIONAL);
     bool immediate = spx_info_flag(info, ninfo, PMIX_IMMEDIATE);
     long timeout = spx_srv_info_int(info, ninfo, PMIX_TIMEOUT, 0);
-    struct spx_srv_ns *ns = target.rank == PMIX_RANK_WILDCARD ? spx_srv_ns_find(ctx, target.nspace)
-                                                              : NULL;
+    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, target.nspace);
     pmix_status_t qrc;
+    pmix_value_t dv = {.type = PMIX_UNDEF};
+    if (ns && spx_jobderived_get(ns->info, ns->name, target.rank, key, info, ninfo, &qrc, &dv)) {
+        spx_info_array_free(info, ninfo); /* computed from the job info, all there is */
+        spx_srv_get_reply(p, seq, qrc, &dv);
+        PMIx_Value_destruct(&dv);
+        return 0;
+    }
+    if (target.rank != PMIX_RANK_WILDCARD)
+        ns = NULL;
     const pmix_value_t *v = NULL;
     bool qualified = ns && spx_jobparts_lookup(ns->info, ns->name, key, info, ninfo, &qrc, &v);
     spx_info_array_free(info, ninfo);

@@ -4,10 +4,11 @@
  * The job info given by the host is parsed on the caller's thread into a new
  * spx_srv_ns (its own store: rank WILDCARD gets job-level keys and the node
  * info of this node, each rank its PMIX_PROC_DATA keys, SPX_RANK_JOBPARTS
- * the info of every node and app for Gets qualified with PMIX_NODE_INFO or
- * PMIX_APP_INFO, store/jobparts.h) and the HELLO reply blocks are encoded
- * there once; the finished object is then shifted onto the
- * progress thread and linked in, so a client's HELLO only copies bytes.
+ * the info of every node and app and of the session for Gets qualified with
+ * PMIX_NODE_INFO, PMIX_APP_INFO or PMIX_SESSION_INFO, store/jobparts.h) and
+ * the HELLO reply blocks are encoded there once; the finished object is then
+ * shifted onto the progress thread and linked in, so a client's HELLO only
+ * copies bytes.
  */
 #include "config.h"
 #include "server/core.h"
@@ -285,6 +286,8 @@ static pmix_status_t ns_parse(const struct spx_srv_ctx *ctx, struct spx_srv_ns *
         const pmix_info_t *in = darray_infos(&info[i].value, &n);
         if (in && spx_key_eq(info[i].key, PMIX_APP_INFO_ARRAY))
             rc = spx_jobparts_add_app(ns->info, ns->name, in, n);
+        else if (in)
+            rc = spx_jobparts_add_session(ns->info, ns->name, in, n);
         for (size_t k = 0; in && k < n && rc == PMIX_SUCCESS; k++)
             if (!spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, in[k].key, NULL))
                 rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);

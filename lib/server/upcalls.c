@@ -7,7 +7,9 @@
  * host's callback was shifted onto the progress thread. A missing upcall is
  * answered PMIX_ERR_NOT_SUPPORTED, except FINALIZE (success), JOBCTL cleanup
  * registrations (kept by the server) and QUERY of what the server knows. A
- * QUERY of only spmix's counter keys (SPMIX_QUERY_*) is always answered here.
+ * QUERY of only spmix's counter keys (SPMIX_QUERY_*) is always answered here,
+ * and the process-set keys are whenever the host's answer lacks them
+ * (query_own.c).
  */
 #include "config.h"
 #include "server/core.h"
@@ -147,12 +149,32 @@ static void query_done(struct spx_srv_req *r)
     /* a partial answer keeps its results (hosts use either partial status) */
     bool ok = r->status == PMIX_SUCCESS || r->status == PMIX_ERR_PARTIAL_SUCCESS ||
               r->status == PMIX_QUERY_PARTIAL_SUCCESS;
-    spx_codec_push_info_array(&r->reply, ok ? r->extra : NULL, ok ? r->nextra : 0);
+    const pmix_info_t *host = ok ? r->extra : NULL;
+    size_t nhost = host ? r->nextra : 0;
+    const struct query_set *qs = r->owned;
+    pmix_info_t *own = NULL, *all = NULL;
+    size_t nown = 0;
+    bool complete = false;
+    /* the library's own keys the host left unanswered */
+    if (spx_srv_query_own_fill(qs->q, qs->n, host, nhost, &own, &nown, &complete) ==
+            PMIX_SUCCESS &&
+        nown > 0 && (all = calloc(nhost + nown, sizeof(*all)))) {
+        if (nhost)
+            memcpy(all, host, nhost * sizeof(*all)); /* shallow: only encoded */
+        memcpy(all + nhost, own, nown * sizeof(*all));
+        r->status = complete ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS;
+        spx_codec_push_info_array(&r->reply, all, nhost + nown);
+        free(all); /* the shell: the entries stay the host's and own's */
+    } else {
+        spx_codec_push_info_array(&r->reply, host, nhost);
+    }
+    spx_info_array_free(own, nown);
     reply_with_tail(r);
     spx_srv_req_free(r);
 }
 
-/* Answers from what the server knows: namespaces, and job-level keys. */
+/* Answers from what the server knows: namespaces, its counters, process
+ * sets (query_own.c) and job-level keys. */
 static void query_local(struct spx_srv_req *r, const struct query_set *qs)
 {
     size_t nkeys = 0, found = 0;
@@ -185,7 +207,8 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 found++;
                 continue;
             }
-            if (spx_srv_mn_query(r->peer->ctx, key, out)) { /* spmix counters */
+            if (spx_srv_mn_query(r->peer->ctx, key, out) || /* spmix counters */
+                spx_srv_query_own_key(key, out)) {           /* process sets */
                 found++;
                 continue;
             }

@@ -1,8 +1,9 @@
-/* jobparts.c - node-level and app-level parts of a job's info (jobparts.h).
+/* jobparts.c - node-level, app-level and session-level parts of a job's
+ * info (jobparts.h).
  *
  * Adding merges an info array into the part it names (found through the
  * index keys, or a new one) and indexes the part by host name, node id or
- * app number. A qualified lookup reads the qualifiers, finds the part
+ * app number (the one session part needs no index). A qualified lookup reads the qualifiers, finds the part
  * through the index and the key inside the part's array. Everything is
  * kept in the caller's store, so the parts travel and are freed with it.
  */
@@ -17,6 +18,7 @@
 #include "types/types.h"
 
 #define PART_NNODES "spx.nnodes"
+#define PART_SESSION "spx.session"
 
 /* "spx.<what>.<name>" into buf (PMIX_MAX_KEYLEN + 1); false when too long. */
 static bool part_key(char *buf, const char *what, const char *name)
@@ -185,6 +187,12 @@ pmix_status_t spx_jobparts_add_app(spx_store_t *s, const char *nspace, const pmi
     return part_merge(s, nspace, key, in, n);
 }
 
+pmix_status_t spx_jobparts_add_session(spx_store_t *s, const char *nspace, const pmix_info_t *in,
+                                       size_t n)
+{
+    return part_merge(s, nspace, PART_SESSION, in, n);
+}
+
 bool spx_jobparts_any(const spx_store_t *s, const char *nspace)
 {
     return spx_store_count(s, nspace, SPX_RANK_JOBPARTS) > 0;
@@ -193,10 +201,35 @@ bool spx_jobparts_any(const spx_store_t *s, const char *nspace)
 bool spx_jobparts_qualified(const pmix_info_t *qual, size_t nqual)
 {
     for (size_t i = 0; qual && i < nqual; i++)
-        if ((spx_key_eq(qual[i].key, PMIX_NODE_INFO) || spx_key_eq(qual[i].key, PMIX_APP_INFO)) &&
+        if ((spx_key_eq(qual[i].key, PMIX_NODE_INFO) || spx_key_eq(qual[i].key, PMIX_APP_INFO) ||
+             spx_key_eq(qual[i].key, PMIX_SESSION_INFO)) &&
             spx_info_true(&qual[i]))
             return true;
     return false;
+}
+
+/* The session part (key) when it is the one sid (a PMIX_SESSION_ID
+ * qualifier, or NULL: the job's) names; else *rc says why not. */
+static void select_session(const spx_store_t *s, const char *ns, const pmix_info_t *sid,
+                           char *key, pmix_status_t *rc)
+{
+    size_t n;
+    const pmix_info_t *part = part_infos(spx_store_peek(s, ns, SPX_RANK_JOBPARTS, PART_SESSION,
+                                                        NULL),
+                                         &n);
+    uint32_t want, have;
+    *rc = PMIX_SUCCESS;
+    if (sid && spx_value_to_u32(&sid->value, &want) != PMIX_SUCCESS) {
+        *rc = PMIX_ERR_BAD_PARAM;
+        return;
+    }
+    const pmix_info_t *id = spx_info_find(part, n, PMIX_SESSION_ID);
+    if (!part || (sid && (!id || spx_value_to_u32(&id->value, &have) != PMIX_SUCCESS ||
+                          have != want))) {
+        *rc = PMIX_ERR_NOT_FOUND; /* no session info, or another session's */
+        return;
+    }
+    snprintf(key, PMIX_MAX_KEYLEN + 1, "%s", PART_SESSION);
 }
 
 /* The part (key) that the qualifiers select, when they select one.
@@ -204,18 +237,22 @@ bool spx_jobparts_qualified(const pmix_info_t *qual, size_t nqual)
 static bool select_part(const spx_store_t *s, const char *ns, const pmix_info_t *qual,
                         size_t nqual, char *key, pmix_status_t *rc)
 {
-    bool node = false, app = false;
-    const pmix_info_t *which = NULL, *appnum = NULL;
+    bool node = false, app = false, session = false;
+    const pmix_info_t *which = NULL, *appnum = NULL, *sid = NULL;
     for (size_t i = 0; i < nqual; i++) {
         const pmix_info_t *q = &qual[i];
         if (spx_key_eq(q->key, PMIX_NODE_INFO))
             node = node || spx_info_true(q);
         else if (spx_key_eq(q->key, PMIX_APP_INFO))
             app = app || spx_info_true(q);
+        else if (spx_key_eq(q->key, PMIX_SESSION_INFO))
+            session = session || spx_info_true(q);
         else if (!which && (spx_key_eq(q->key, PMIX_HOSTNAME) || spx_key_eq(q->key, PMIX_NODEID)))
             which = q;
         else if (!appnum && spx_key_eq(q->key, PMIX_APPNUM))
             appnum = q;
+        else if (!sid && spx_key_eq(q->key, PMIX_SESSION_ID))
+            sid = q;
     }
     *rc = PMIX_SUCCESS;
     uint32_t u;
@@ -245,6 +282,10 @@ static bool select_part(const spx_store_t *s, const char *ns, const pmix_info_t 
             part_key_u32(key, "node", (uint32_t)idx);
         else if (*rc == PMIX_SUCCESS)
             *rc = PMIX_ERR_NOT_FOUND;
+        return true;
+    }
+    if (!app && session) {
+        select_session(s, ns, sid, key, rc);
         return true;
     }
     if (!app)

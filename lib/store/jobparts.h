@@ -1,6 +1,7 @@
-/* jobparts.h - the node-level and app-level parts of a job's registered info,
- * and the answer to a PMIx_Get qualified with PMIX_NODE_INFO (plus
- * PMIX_HOSTNAME or PMIX_NODEID) or PMIX_APP_INFO (plus PMIX_APPNUM).
+/* jobparts.h - the node-level, app-level and session-level parts of a job's
+ * registered info, and the answer to a PMIx_Get qualified with
+ * PMIX_NODE_INFO (plus PMIX_HOSTNAME or PMIX_NODEID), PMIX_APP_INFO (plus
+ * PMIX_APPNUM) or PMIX_SESSION_INFO (plus PMIX_SESSION_ID).
  *
  * The parts live in the job info store of the namespace, beside its
  * job-level keys (rank WILDCARD), under the pseudo-rank SPX_RANK_JOBPARTS
@@ -11,6 +12,9 @@
  *   "spx.nodeid.<id>"  uint32 i
  *   "spx.nnodes"       uint32, the number of nodes
  *   "spx.app.<appnum>" PMIX_DATA_ARRAY of PMIX_INFO, that app's info
+ *   "spx.session"      PMIX_DATA_ARRAY of PMIX_INFO, the info of the job's
+ *                      session (the host's PMIX_SESSION_INFO_ARRAY; its
+ *                      PMIX_SESSION_ID, when given, names it)
  * The server fills them at namespace registration and sends that rank's
  * block in the HELLO like any other, so the client stores it as received
  * and both sides answer qualified Gets with the same code.
@@ -39,23 +43,32 @@ pmix_status_t spx_jobparts_add_node(spx_store_t *s, const char *nspace, const pm
 pmix_status_t spx_jobparts_add_app(spx_store_t *s, const char *nspace, const pmix_info_t *in,
                                    size_t n);
 
-/* True when the job has any node or app part (its block is worth sending). */
+/* Adds the job's session info (the content of a PMIX_SESSION_INFO_ARRAY),
+ * merged the same way: a job belongs to one session. */
+pmix_status_t spx_jobparts_add_session(spx_store_t *s, const char *nspace, const pmix_info_t *in,
+                                       size_t n);
+
+/* True when the job has any node, app or session part (its block is worth sending). */
 bool spx_jobparts_any(const spx_store_t *s, const char *nspace);
 
-/* True when qual[0..nqual) asks for a node or app part (PMIX_NODE_INFO or
- * PMIX_APP_INFO set): such an answer is not the job-level value of the key. */
+/* True when qual[0..nqual) asks for a node, app or session part
+ * (PMIX_NODE_INFO, PMIX_APP_INFO or PMIX_SESSION_INFO set): such an answer is
+ * not the job-level value of the key. */
 bool spx_jobparts_qualified(const pmix_info_t *qual, size_t nqual);
 
 /* Answers a Get of key for (nspace, rank WILDCARD) given qualifiers
- * qual[0..nqual). Returns false when the qualifiers ask for no node or app
- * part, or for this node's / this app's when the job info does not say
- * which that is: the caller then looks as without qualifiers. Otherwise
+ * qual[0..nqual). Returns false when the qualifiers ask for no node, app or
+ * session part, or for this node's / this app's when the job info does not
+ * say which that is: the caller then looks as without qualifiers. Otherwise
  * true with *rc = PMIX_SUCCESS and *out (borrowed from s until its next
- * write), PMIX_ERR_NOT_FOUND (no such node or app, or it lacks the key), or
- * PMIX_ERR_BAD_PARAM (a PMIX_NODEID/PMIX_APPNUM that is not a number, a
- * PMIX_HOSTNAME that is not a string). PMIX_NODE_INFO without PMIX_HOSTNAME
- * or PMIX_NODEID means this node (the job level's PMIX_NODEID/PMIX_HOSTNAME),
- * PMIX_APP_INFO without PMIX_APPNUM this app (the job level's PMIX_APPNUM). */
+ * write), PMIX_ERR_NOT_FOUND (no such node, app or session, or it lacks the
+ * key), or PMIX_ERR_BAD_PARAM (a PMIX_NODEID/PMIX_APPNUM/PMIX_SESSION_ID that
+ * is not a number, a PMIX_HOSTNAME that is not a string). PMIX_NODE_INFO
+ * without PMIX_HOSTNAME or PMIX_NODEID means this node (the job level's
+ * PMIX_NODEID/PMIX_HOSTNAME), PMIX_APP_INFO without PMIX_APPNUM this app (the
+ * job level's PMIX_APPNUM), PMIX_SESSION_INFO without PMIX_SESSION_ID the
+ * job's session; a PMIX_SESSION_ID must be the one the job's session info
+ * names. The node qualifiers come first, then the app's, then the session's. */
 bool spx_jobparts_lookup(const spx_store_t *s, const char *nspace, const char *key,
                          const pmix_info_t *qual, size_t nqual, pmix_status_t *rc,
                          const pmix_value_t **out);

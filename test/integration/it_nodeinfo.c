@@ -5,28 +5,55 @@
  *
  * Every rank publishes what it sees of its own node without qualifiers
  * (PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_SIZE, PMIX_NODE_SIZE,
- * PMIX_LOCALLDR, PMIX_LOCAL_PEERS) and fences with data collection. Then
+ * PMIX_LOCALLDR, PMIX_LOCAL_PEERS, PMIX_LOCAL_PROCS) and fences with data
+ * collection. Then
  * every rank, for every node of PMIX_NODE_LIST, asks those keys of that node
  * by host name and by node id (blocking and _nb) and checks that
  *  - they equal what each rank on that node sees of itself (and every node
- *    of the list holds a rank), and PMIX_LOCAL_PEERS is the set of ranks
- *    PMIx_Resolve_peers gives for that host;
+ *    of the list holds a rank), PMIX_LOCAL_PEERS is the set of ranks
+ *    PMIx_Resolve_peers gives for that host and PMIX_LOCAL_PROCS those
+ *    ranks of this namespace in the same order; PMIX_LOCAL_PROCS asked of
+ *    this rank equals the job's (PMIx_Value_compare);
  *  - PMIX_NODE_INFO alone means this node; no qualifier: this node, as before;
  *  - an unknown host name or node id is PMIX_ERR_NOT_FOUND, a key the node
  *    does not have (a job-level key) too, a node id that is not a number
  *    PMIX_ERR_BAD_PARAM, and the qualifiers flagged PMIX_INFO_REQD are honoured;
  *  - PMIX_APP_INFO (with PMIX_APPNUM 0, or alone) gives the app's size, the
- *    job size here (one app); an unknown app number is PMIX_ERR_NOT_FOUND.
+ *    job size here (one app); an unknown app number is PMIX_ERR_NOT_FOUND;
+ *  - PMIX_SESSION_INFO gives the session spmix-run registers (a singleton
+ *    has its own): PMIX_NUM_ALLOCATED_NODES, the node count (also without
+ *    the qualifier), and PMIX_UNIV_SIZE, the job level's; a key the session
+ *    lacks, or a PMIX_SESSION_ID (the session has none), is
+ *    PMIX_ERR_NOT_FOUND, a PMIX_SESSION_ID that is not a number
+ *    PMIX_ERR_BAD_PARAM.
  * Also run as a singleton (one node: the host name). Prints
  * "it_nodeinfo: N ranks on M nodes: OK" from rank 0.
  */
 #include "itest.h"
 
 #define VIEW_KEY "spmix.it.nodeview"
-#define NKEYS 6
+#define NKEYS 7
 
-static const char *const node_keys[NKEYS] = {PMIX_HOSTNAME,  PMIX_NODEID,   PMIX_LOCAL_SIZE,
-                                             PMIX_NODE_SIZE, PMIX_LOCALLDR, PMIX_LOCAL_PEERS};
+static const char *const node_keys[NKEYS] = {PMIX_HOSTNAME,    PMIX_NODEID,   PMIX_LOCAL_SIZE,
+                                             PMIX_NODE_SIZE,   PMIX_LOCALLDR, PMIX_LOCAL_PEERS,
+                                             PMIX_LOCAL_PROCS};
+
+/* An array of procs as "r1,r2,..." ("?ns" for a process of another namespace). */
+static void procs_text(const pmix_data_array_t *da, char *buf, size_t cap)
+{
+    const pmix_proc_t *p = da ? da->array : NULL;
+    size_t off = 0;
+
+    buf[0] = '\0';
+    if (!da || da->type != PMIX_PROC || (da->size && !p)) {
+        snprintf(buf, cap, "?array");
+        return;
+    }
+    for (size_t i = 0; i < da->size && off < cap; i++)
+        off += PMIX_CHECK_NSPACE(p[i].nspace, it_me.nspace)
+                   ? (size_t)snprintf(buf + off, cap - off, "%s%u", i ? "," : "", p[i].rank)
+                   : (size_t)snprintf(buf + off, cap - off, "%s?ns", i ? "," : "");
+}
 
 /* A value of the node keys' types as text ("?" for another type). */
 static void value_text(const pmix_value_t *v, char *buf, size_t cap)
@@ -41,12 +68,15 @@ static void value_text(const pmix_value_t *v, char *buf, size_t cap)
     case PMIX_PROC_RANK:
         snprintf(buf, cap, "%u", v->data.rank);
         break;
+    case PMIX_DATA_ARRAY:
+        procs_text(v->data.darray, buf, cap);
+        break;
     default:
         snprintf(buf, cap, "?type%d", (int)v->type);
     }
 }
 
-/* The node keys as "host|id|size|nodesize|ldr|peers", asked of the job with
+/* The node keys as "host|id|size|nodesize|ldr|peers|procs", asked of the job with
  * the given qualifiers (NULL: none). buf: caller's. */
 static void node_view(const pmix_info_t *qual, size_t nqual, char *buf, size_t cap)
 {
@@ -176,7 +206,7 @@ int main(void)
     uint32_t size = it_init(), nnodes = 0;
     pmix_proc_t wild, p;
     pmix_value_t *v = NULL, val;
-    char mine[8192], view[8192], other[8192], host[512], idtxt[32];
+    char mine[8192], view[8192], other[8192], procs[8192], host[512], idtxt[32];
     pmix_info_t q[3], coll;
     bool flag = true;
 
@@ -189,6 +219,15 @@ int main(void)
     PMIX_INFO_LOAD(&coll, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
     IT_RC(PMIx_Fence(NULL, 0, &coll, 1), PMIX_SUCCESS, "PMIx_Fence(collect)");
     PMIX_INFO_DESTRUCT(&coll);
+
+    /* PMIX_LOCAL_PROCS of this rank: the job's, as OpenPMIx's client example checks */
+    PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
+    IT_RC(PMIx_Get(&wild, PMIX_LOCAL_PROCS, NULL, 0, &v), PMIX_SUCCESS, "local procs (job)");
+    pmix_value_t *v2 = NULL;
+    IT_RC(PMIx_Get(&it_me, PMIX_LOCAL_PROCS, NULL, 0, &v2), PMIX_SUCCESS, "local procs (me)");
+    IT_CHECK(PMIx_Value_compare(v, v2) == PMIX_EQUAL, "PMIX_LOCAL_PROCS of the job and of me differ");
+    PMIX_VALUE_RELEASE(v);
+    PMIX_VALUE_RELEASE(v2);
 
     /* PMIX_NODE_INFO alone: this node */
     PMIX_INFO_LOAD(&q[0], PMIX_NODE_INFO, NULL, PMIX_BOOL);
@@ -243,6 +282,9 @@ int main(void)
         IT_CHECK(ranks_here > 0, "node %s of PMIX_NODE_LIST holds no rank", node);
         view_field(view, 5, other, sizeof(other));
         check_peers(node, other);
+        view_field(view, 6, procs, sizeof(procs));
+        IT_CHECK(strcmp(procs, other) == 0, "node %s: PMIX_LOCAL_PROCS %s, PMIX_LOCAL_PEERS %s",
+                 node, procs, other);
     }
     free(list);
     IT_CHECK(nnodes == it_num_nodes(), "%u nodes listed, PMIX_NUM_NODES %u", nnodes,
@@ -286,6 +328,26 @@ int main(void)
     app = 7;
     PMIX_INFO_LOAD(&q[1], PMIX_APPNUM, &app, PMIX_UINT32);
     IT_RC(get_status(PMIX_APP_SIZE, q, 2), PMIX_ERR_NOT_FOUND, "an unknown app");
+    PMIX_INFO_DESTRUCT(&q[1]);
+    PMIX_INFO_DESTRUCT(&q[0]);
+
+    /* the session: spmix-run's allocation is its nodes */
+    IT_CHECK(get_u32_q(PMIX_NUM_ALLOCATED_NODES, NULL, 0) == nnodes,
+             "PMIX_NUM_ALLOCATED_NODES is not %u", nnodes);
+    PMIX_INFO_LOAD(&q[0], PMIX_SESSION_INFO, NULL, PMIX_BOOL);
+    PMIX_INFO_REQUIRED(&q[0]);
+    IT_CHECK(get_u32_q(PMIX_NUM_ALLOCATED_NODES, q, 1) == nnodes,
+             "the session's PMIX_NUM_ALLOCATED_NODES is not %u", nnodes);
+    IT_CHECK(get_u32_q(PMIX_UNIV_SIZE, q, 1) == get_u32_q(PMIX_UNIV_SIZE, NULL, 0),
+             "the session's PMIX_UNIV_SIZE is not the job's");
+    IT_RC(get_status(PMIX_JOB_SIZE, q, 1), PMIX_ERR_NOT_FOUND, "a job key of the session");
+    uint32_t sid = 0;
+    PMIX_INFO_LOAD(&q[1], PMIX_SESSION_ID, &sid, PMIX_UINT32);
+    IT_RC(get_status(PMIX_NUM_ALLOCATED_NODES, q, 2), PMIX_ERR_NOT_FOUND, "a session by id");
+    PMIX_INFO_DESTRUCT(&q[1]);
+    PMIX_INFO_LOAD(&q[1], PMIX_SESSION_ID, "x", PMIX_STRING);
+    IT_RC(get_status(PMIX_NUM_ALLOCATED_NODES, q, 2), PMIX_ERR_BAD_PARAM,
+          "a session id not a number");
     PMIX_INFO_DESTRUCT(&q[1]);
     PMIX_INFO_DESTRUCT(&q[0]);
 

@@ -9,6 +9,10 @@
  *    PMIX_ERR_PARTIAL_SUCCESS (blocking and _nb; keys answered from the job
  *    info, by the server, and by the library), one answered by nobody
  *    PMIX_ERR_NOT_FOUND;
+ *  - no process set is defined: PMIX_QUERY_NUM_PSETS is 0 (size_t) and
+ *    PMIX_QUERY_PSET_NAMES the empty list ("", char*), PMIX_SUCCESS, blocking
+ *    and _nb with PMIX_QUERY_REFRESH_CACHE as OpenPMIx's hello example asks,
+ *    and with PMIX_NSPACE; with an unknown key, PMIX_ERR_PARTIAL_SUCCESS;
  *  - PMIX_NODE_LIST is the job's nodes in node-map order: as many as
  *    PMIX_NUM_NODES, the same list as PMIx_Resolve_nodes, entry PMIX_NODEID
  *    of every rank is that rank's PMIX_HOSTNAME, and every node holds a rank;
@@ -201,6 +205,97 @@ static void partial(void)
     }
 }
 
+/* The process-set answers: none defined. */
+static void check_no_psets(const pmix_info_t *res, size_t nres, const char *what)
+{
+    const pmix_info_t *num = find(res, nres, PMIX_QUERY_NUM_PSETS);
+    const pmix_info_t *names = find(res, nres, PMIX_QUERY_PSET_NAMES);
+
+    IT_CHECK(num && num->value.type == PMIX_SIZE && num->value.data.size == 0,
+             "%s: PMIX_QUERY_NUM_PSETS %s (type %d)", what, num ? "not 0" : "missing",
+             num ? num->value.type : -1);
+    IT_CHECK(names && names->value.type == PMIX_STRING && names->value.data.string &&
+                 names->value.data.string[0] == '\0',
+             "%s: PMIX_QUERY_PSET_NAMES %s (type %d)", what, names ? "not \"\"" : "missing",
+             names ? names->value.type : -1);
+}
+
+struct pset_nb {
+    pthread_mutex_t lock;
+    pmix_status_t status;
+    pmix_info_t *info;
+    size_t ninfo;
+    int done;
+};
+
+static void pset_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                    pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    struct pset_nb *r = cbdata;
+
+    pthread_mutex_lock(&r->lock);
+    r->status = status;
+    r->ninfo = ninfo;
+    if (ninfo) {
+        PMIX_INFO_CREATE(r->info, ninfo);
+        for (size_t i = 0; i < ninfo; i++)
+            PMIX_INFO_XFER(&r->info[i], &info[i]);
+    }
+    r->done = 1;
+    pthread_mutex_unlock(&r->lock);
+    if (release_fn)
+        release_fn(release_cbdata);
+}
+
+static void psets(void)
+{
+    static const char *const both[] = { PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES };
+    static const char *const with_nokey[] = { PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
+                                              NOKEY };
+    pmix_query_t q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc;
+    bool refresh = true;
+
+    it_no_psets("query(psets) in one query");
+    for (int qualified = 0; qualified < 2; qualified++) {
+        pmix_query_t *qs = queries(both, 2, qualified);
+        IT_RC(PMIx_Query_info(qs, 2, &res, &nres), PMIX_SUCCESS, "query(psets)");
+        IT_CHECK(nres == 2, "query(psets): %zu results", nres);
+        check_no_psets(res, nres, qualified ? "query(psets) with PMIX_NSPACE" : "query(psets)");
+        PMIX_INFO_FREE(res, nres);
+        PMIX_QUERY_FREE(qs, 2);
+    }
+    /* as OpenPMIx's hello example: one query of both keys, refresh, _nb */
+    struct pset_nb r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    int done = 0;
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NUM_PSETS);
+    IT_RC(rc, PMIX_SUCCESS, "PMIX_ARGV_APPEND");
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_PSET_NAMES);
+    IT_RC(rc, PMIX_SUCCESS, "PMIX_ARGV_APPEND");
+    PMIX_INFO_CREATE(q.qualifiers, 1);
+    q.nqual = 1;
+    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_QUERY_REFRESH_CACHE, &refresh, PMIX_BOOL);
+    IT_RC(PMIx_Query_info_nb(&q, 1, pset_cb, &r), PMIX_SUCCESS, "PMIx_Query_info_nb(psets)");
+    for (double t0 = it_now(); !done && it_now() - t0 < 20;) {
+        pthread_mutex_lock(&r.lock);
+        done = r.done;
+        pthread_mutex_unlock(&r.lock);
+        if (!done)
+            it_sleep_ms(2);
+    }
+    IT_CHECK(done, "PMIx_Query_info_nb(psets) never called back");
+    IT_RC(r.status, PMIX_SUCCESS, "PMIx_Query_info_nb(psets, refresh)");
+    IT_CHECK(r.ninfo == 2, "PMIx_Query_info_nb(psets): %zu results", r.ninfo);
+    check_no_psets(r.info, r.ninfo, "PMIx_Query_info_nb(psets, refresh)");
+    PMIX_INFO_FREE(r.info, r.ninfo);
+    PMIX_QUERY_DESTRUCT(&q);
+    /* with a key nobody knows: the others kept */
+    expect(with_nokey, 3, 0, PMIX_ERR_PARTIAL_SUCCESS, both, 2, "query(psets, unknown)");
+}
+
 /* Splits s at ',' into a NULL-terminated array (free with free_split); *n entries. */
 static char **split(const char *s, uint32_t *n)
 {
@@ -302,6 +397,7 @@ int main(void)
     size = it_init();
     check_abi("after PMIx_Init");
     partial();
+    psets();
     nodes = node_list(size);
     IT_RC(PMIx_Finalize(NULL, 0), PMIX_SUCCESS, "PMIx_Finalize");
     check_abi("after PMIx_Finalize");

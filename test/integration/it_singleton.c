@@ -2,7 +2,8 @@
  * it_singleton: a client started without any launcher (PMIX_* variables
  * removed by the test script). PMIx_Init succeeds as rank 0 of a job of 1;
  * fences return at once (Fence_nb with PMIX_OPERATION_SUCCEEDED); Put/Get of
- * own data works. Also nested init/finalize counting.
+ * own data works; it has no process sets (PMIx_Query_info). Also nested
+ * init/finalize counting.
  */
 #include "itest.h"
 
@@ -40,6 +41,7 @@ int main(void)
     IT_RC(PMIx_Get(&it_me, "it.single", NULL, 0, &got), PMIX_SUCCESS, "PMIx_Get");
     IT_CHECK(got->type == PMIX_UINT32 && got->data.uint32 == 4242, "wrong value read back");
     PMIX_VALUE_RELEASE(got);
+    it_no_psets("PMIx_Query_info(psets) of a singleton");
 
     /* nested: Init again, Finalize once, still usable */
     IT_RC(PMIx_Init(&me2, NULL, 0), PMIX_SUCCESS, "nested PMIx_Init");

@@ -3,15 +3,18 @@
  *   it_tool job DIR [abort]
  *                        a rank: rank 0 writes what it reads of its job
  *                        (job size, its node's local peers, rank 1's
- *                        hostname) to DIR/facts and its namespace to
+ *                        hostname, its node's local procs) to DIR/facts and its namespace to
  *                        DIR/ready, then every rank waits for DIR/done and
  *                        finalizes; with abort, rank 1 exits without
  *                        finalizing as soon as DIR/abort exists
  *   it_tool tool HOW [ARG] [EXPECT_NSPACE]
  *                        a tool: PMIx_tool_init finding the server by HOW
  *                        (default | pid ARG | nspace ARG | uri ARG | file ARG |
- *                        none), then PMIx_Query_info(PMIX_QUERY_NAMESPACES)
- *                        must list EXPECT_NSPACE; prints "tool NS:RANK" and
+ *                        none), PMIx_Get of its PMIX_RANK (by rank INVALID,
+ *                        itself, NULL proc), PMIx_Query_info of the process
+ *                        sets (none), then
+ *                        PMIx_Query_info(PMIX_QUERY_NAMESPACES) must list
+ *                        EXPECT_NSPACE; prints "tool NS:RANK" and
  *                        "namespaces LIST"; exits 2 when PMIx_tool_init fails
  *                        (its status printed), 1 on a failed check
  *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
@@ -20,7 +23,9 @@
  *                        B as well, not the primary, then disconnected from
  *                        B), get_servers,
  *                        set_server, PMIx_Get of job A's data (equal to
- *                        what its rank 0 read: FACTS_A), disconnect (later
+ *                        what its rank 0 read: FACTS_A; PMIX_LOCAL_PROCS,
+ *                        which the server computes, the ranks of
+ *                        PMIX_LOCAL_PEERS), disconnect (later
  *                        requests unreachable), attach to B, register for
  *                        PMIX_ERR_PROC_ABORTED, create ABORT_B and wait for
  *                        the event of job B's rank 1; prints "api ok"
@@ -30,7 +35,8 @@
 #include <pmix_tool.h>
 #include <sys/stat.h>
 
-/* key of proc as a string ("%u" for integers), malloc'd. */
+/* key of proc as a string ("%u" for integers, "r1,r2" for procs of proc's
+ * namespace), malloc'd. */
 static char *get_str(const pmix_proc_t *proc, const char *key)
 {
     pmix_value_t *val = NULL;
@@ -44,15 +50,28 @@ static char *get_str(const pmix_proc_t *proc, const char *key)
         char num[16];
         snprintf(num, sizeof(num), "%u", val->data.uint32);
         out = strdup(num);
+    } else if (val->type == PMIX_DATA_ARRAY && val->data.darray &&
+               val->data.darray->type == PMIX_PROC) {
+        const pmix_proc_t *pp = val->data.darray->array;
+        char list[4096] = "";
+        size_t off = 0;
+        for (size_t i = 0; i < val->data.darray->size && off < sizeof(list); i++) {
+            IT_CHECK(PMIX_CHECK_NSPACE(pp[i].nspace, proc->nspace), "%s lists %s", key,
+                     pp[i].nspace);
+            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u", i ? "," : "",
+                                    pp[i].rank);
+        }
+        out = strdup(list);
     }
     IT_CHECK(out != NULL, "%s has type %d", key, val->type);
     PMIX_VALUE_RELEASE(val);
     return out;
 }
 
-static const char *const fact_keys[] = {PMIX_JOB_SIZE, PMIX_LOCAL_PEERS, PMIX_HOSTNAME};
+static const char *const fact_keys[] = {PMIX_JOB_SIZE, PMIX_LOCAL_PEERS, PMIX_HOSTNAME,
+                                        PMIX_LOCAL_PROCS};
 
-/* The target of fact k: the job (size, this node's peers) or its rank 1. */
+/* The target of fact k: the job (size, this node's peers and procs) or its rank 1. */
 static void fact_proc(pmix_proc_t *p, const char *nspace, size_t k)
 {
     PMIX_LOAD_PROCID(p, nspace, k == 2 ? 1 : PMIX_RANK_WILDCARD);
@@ -133,6 +152,19 @@ static int tool(int argc, char **argv)
     }
     printf("tool %s:%u\n", it_me.nspace, (unsigned)it_me.rank);
     IT_CHECK(it_me.nspace[0] != '\0', "the tool got no namespace");
+    /* its own rank, asked as OpenPMIx lets a process ask it */
+    pmix_proc_t self[2];
+    PMIX_LOAD_PROCID(&self[0], it_me.nspace, PMIX_RANK_INVALID);
+    self[1] = it_me;
+    for (int k = 0; k < 3; k++) {
+        pmix_value_t *rv = NULL;
+        IT_RC(PMIx_Get(k < 2 ? &self[k] : NULL, PMIX_RANK, NULL, 0, &rv), PMIX_SUCCESS,
+              "the tool's PMIX_RANK");
+        IT_CHECK(rv->type == PMIX_PROC_RANK && rv->data.rank == it_me.rank,
+                 "the tool's PMIX_RANK: type %d, %u", rv->type, rv->data.rank);
+        PMIX_VALUE_RELEASE(rv);
+    }
+    it_no_psets("the tool's PMIx_Query_info(psets)");
     if (strcmp(how, "none") != 0) {
         pmix_query_t q;
         PMIX_QUERY_CONSTRUCT(&q);
@@ -274,6 +306,14 @@ static int api(char **argv)
         free(got);
     }
     fclose(f);
+    /* the procs the server computes are the peers it was given */
+    pmix_proc_t wj;
+    PMIX_LOAD_PROCID(&wj, ns_a, PMIX_RANK_WILDCARD);
+    char *peers = get_str(&wj, PMIX_LOCAL_PEERS), *procs = get_str(&wj, PMIX_LOCAL_PROCS);
+    IT_CHECK(strcmp(peers, procs) == 0, "tool: PMIX_LOCAL_PROCS %s, PMIX_LOCAL_PEERS %s", procs,
+             peers);
+    free(peers);
+    free(procs);
     /* disconnect: requests go nowhere; again: no such server */
     IT_RC(PMIx_tool_disconnect(&srv_a), PMIX_SUCCESS, "disconnect(A)");
     IT_CHECK(!PMIx_tool_is_connected(), "connected after disconnect");

@@ -144,4 +144,36 @@ static inline uint64_t it_query_u64(const char *key)
     return v;
 }
 
+/* PMIx_Query_info of PMIX_QUERY_NUM_PSETS and PMIX_QUERY_PSET_NAMES in one
+ * query, as OpenPMIx's hello example asks: PMIX_SUCCESS, no process set
+ * (0, size_t) and the empty list of names ("", char*). */
+static inline void it_no_psets(const char *what)
+{
+    pmix_query_t q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t arc;
+    const pmix_info_t *num = NULL, *names = NULL;
+
+    PMIX_QUERY_CONSTRUCT(&q);
+    PMIX_ARGV_APPEND(arc, q.keys, PMIX_QUERY_NUM_PSETS);
+    IT_RC(arc, PMIX_SUCCESS, "PMIX_ARGV_APPEND");
+    PMIX_ARGV_APPEND(arc, q.keys, PMIX_QUERY_PSET_NAMES);
+    IT_RC(arc, PMIX_SUCCESS, "PMIX_ARGV_APPEND");
+    IT_RC(PMIx_Query_info(&q, 1, &res, &nres), PMIX_SUCCESS, what);
+    for (size_t i = 0; i < nres; i++) {
+        if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_NUM_PSETS))
+            num = &res[i];
+        else if (PMIX_CHECK_KEY(&res[i], PMIX_QUERY_PSET_NAMES))
+            names = &res[i];
+    }
+    IT_CHECK(nres == 2 && num && num->value.type == PMIX_SIZE && num->value.data.size == 0,
+             "%s: %zu answers, PMIX_QUERY_NUM_PSETS %s", what, nres, num ? "not 0" : "missing");
+    IT_CHECK(names && names->value.type == PMIX_STRING && names->value.data.string &&
+                 names->value.data.string[0] == '\0',
+             "%s: PMIX_QUERY_PSET_NAMES %s", what, names ? "not \"\"" : "missing");
+    PMIX_INFO_FREE(res, nres);
+    PMIX_QUERY_DESTRUCT(&q);
+}
+
 #endif /* SPX_ITEST_H */

@@ -4,6 +4,7 @@
  *   - job info for a small layout (3 nodes, 5 ranks, unordered placement):
  *     node map, proc map, local peers and leader, per-node and per-rank data,
  *     and the tree address list in the same node order as PMIX_NODE_MAP;
+ *     the session array only when the host gives its allocation's size;
  *   - layouts that must be refused;
  *   - hex encoding and decoding;
  *   - the default upcalls: job_control accepts every cleanup directive the
@@ -176,6 +177,32 @@ START_TEST(test_jobinfo_job_level)
     ck_assert_str_eq(find_str(info, n, PMIX_TMPDIR), "/tmp/t");
     ck_assert_str_eq(find_str(info, n, PMIX_NSDIR), "/tmp/t/ns");
     ck_assert_str_eq(find_str(info, n, PMIX_MAPBY), "slot");
+    PMIX_INFO_FREE(info, n);
+}
+END_TEST
+
+/* The session array: only when the host knows its allocation's size. */
+START_TEST(test_jobinfo_session)
+{
+    struct spx_host_job job = job3();
+    pmix_info_t *info = NULL;
+    size_t n = 0;
+
+    ck_assert_int_eq(spx_host_jobinfo_build(&job, &info, &n), PMIX_SUCCESS);
+    ck_assert_ptr_null(find(info, n, PMIX_SESSION_INFO_ARRAY));
+    PMIX_INFO_FREE(info, n);
+    job.alloc_nnodes = 3;
+    job.univ_size = 8;
+    ck_assert_int_eq(spx_host_jobinfo_build(&job, &info, &n), PMIX_SUCCESS);
+    const pmix_value_t *v = find(info, n, PMIX_SESSION_INFO_ARRAY);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(v->type, PMIX_DATA_ARRAY);
+    ck_assert_int_eq(v->data.darray->type, PMIX_INFO);
+    const pmix_info_t *a = v->data.darray->array;
+    size_t na = v->data.darray->size;
+    ck_assert_uint_eq(find_u32(a, na, PMIX_NUM_ALLOCATED_NODES), 3);
+    ck_assert_uint_eq(find_u32(a, na, PMIX_UNIV_SIZE), 8);
+    ck_assert_ptr_null(find(a, na, PMIX_SESSION_ID)); /* no scheduler gave one */
     PMIX_INFO_FREE(info, n);
 }
 END_TEST
@@ -404,6 +431,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_node_list_refused);
     tcase_add_test(tc, test_jobinfo_maps);
     tcase_add_test(tc, test_jobinfo_job_level);
+    tcase_add_test(tc, test_jobinfo_session);
     tcase_add_test(tc, test_jobinfo_nodes_and_procs);
     tcase_add_test(tc, test_jobinfo_refused);
     tcase_add_test(tc, test_hex);

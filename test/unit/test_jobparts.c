@@ -1,14 +1,19 @@
 /* test_jobparts.c - unit tests of lib/store/jobparts: node and app parts of
  * the job info and the answer to Gets qualified with PMIX_NODE_INFO /
- * PMIX_APP_INFO.
+ * PMIX_APP_INFO; and of lib/store/jobderived, PMIX_LOCAL_PROCS computed
+ * from PMIX_LOCAL_PEERS.
  *
  * Part 1 fills a store directly: merging (keys a node has stay), lookup by
  * host name (exact, short form), by node id, this node by default, unknown
- * nodes and keys, malformed qualifiers, app parts.
+ * nodes and keys, malformed qualifiers, app parts, the session part (by
+ * PMIX_SESSION_INFO alone and with its PMIX_SESSION_ID); PMIX_LOCAL_PROCS of this
+ * node and of a node the qualifiers name, a host's own value, bad lists.
  * Part 2 runs a server (PMIx_server_init) whose host registers a job of
  * three nodes with the node and proc maps but the node array of one node
  * only: the HELLO brings every node's part with what the maps say (host's
- * keys first), and the server answers qualified GETs from those parts.
+ * keys first), and the server answers qualified GETs from those parts
+ * (PMIX_LOCAL_PROCS too); the host's session array becomes the session
+ * part, its keys also the job level's where that lacks them.
  */
 #include "config.h"
 
@@ -28,6 +33,7 @@
 #include "net/conn.h"
 #include "net/unix_sock.h"
 #include "proto/msg.h"
+#include "store/jobderived.h"
 #include "store/jobparts.h"
 #include "store/store.h"
 
@@ -191,6 +197,178 @@ START_TEST(parts_apps)
 }
 END_TEST
 
+/* The lookup with qualifiers {PMIX_SESSION_INFO[, PMIX_SESSION_ID=id]}; id < 0: none. */
+static pmix_status_t ask_session(const spx_store_t *s, const char *key, long id, uint32_t *out)
+{
+    pmix_info_t q[2];
+    pmix_status_t rc;
+    const pmix_value_t *v = NULL;
+    memset(q, 0, sizeof(q));
+    PMIx_Info_load(&q[0], PMIX_SESSION_INFO, NULL, PMIX_BOOL);
+    if (id >= 0)
+        load_u32(&q[1], PMIX_SESSION_ID, (uint32_t)id);
+    ck_assert(spx_jobparts_qualified(q, 1));
+    ck_assert(spx_jobparts_lookup(s, NS, key, q, id >= 0 ? 2 : 1, &rc, &v));
+    if (rc == PMIX_SUCCESS) {
+        ck_assert_int_eq(v->type, PMIX_UINT32);
+        *out = v->data.uint32;
+    }
+    return rc;
+}
+
+START_TEST(parts_session)
+{
+    spx_store_t *s = spx_store_create();
+    uint32_t u = 0;
+    /* no session info: nothing at session level */
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, -1, &u), PMIX_ERR_NOT_FOUND);
+    ck_assert(!spx_jobparts_any(s, NS));
+    pmix_info_t in[2];
+    memset(in, 0, sizeof(in));
+    load_u32(&in[0], PMIX_NUM_ALLOCATED_NODES, 4);
+    ck_assert_int_eq(spx_jobparts_add_session(s, NS, in, 1), PMIX_SUCCESS);
+    ck_assert(spx_jobparts_any(s, NS));
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, -1, &u), PMIX_SUCCESS);
+    ck_assert_uint_eq(u, 4);
+    /* no id registered: any id is another session's */
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, 0, &u), PMIX_ERR_NOT_FOUND);
+    /* merged: the id is added, the node count stays */
+    load_u32(&in[0], PMIX_SESSION_ID, 17);
+    load_u32(&in[1], PMIX_NUM_ALLOCATED_NODES, 9);
+    ck_assert_int_eq(spx_jobparts_add_session(s, NS, in, 2), PMIX_SUCCESS);
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, 17, &u), PMIX_SUCCESS);
+    ck_assert_uint_eq(u, 4);
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, 16, &u), PMIX_ERR_NOT_FOUND);
+    ck_assert_int_eq(ask_session(s, PMIX_JOB_SIZE, -1, &u), PMIX_ERR_NOT_FOUND);
+    /* a session id that is not a number */
+    pmix_info_t q[2];
+    pmix_status_t rc;
+    const pmix_value_t *v = NULL;
+    memset(q, 0, sizeof(q));
+    PMIx_Info_load(&q[0], PMIX_SESSION_INFO, NULL, PMIX_BOOL);
+    PMIx_Info_load(&q[1], PMIX_SESSION_ID, "x", PMIX_STRING);
+    ck_assert(spx_jobparts_lookup(s, NS, PMIX_NUM_ALLOCATED_NODES, q, 2, &rc, &v));
+    ck_assert_int_eq(rc, PMIX_ERR_BAD_PARAM);
+    PMIx_Value_destruct(&q[1].value);
+    /* PMIX_SESSION_INFO false: not a session lookup */
+    bool no = false;
+    PMIx_Info_load(&q[0], PMIX_SESSION_INFO, &no, PMIX_BOOL);
+    ck_assert(!spx_jobparts_qualified(q, 1));
+    ck_assert(!spx_jobparts_lookup(s, NS, PMIX_NUM_ALLOCATED_NODES, q, 1, &rc, &v));
+    spx_store_destroy(s);
+}
+END_TEST
+
+/* The ranks of a PMIX_LOCAL_PROCS value as "r1,r2" (every proc of NS), into buf. */
+static void procs_str(const pmix_value_t *v, char *buf, size_t cap)
+{
+    ck_assert_int_eq(v->type, PMIX_DATA_ARRAY);
+    ck_assert_ptr_nonnull(v->data.darray);
+    ck_assert_int_eq(v->data.darray->type, PMIX_PROC);
+    const pmix_proc_t *p = v->data.darray->array;
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->data.darray->size; i++) {
+        ck_assert_str_eq(p[i].nspace, NS);
+        off += (size_t)snprintf(buf + off, cap - off, "%s%u", i ? "," : "", p[i].rank);
+        ck_assert_uint_lt(off, cap);
+    }
+}
+
+/* spx_jobderived_get of PMIX_LOCAL_PROCS: handled, with rc want, and the
+ * ranks (want_ranks) when it succeeds. */
+static void expect_procs(const spx_store_t *s, pmix_rank_t rank, const pmix_info_t *q, size_t nq,
+                         pmix_status_t want, const char *want_ranks)
+{
+    pmix_status_t rc = PMIX_ERROR;
+    pmix_value_t v = {.type = PMIX_UNDEF};
+    char buf[256];
+    ck_assert(spx_jobderived_get(s, NS, rank, PMIX_LOCAL_PROCS, q, nq, &rc, &v));
+    ck_assert_int_eq(rc, want);
+    if (want == PMIX_SUCCESS) {
+        procs_str(&v, buf, sizeof(buf));
+        ck_assert_str_eq(buf, want_ranks);
+    } else {
+        ck_assert_int_eq(v.type, PMIX_UNDEF);
+    }
+    PMIx_Value_destruct(&v);
+}
+
+static void put_job_str(spx_store_t *s, const char *key, const char *str)
+{
+    pmix_value_t v = {.type = PMIX_STRING};
+    v.data.string = (char *)str;
+    ck_assert_int_eq(spx_store_put(s, NS, PMIX_RANK_WILDCARD, key, &v, PMIX_GLOBAL),
+                     PMIX_SUCCESS);
+}
+
+START_TEST(local_procs)
+{
+    spx_store_t *s = spx_store_create();
+    pmix_status_t rc;
+    pmix_value_t v = {.type = PMIX_UNDEF};
+    /* not a derived key; no peers known yet */
+    ck_assert(!spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL, 0, &rc, &v));
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_ERR_NOT_FOUND, NULL);
+    /* this node: the job level's peers, for the job and for a rank */
+    put_job_str(s, PMIX_LOCAL_PEERS, "0,2-3");
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_SUCCESS, "0,2,3");
+    expect_procs(s, 2, NULL, 0, PMIX_SUCCESS, "0,2,3");
+
+    /* another node, by name and by id; unknown ones; a node without peers */
+    pmix_info_t in[3], q[2];
+    memset(in, 0, sizeof(in));
+    memset(q, 0, sizeof(q));
+    PMIx_Info_load(&in[0], PMIX_HOSTNAME, "n1", PMIX_STRING);
+    load_u32(&in[1], PMIX_NODEID, 1);
+    PMIx_Info_load(&in[2], PMIX_LOCAL_PEERS, "1,4", PMIX_STRING);
+    ck_assert_int_eq(spx_jobparts_add_node(s, NS, in, 3), PMIX_SUCCESS);
+    add_node(s, "n2", 2, PMIX_LOCAL_SIZE, 0);
+    PMIx_Info_load(&q[0], PMIX_NODE_INFO, NULL, PMIX_BOOL);
+    PMIx_Info_load(&q[1], PMIX_HOSTNAME, "n1", PMIX_STRING);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_SUCCESS, "1,4");
+    expect_procs(s, 0, q, 2, PMIX_SUCCESS, "0,2,3"); /* node qualifiers: rank WILDCARD only */
+    PMIx_Value_destruct(&q[1].value);
+    PMIx_Info_load(&q[1], PMIX_HOSTNAME, "n9", PMIX_STRING);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_ERR_NOT_FOUND, NULL);
+    PMIx_Value_destruct(&q[1].value);
+    load_u32(&q[1], PMIX_NODEID, 1);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_SUCCESS, "1,4");
+    load_u32(&q[1], PMIX_NODEID, 2);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_ERR_NOT_FOUND, NULL);
+    PMIx_Info_load(&q[1], PMIX_NODEID, "x", PMIX_STRING);
+    expect_procs(s, PMIX_RANK_WILDCARD, q, 2, PMIX_ERR_BAD_PARAM, NULL);
+    PMIx_Value_destruct(&q[1].value);
+
+    /* a list that is not one: refused, never read past */
+    put_job_str(s, PMIX_LOCAL_PEERS, "0,x");
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_ERR_BAD_PARAM, NULL);
+    put_job_str(s, PMIX_LOCAL_PEERS, "0-70000");
+    expect_procs(s, PMIX_RANK_WILDCARD, NULL, 0, PMIX_ERR_BAD_PARAM, NULL);
+
+    /* the host's own value wins, at the job level and in a node's part */
+    pmix_proc_t mine[1];
+    PMIX_LOAD_PROCID(&mine[0], NS, 7);
+    pmix_data_array_t da = {.type = PMIX_PROC, .size = 1, .array = mine};
+    pmix_value_t hv = {.type = PMIX_DATA_ARRAY};
+    hv.data.darray = &da;
+    ck_assert_int_eq(
+        spx_store_put(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, &hv, PMIX_GLOBAL),
+        PMIX_SUCCESS);
+    ck_assert(!spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, NULL, 0, &rc, &v));
+    ck_assert(!spx_jobderived_get(s, NS, 3, PMIX_LOCAL_PROCS, NULL, 0, &rc, &v));
+    PMIx_Value_destruct(&in[2].value);
+    PMIx_Info_load(&in[2], PMIX_LOCAL_PROCS, &da, PMIX_DATA_ARRAY);
+    ck_assert_int_eq(spx_jobparts_add_node(s, NS, in, 3), PMIX_SUCCESS);
+    load_u32(&q[1], PMIX_NODEID, 1);
+    ck_assert(!spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, q, 2, &rc, &v));
+    ck_assert_int_eq(v.type, PMIX_UNDEF);
+    for (size_t i = 0; i < 3; i++)
+        PMIx_Value_destruct(&in[i].value);
+    spx_store_destroy(s);
+}
+END_TEST
+
 /* ================= part 2: a server whose host describes one node ================= */
 
 static char tmpdir[64];
@@ -212,9 +390,13 @@ static void server_setup(void)
     char *nodemap = NULL, *procmap = NULL;
     ck_assert_int_eq(PMIx_generate_regex("h0,h1,h2", &nodemap), PMIX_SUCCESS);
     ck_assert_int_eq(PMIx_generate_ppn("0,1;2;3,4,5", &procmap), PMIX_SUCCESS);
-    pmix_info_t node[3], job[4];
+    pmix_info_t node[3], job[5], sess[2];
     memset(node, 0, sizeof(node));
     memset(job, 0, sizeof(job));
+    memset(sess, 0, sizeof(sess));
+    load_u32(&sess[0], PMIX_SESSION_ID, 5);
+    load_u32(&sess[1], PMIX_NUM_ALLOCATED_NODES, 4); /* one node runs none of the job */
+    pmix_data_array_t sda = {.type = PMIX_INFO, .size = 2, .array = sess};
     PMIx_Info_load(&node[0], PMIX_HOSTNAME, "h1", PMIX_STRING);
     load_u32(&node[1], PMIX_NODEID, 1);
     load_u32(&node[2], PMIX_NODE_SIZE, 7); /* other jobs run there too */
@@ -225,7 +407,10 @@ static void server_setup(void)
     PMIX_LOAD_KEY(job[3].key, PMIX_NODE_INFO_ARRAY);
     job[3].value.type = PMIX_DATA_ARRAY;
     job[3].value.data.darray = &da;
-    ck_assert_int_eq(PMIx_server_register_nspace(NS, 1, job, 4, NULL, NULL), PMIX_SUCCESS);
+    PMIX_LOAD_KEY(job[4].key, PMIX_SESSION_INFO_ARRAY);
+    job[4].value.type = PMIX_DATA_ARRAY;
+    job[4].value.data.darray = &sda;
+    ck_assert_int_eq(PMIx_server_register_nspace(NS, 1, job, 5, NULL, NULL), PMIX_SUCCESS);
     PMIx_Value_destruct(&job[1].value);
     PMIx_Value_destruct(&job[2].value);
     PMIx_Value_destruct(&node[0].value);
@@ -349,6 +534,15 @@ START_TEST(server_derives_other_nodes)
     uint32_t three = 3;
     ck_assert_int_eq(node_rc(s, PMIX_LOCAL_SIZE, PMIX_NODEID, &three, PMIX_UINT32),
                      PMIX_ERR_NOT_FOUND);
+    /* the session: its part, and the job level where that lacks its keys */
+    uint32_t u = 0;
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, 5, &u), PMIX_SUCCESS);
+    ck_assert_uint_eq(u, 4);
+    ck_assert_int_eq(ask_session(s, PMIX_NUM_ALLOCATED_NODES, 6, &u), PMIX_ERR_NOT_FOUND);
+    const pmix_value_t *jv =
+        spx_store_peek(s, NS, PMIX_RANK_WILDCARD, PMIX_NUM_ALLOCATED_NODES, NULL);
+    ck_assert_ptr_nonnull(jv);
+    ck_assert_uint_eq(jv->data.uint32, 4);
 
     /* the server answers qualified GETs the same way */
     static const struct {
@@ -388,6 +582,41 @@ START_TEST(server_derives_other_nodes)
         }
         spx_buf_fini(&r);
     }
+    /* PMIX_LOCAL_PROCS of a node, computed by the server from its peers */
+    spx_buf_t b, r;
+    pmix_proc_t t;
+    pmix_info_t q[2];
+    memset(q, 0, sizeof(q));
+    PMIX_LOAD_PROCID(&t, NS, PMIX_RANK_WILDCARD);
+    PMIx_Info_load(&q[0], PMIX_NODE_INFO, NULL, PMIX_BOOL);
+    PMIx_Info_load(&q[1], PMIX_HOSTNAME, "h2", PMIX_STRING);
+    spx_buf_init(&b);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, PMIX_LOCAL_PROCS);
+    spx_codec_push_info_array(&b, q, 2);
+    PMIx_Value_destruct(&q[1].value);
+    recv_reply(fd, SPX_MSG_GET, send_req(fd, SPX_MSG_GET, &b), &r);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    pmix_value_t v;
+    char ranks[64];
+    ck_assert_int_eq(spx_codec_pull_value(&r, &v), 0);
+    procs_str(&v, ranks, sizeof(ranks));
+    ck_assert_str_eq(ranks, "3,4,5");
+    PMIx_Value_destruct(&v);
+    spx_buf_fini(&r);
+    /* and a session key, from the session part */
+    PMIx_Info_load(&q[0], PMIX_SESSION_INFO, NULL, PMIX_BOOL);
+    load_u32(&q[1], PMIX_SESSION_ID, 5);
+    spx_buf_init(&b);
+    spx_codec_push_proc(&b, &t);
+    spx_buf_push_str(&b, PMIX_NUM_ALLOCATED_NODES);
+    spx_codec_push_info_array(&b, q, 2);
+    recv_reply(fd, SPX_MSG_GET, send_req(fd, SPX_MSG_GET, &b), &r);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    ck_assert_int_eq(spx_codec_pull_value(&r, &v), 0);
+    ck_assert_int_eq(v.type, PMIX_UINT32);
+    ck_assert_uint_eq(v.data.uint32, 4);
+    spx_buf_fini(&r);
     close(fd);
     spx_store_destroy(s);
 }
@@ -399,6 +628,8 @@ static Suite *jobparts_suite(void)
     TCase *tc = tcase_create("store");
     tcase_add_test(tc, parts_nodes);
     tcase_add_test(tc, parts_apps);
+    tcase_add_test(tc, parts_session);
+    tcase_add_test(tc, local_procs);
     suite_add_tcase(s, tc);
     tc = tcase_create("server");
     tcase_add_checked_fixture(tc, server_setup, server_teardown);

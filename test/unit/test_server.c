@@ -14,6 +14,9 @@
  * registration, and finalize removing the directory. Groups: hostile or
  * truncated GROUP frames, and a construct/destruct handed to a host's
  * `group` upcall (its context id and endpoint data reach every member).
+ * QUERY of the process-set keys: answered by the library (none defined)
+ * without a host query upcall and where the host's answer lacks them; a
+ * host's own answer kept.
  */
 #include "config.h"
 
@@ -1311,6 +1314,144 @@ START_TEST(server_group_hostile)
 }
 END_TEST
 
+/* ---- QUERY of the process-set keys ---- */
+
+/* A host query upcall that knows the job size and, when host_psets >= 0,
+ * that many process sets. */
+static long host_psets = -1;
+
+static void host_query_release(void *arg)
+{
+    pmix_info_t *info = arg;
+    PMIX_INFO_FREE(info, 2);
+}
+
+static pmix_status_t host_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proct;
+    pmix_info_t *info;
+    size_t n = 0;
+    PMIX_INFO_CREATE(info, 2);
+    for (size_t i = 0; i < nqueries; i++)
+        for (size_t k = 0; queries[i].keys[k] && n < 2; k++) {
+            const char *key = queries[i].keys[k];
+            if (strcmp(key, PMIX_JOB_SIZE) == 0) {
+                info_u32(&info[n++], key, 2);
+            } else if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0 && host_psets >= 0) {
+                size_t np = (size_t)host_psets;
+                PMIx_Info_load(&info[n++], key, &np, PMIX_SIZE);
+            }
+        }
+    cbfunc(n ? PMIX_ERR_PARTIAL_SUCCESS : PMIX_ERR_NOT_FOUND, n ? info : NULL, n, cbdata,
+           host_query_release, info);
+    return PMIX_SUCCESS;
+}
+
+static void server_setup_host_query(void)
+{
+    module.query = host_query;
+    server_setup();
+}
+
+static void server_teardown_host_query(void)
+{
+    module.query = NULL;
+    host_psets = -1;
+    server_teardown();
+}
+
+/* One QUERY of keys[0..nkeys) (one query, no qualifiers); the status, and the
+ * answers in *info (caller frees with PMIX_INFO_FREE(*info, *n)). */
+static pmix_status_t query_keys(int fd, const char *const *keys, uint32_t nkeys,
+                                pmix_info_t **info, size_t *n)
+{
+    spx_buf_t b, r;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_u32(&b, nkeys);
+    for (uint32_t k = 0; k < nkeys; k++)
+        spx_buf_push_str(&b, keys[k]);
+    spx_codec_push_info_array(&b, NULL, 0);
+    ck_assert_int_eq(recv_reply(fd, SPX_MSG_QUERY, send_req(fd, SPX_MSG_QUERY, &b), &r), 0);
+    pmix_status_t st = spx_buf_pull_i32(&r);
+    *info = NULL;
+    *n = 0;
+    ck_assert_int_eq(spx_codec_pull_info_array(&r, info, n), 0);
+    spx_buf_fini(&r);
+    return st;
+}
+
+/* No process set is defined: 0 of them (size_t), and the empty list of names. */
+static void check_no_psets(pmix_info_t *info, size_t n)
+{
+    const pmix_value_t *v = find_key(info, n, PMIX_QUERY_NUM_PSETS);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(v->type, PMIX_SIZE);
+    ck_assert_uint_eq(v->data.size, 0);
+    v = find_key(info, n, PMIX_QUERY_PSET_NAMES);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(v->type, PMIX_STRING);
+    ck_assert_str_eq(v->data.string, "");
+}
+
+static const char *const pset_keys[] = {PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
+                                        PMIX_JOB_SIZE, "spmix.no-such-key"};
+
+/* Without a host query upcall (the Slurm plugin's case). */
+START_TEST(server_query_psets)
+{
+    pmix_status_t st;
+    pmix_info_t *info;
+    size_t n;
+    int fd = hello(0, &st, NULL);
+    ck_assert_int_eq(st, PMIX_SUCCESS);
+    ck_assert_int_eq(query_keys(fd, pset_keys, 2, &info, &n), PMIX_SUCCESS);
+    ck_assert_uint_eq(n, 2);
+    check_no_psets(info, n);
+    PMIX_INFO_FREE(info, n);
+    ck_assert_int_eq(query_keys(fd, pset_keys, 4, &info, &n), PMIX_ERR_PARTIAL_SUCCESS);
+    ck_assert_uint_eq(n, 3);
+    check_no_psets(info, n);
+    ck_assert_ptr_nonnull(find_key(info, n, PMIX_JOB_SIZE));
+    PMIX_INFO_FREE(info, n);
+    close(fd);
+}
+END_TEST
+
+/* A host that answers other keys: the library adds the process-set keys;
+ * one that answers them keeps its answer. */
+START_TEST(server_query_psets_host)
+{
+    pmix_status_t st;
+    pmix_info_t *info;
+    size_t n;
+    int fd = hello(0, &st, NULL);
+    ck_assert_int_eq(st, PMIX_SUCCESS);
+    ck_assert_int_eq(query_keys(fd, pset_keys, 2, &info, &n), PMIX_SUCCESS);
+    ck_assert_uint_eq(n, 2);
+    check_no_psets(info, n);
+    PMIX_INFO_FREE(info, n);
+    ck_assert_int_eq(query_keys(fd, pset_keys, 3, &info, &n), PMIX_SUCCESS);
+    ck_assert_uint_eq(n, 3);
+    check_no_psets(info, n);
+    ck_assert_ptr_nonnull(find_key(info, n, PMIX_JOB_SIZE));
+    PMIX_INFO_FREE(info, n);
+    ck_assert_int_eq(query_keys(fd, pset_keys, 4, &info, &n), PMIX_ERR_PARTIAL_SUCCESS);
+    ck_assert_uint_eq(n, 3);
+    PMIX_INFO_FREE(info, n);
+    host_psets = 7;
+    ck_assert_int_eq(query_keys(fd, pset_keys, 2, &info, &n), PMIX_SUCCESS);
+    ck_assert_uint_eq(n, 2);
+    const pmix_value_t *v = find_key(info, n, PMIX_QUERY_NUM_PSETS);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_uint_eq(v->data.size, 7);
+    ck_assert_ptr_nonnull(find_key(info, n, PMIX_QUERY_PSET_NAMES));
+    PMIX_INFO_FREE(info, n);
+    close(fd);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
@@ -1341,6 +1482,13 @@ static Suite *server_suite(void)
     tcase_add_test(tc, server_commit_get_fence);
     tcase_add_test(tc, server_notify_and_jobctl);
     tcase_add_test(tc, server_group_hostile);
+    tcase_add_test(tc, server_query_psets);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("server with a host query");
+    tcase_add_checked_fixture(tc, server_setup_host_query, server_teardown_host_query);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, server_query_psets_host);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("server with a host group upcall");

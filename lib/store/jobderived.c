@@ -1,0 +1,93 @@
+/* jobderived.c - job keys computed at each Get (jobderived.h).
+ *
+ * PMIX_LOCAL_PROCS: find the node's PMIX_LOCAL_PEERS (the part the
+ * qualifiers select, or the job level), read it as a rank list and turn
+ * it into pmix_proc_t of the namespace.
+ */
+#include "config.h"
+
+#include "store/jobderived.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/jobparts.h"
+#include "types/types.h"
+#include "util/ranklist.h"
+
+/* Local ranks are uint16 (PMIX_LOCAL_RANK): no node holds more processes
+ * of one job, so a longer list is damaged. */
+#define SPX_JOBDERIVED_MAX_LOCAL (1u << 16)
+
+/* The procs of nspace in the rank list peers, into *out (filled on success). */
+static pmix_status_t procs_of_list(const char *nspace, const char *peers, pmix_value_t *out)
+{
+    hwloc_bitmap_t set = spx_ranklist_parse(peers, SPX_JOBDERIVED_MAX_LOCAL);
+    if (!set)
+        return PMIX_ERR_BAD_PARAM;
+    int n = hwloc_bitmap_weight(set);
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    pmix_proc_t *procs = n > 0 ? calloc((size_t)n, sizeof(*procs)) : NULL;
+    if (!da || (n > 0 && !procs)) {
+        free(da);
+        free(procs);
+        hwloc_bitmap_free(set);
+        return PMIX_ERR_NOMEM;
+    }
+    size_t i = 0;
+    unsigned rank;
+    hwloc_bitmap_foreach_begin(rank, set)
+    {
+        spx_proc_load(&procs[i], nspace, (pmix_rank_t)rank);
+        i++; /* not inside the macro: it names its first argument twice */
+    }
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(set);
+    da->type = PMIX_PROC;
+    da->size = i;
+    da->array = procs;
+    out->type = PMIX_DATA_ARRAY;
+    out->data.darray = da; /* handed to the caller with out */
+    return PMIX_SUCCESS;
+}
+
+/* PMIX_LOCAL_PROCS, unless the host registered it where the Get looks. */
+static bool local_procs(const spx_store_t *s, const char *nspace, pmix_rank_t rank,
+                        const pmix_info_t *qual, size_t nqual, pmix_status_t *rc,
+                        pmix_value_t *out)
+{
+    const pmix_value_t *peers = NULL;
+    if (rank == PMIX_RANK_WILDCARD &&
+        spx_jobparts_lookup(s, nspace, PMIX_LOCAL_PROCS, qual, nqual, rc, &peers)) {
+        if (*rc != PMIX_ERR_NOT_FOUND)
+            return *rc != PMIX_SUCCESS; /* the host's value, or a bad qualifier */
+        if (!spx_jobparts_lookup(s, nspace, PMIX_LOCAL_PEERS, qual, nqual, rc, &peers) ||
+            *rc != PMIX_SUCCESS)
+            return true; /* no such node, or it has no peers */
+    } else {
+        if (spx_store_peek(s, nspace, rank, PMIX_LOCAL_PROCS, NULL) ||
+            spx_store_peek(s, nspace, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, NULL))
+            return false;
+        peers = spx_store_peek(s, nspace, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, NULL);
+        if (!peers) {
+            *rc = PMIX_ERR_NOT_FOUND;
+            return true;
+        }
+    }
+    if (peers->type != PMIX_STRING || !peers->data.string)
+        *rc = PMIX_ERR_BAD_PARAM;
+    else
+        *rc = procs_of_list(nspace, peers->data.string, out);
+    return true;
+}
+
+bool spx_jobderived_get(const spx_store_t *s, const char *nspace, pmix_rank_t rank,
+                        const char *key, const pmix_info_t *qual, size_t nqual,
+                        pmix_status_t *rc, pmix_value_t *out)
+{
+    if (!s || !nspace || !key)
+        return false;
+    if (spx_key_eq(key, PMIX_LOCAL_PROCS))
+        return local_procs(s, nspace, rank, qual, nqual, rc, out);
+    return false;
+}
