@@ -153,17 +153,10 @@ pmix_status_t spx_client_servers_list(pmix_proc_t **out, size_t *n);
 
 /* Called by the connection code for EVENT frames (client_event.c). */
 void spx_client_event_dispatch(spx_buf_t *payload);
-/* Local delivery of an event to this process's handlers (progress thread). Copies inputs. */
+/* Local delivery of an event to this process's handlers (progress thread):
+ * spx_event_local_run (client/event_local.h). Copies inputs. */
 void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
                               const pmix_info_t *info, size_t ninfo);
-/* PMIx_Notify_event with PMIX_RANGE_PROC_LOCAL: runs this process's matching
- * handlers on the progress thread (source NULL: this process), then calls
- * cbfunc(PMIX_SUCCESS) there, exactly once, iff PMIX_SUCCESS is returned.
- * cbfunc NULL: blocking form (PMIX_ERR_WOULD_BLOCK on the progress thread),
- * returns once the chain has started. Inputs are copied before return. */
-pmix_status_t spx_client_event_notify_local(pmix_status_t status, const pmix_proc_t *source,
-                                            const pmix_info_t *info, size_t ninfo,
-                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* Frees every registered handler (finalize). */
 void spx_client_event_clear(void);
 
