@@ -10,6 +10,9 @@
  * never re-entrantly). As in OpenPMIx, a true PMIX_EVENT_NON_DEFAULT in the
  * event's info keeps the default handlers out (FIRST and LAST handlers
  * registered for no code still take it).
+ * A handler registered later gets the kept PROC_LOCAL events it takes
+ * (client_evcache.c) before its registration completes, each on that handler
+ * alone: a handler that already ran for an event never gets it again.
  * A handler registered with PMIX_EVENT_RETURN_OBJECT finds the very pointer it
  * registered appended to the info array of each call. When the chain of a
  * group event ends, client_group.c tells the server what the handlers decided
@@ -75,6 +78,7 @@ void spx_client_event_clear(void)
         TAILQ_REMOVE(&spx_client.handlers, h, link);
         hdlr_free(h);
     }
+    spx_evcache_clear();
 }
 
 /* Inserts by category; prepend puts h first among its category, otherwise it
@@ -175,9 +179,10 @@ static void chain_step(void *arg)
     chain_end(ev);
 }
 
-/* Starts a run of the handlers that take the event. */
+/* Starts a run of the handlers that take the event, or of handler *only
+ * alone. */
 static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t *info,
-                      size_t ninfo)
+                      size_t ninfo, unsigned flags, const size_t *only)
 {
     struct event_run *ev = calloc(1, sizeof(*ev));
     if (!ev)
@@ -200,8 +205,9 @@ static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmi
     for (size_t i = 0; i < ninfo; i++)
         PMIx_Info_xfer(&ev->info[i], &info[i]);
     TAILQ_FOREACH(h, &spx_client.handlers, link)
-        if (hdlr_takes(h, status, nondefault))
+        if ((!only || h->id == *only) && hdlr_takes(h, status, nondefault))
             ev->ids[ev->nids++] = h->id;
+    ev->told = (flags & SPX_EVRUN_QUIET) != 0;
     if (ev->nids == 0) {
         spx_debug("event %s had no handler", PMIx_Error_string(status));
         chain_end(ev);
@@ -214,7 +220,7 @@ static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmi
     bool specific = false;
     TAILQ_FOREACH(h, &spx_client.handlers, link)
         specific |= h->ncodes > 0 && hdlr_matches(h, status);
-    if (!specific) {
+    if (!specific && !ev->told) {
         spx_client_group_event_done(status, &ev->source, ev->info, ev->ninfo, false, false);
         ev->told = true;
     }
@@ -222,15 +228,42 @@ static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmi
 }
 
 void spx_event_local_run(pmix_status_t status, const pmix_proc_t *source,
-                         const pmix_info_t *info, size_t ninfo)
+                         const pmix_info_t *info, size_t ninfo, unsigned flags)
 {
-    run_start(status, source, info, ninfo);
+    run_start(status, source, info, ninfo, flags, NULL);
+}
+
+void spx_event_local_raised(pmix_status_t status, const pmix_proc_t *source,
+                            pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
+                            unsigned flags)
+{
+    if (range == PMIX_RANGE_PROC_LOCAL)
+        spx_evcache_keep(status, source, info, ninfo);
+    run_start(status, source, info, ninfo, flags, NULL);
 }
 
 void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
                               const pmix_info_t *info, size_t ninfo)
 {
-    run_start(status, source, info, ninfo);
+    run_start(status, source, info, ninfo, 0, NULL);
+}
+
+/* The kept events a newly registered handler takes, each run on it alone:
+ * as in OpenPMIx, a handler for no code (of any category) takes every kept
+ * event but the PMIX_EVENT_NON_DEFAULT ones. */
+static bool kept_taken_by(const struct spx_evkept *e, void *arg)
+{
+    const struct spx_evhdlr *h = arg;
+    return h->ncodes == 0 ? !e->nondefault : hdlr_matches(h, e->status);
+}
+
+static void replay_kept(struct spx_evhdlr *h)
+{
+    struct spx_evkept *e;
+    while ((e = spx_evcache_take(kept_taken_by, h)) != NULL) {
+        run_start(e->status, &e->source, e->info, e->ninfo, SPX_EVRUN_QUIET, &h->id);
+        spx_evcache_free(e);
+    }
 }
 
 void spx_client_event_dispatch(spx_buf_t *payload)
@@ -269,6 +302,7 @@ static void reg_on_thread(void *arg)
     r->h->id = spx_client.next_handler_id++;
     r->id = r->h->id;
     hdlr_insert(r->h, r->prepend);
+    replay_kept(r->h); /* as OpenPMIx: before the registration completes */
     if (r->cbfunc) {
         r->cbfunc(PMIX_SUCCESS, r->id, r->cbdata);
         free(r);

@@ -11,8 +11,9 @@
  * also goes to the server as a NOTIFY, which delivers it to the *other*
  * processes in range (never back to the notifier: no second delivery); the
  * own run starts once the NOTIFY is on its way, and the call completes with
- * the server's answer. PROC_LOCAL stays in the process; the call then
- * completes with PMIX_SUCCESS once the run started. A
+ * the server's answer. PROC_LOCAL stays in the process, and is kept for
+ * handlers registered later (client_evcache.c) unless PMIX_EVENT_DO_NOT_CACHE
+ * is true; the call then completes with PMIX_SUCCESS once the run started. A
  * singleton has no server: only its own run. A tool's events are refused by
  * its server (PMIX_ERR_NOT_SUPPORTED), so a tool runs its own handlers for
  * PROC_LOCAL only.
@@ -36,7 +37,8 @@
  * read them too). The array also carries user data: only reserved keys count
  * as directives. */
 static const char *const notify_directives[] = {PMIX_EVENT_CUSTOM_RANGE, PMIX_EVENT_AFFECTED_PROC,
-                                                PMIX_EVENT_NON_DEFAULT, NULL};
+                                                PMIX_EVENT_NON_DEFAULT, PMIX_EVENT_DO_NOT_CACHE,
+                                                NULL};
 
 struct notify_req {
     pmix_status_t status;
@@ -94,7 +96,7 @@ static void notify_on_thread(void *arg)
     }
     /* n stays ours until notify_reply (or req_done below) */
     if (n->run_here)
-        spx_event_local_run(n->status, &n->source, n->info, n->ninfo);
+        spx_event_local_raised(n->status, &n->source, n->range, n->info, n->ninfo, 0);
     spx_info_array_free(n->info, n->ninfo);
     n->info = NULL;
     if (!n->send)

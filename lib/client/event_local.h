@@ -4,7 +4,8 @@
  * A client, a singleton and a tool keep their handlers in one list
  * (client_event.c). They run for the events a server pushes to the process
  * and for the events the process raises itself (PMIx_Notify_event:
- * client_notify.c).
+ * client_notify.c). PMIX_RANGE_PROC_LOCAL events the process raises are also
+ * kept for handlers registered later (client_evcache.c).
  *
  * Progress thread only. Every argument is borrowed for the call; what is
  * kept is copied.
@@ -16,11 +17,23 @@
 #include <stddef.h>
 #include <pmix_common.h>
 
+/* A run whose group events never tell a server how their chain ended:
+ * events replayed from the cache (their first run already told). */
+#define SPX_EVRUN_QUIET 0x1u
+
 /* Runs this process's handlers that take status, in chain order, with
  * source (NULL: none) and info. A true PMIX_EVENT_NON_DEFAULT in info keeps
  * the default handlers (registered for no code) out. The first handler is
  * called before return; the chain goes on on later loop turns. */
 void spx_event_local_run(pmix_status_t status, const pmix_proc_t *source,
-                         const pmix_info_t *info, size_t ninfo);
+                         const pmix_info_t *info, size_t ninfo, unsigned flags);
+
+/* An event this process raised with PMIx_Notify_event, for its own handlers
+ * (the caller decided the process is in range): a PMIX_RANGE_PROC_LOCAL one
+ * is kept for handlers registered later unless PMIX_EVENT_DO_NOT_CACHE is
+ * true in info; then spx_event_local_run. */
+void spx_event_local_raised(pmix_status_t status, const pmix_proc_t *source,
+                            pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
+                            unsigned flags);
 
 #endif
