@@ -1,7 +1,7 @@
 /* client_evcache.c - the events a process keeps for handlers registered later.
  *
  * As in OpenPMIx, a PMIX_RANGE_PROC_LOCAL event the process raises itself
- * (client or singleton) is kept unless its info has a true
+ * (client, singleton or server process) is kept unless its info has a true
  * PMIX_EVENT_DO_NOT_CACHE, whether or not a handler ran for it. At most
  * SPX_EVCACHE_MAX events are kept (OpenPMIx's max_events default), the oldest
  * going first when full, and none older than SPX_EVCACHE_AGE seconds (its

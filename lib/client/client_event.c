@@ -3,8 +3,9 @@
  * Handlers live in one list on the progress thread, each with a category that
  * fixes its place in the chain: FIRST, then handlers for one code, then for
  * several codes, then default handlers (no codes), then LAST; PREPEND puts a
- * handler at the front of its category. An event (pushed by the server, or
- * raised by this process - client_notify.c) runs the chain: each handler gets a
+ * handler at the front of its category. An event (pushed by the server,
+ * raised by this process - client_notify.c -, or passed on by the server of a
+ * server process - lib/server/events.c) runs the chain: each handler gets a
  * completion callback; calling it with PMIX_EVENT_ACTION_COMPLETE ends the
  * chain, anything else moves on to the next handler (on a later loop turn,
  * never re-entrantly). As in OpenPMIx, a true PMIX_EVENT_NON_DEFAULT in the
@@ -79,6 +80,12 @@ void spx_client_event_clear(void)
         hdlr_free(h);
     }
     spx_evcache_clear();
+}
+
+void spx_event_local_server_done(void)
+{
+    if (!spx_client_initialized())
+        spx_client_event_clear();
 }
 
 /* Inserts by category; prepend puts h first among its category, otherwise it
@@ -184,6 +191,8 @@ static void chain_step(void *arg)
 static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t *info,
                       size_t ninfo, unsigned flags, const size_t *only)
 {
+    if ((flags & SPX_EVRUN_QUIET) && TAILQ_EMPTY(&spx_client.handlers))
+        return; /* nothing to run, nobody to tell: most server processes */
     struct event_run *ev = calloc(1, sizeof(*ev));
     if (!ev)
         return;
