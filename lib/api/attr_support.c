@@ -41,6 +41,8 @@ ATTR(a_persistence, PMIX_PERSISTENCE, PMIX_PERSIST, "how long published data is 
 ATTR(a_wait, PMIX_WAIT, PMIX_INT, "wait until the keys are published (0: all of them, N: N of them)");
 ATTR(a_event_custom_range, PMIX_EVENT_CUSTOM_RANGE, PMIX_DATA_ARRAY, "deliver the event to these processes only");
 ATTR(a_event_affected_proc, PMIX_EVENT_AFFECTED_PROC, PMIX_PROC, "the process the event is about");
+ATTR(a_event_non_default, PMIX_EVENT_NON_DEFAULT, PMIX_BOOL, "default handlers (registered for no code) do not get the event");
+ATTR(a_event_do_not_cache, PMIX_EVENT_DO_NOT_CACHE, PMIX_BOOL, "a PROC_LOCAL event is not kept for handlers registered later");
 ATTR(a_event_hdlr_first, PMIX_EVENT_HDLR_FIRST, PMIX_BOOL, "run this handler before all others");
 ATTR(a_event_hdlr_last, PMIX_EVENT_HDLR_LAST, PMIX_BOOL, "run this handler after all others");
 ATTR(a_event_hdlr_prepend, PMIX_EVENT_HDLR_PREPEND, PMIX_BOOL, "put this handler ahead of the others of its class");
@@ -149,7 +151,8 @@ static const struct spx_attr_fn client_fns[] = {
     {"PMIx_Unpublish_nb", UNPUB},
     {"PMIx_Lookup", LOOKUP},
     {"PMIx_Lookup_nb", LOOKUP},
-    {"PMIx_Notify_event", ATTRS(&a_event_custom_range, &a_event_affected_proc)},
+    {"PMIx_Notify_event", ATTRS(&a_event_custom_range, &a_event_affected_proc,
+                                &a_event_non_default, &a_event_do_not_cache)},
     {"PMIx_Register_event_handler", ATTRS(&a_event_hdlr_first, &a_event_hdlr_last,
                                           &a_event_hdlr_prepend, &a_event_return_object)},
     {"PMIx_Group_construct", GRP_CONSTRUCT},

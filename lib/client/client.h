@@ -153,19 +153,33 @@ pmix_status_t spx_client_servers_list(pmix_proc_t **out, size_t *n);
 
 /* Called by the connection code for EVENT frames (client_event.c). */
 void spx_client_event_dispatch(spx_buf_t *payload);
-/* Local delivery of an event to this process's handlers (progress thread). Copies inputs. */
+/* Local delivery of an event to this process's handlers (progress thread):
+ * spx_event_local_run (client/event_local.h) with no flags. Copies inputs. */
 void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
                               const pmix_info_t *info, size_t ninfo);
-/* PMIx_Notify_event with PMIX_RANGE_PROC_LOCAL: runs this process's matching
- * handlers on the progress thread (source NULL: this process), then calls
- * cbfunc(PMIX_SUCCESS) there, exactly once, iff PMIX_SUCCESS is returned.
- * cbfunc NULL: blocking form (PMIX_ERR_WOULD_BLOCK on the progress thread),
- * returns once the chain has started. Inputs are copied before return. */
-pmix_status_t spx_client_event_notify_local(pmix_status_t status, const pmix_proc_t *source,
-                                            const pmix_info_t *info, size_t ninfo,
-                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
-/* Frees every registered handler (finalize). */
+/* Frees every registered handler and every kept event (finalize). */
 void spx_client_event_clear(void);
+
+/* ---- client_evcache.c: events kept for handlers registered later ----
+ * Progress thread only. */
+struct spx_evkept {
+    TAILQ_ENTRY(spx_evkept) link;
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_info_t *info; /* owned */
+    size_t ninfo;
+    bool nondefault;   /* PMIX_EVENT_NON_DEFAULT was true */
+    double when;       /* CLOCK_MONOTONIC seconds when kept */
+};
+/* Keeps a copy, unless PMIX_EVENT_DO_NOT_CACHE is true in info. */
+void spx_evcache_keep(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t *info,
+                      size_t ninfo);
+typedef bool (*spx_evcache_want_f)(const struct spx_evkept *e, void *arg);
+/* The oldest kept event want() accepts, taken out of the cache (the caller
+ * owns it: spx_evcache_free), or NULL. */
+struct spx_evkept *spx_evcache_take(spx_evcache_want_f want, void *arg);
+void spx_evcache_free(struct spx_evkept *e);
+void spx_evcache_clear(void);
 
 /* Slot of a local process in the shared-memory segment, or -1. */
 long spx_client_local_slot(pmix_rank_t rank);

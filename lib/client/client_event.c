@@ -1,16 +1,19 @@
-/* client_event.c - event handlers of a client process and delivery of events.
+/* client_event.c - event handlers of a process and the runs of their chain.
  *
  * Handlers live in one list on the progress thread, each with a category that
  * fixes its place in the chain: FIRST, then handlers for one code, then for
  * several codes, then default handlers (no codes), then LAST; PREPEND puts a
- * handler at the front of its category. An event (pushed by the server, or
- * raised locally) runs the chain: each handler gets a completion callback;
- * calling it with PMIX_EVENT_ACTION_COMPLETE ends the chain, anything else
- * moves on to the next handler (on a later loop turn, never re-entrantly).
- * PMIx_Notify_event sends the event to the server, which delivers it to the
- * other processes in range; PMIX_RANGE_PROC_LOCAL stays in this process: it
- * runs this process's own chain on the progress thread
- * (spx_client_event_notify_local), then calls the notifier back.
+ * handler at the front of its category. An event (pushed by the server,
+ * raised by this process - client_notify.c -, or passed on by the server of a
+ * server process - lib/server/events.c) runs the chain: each handler gets a
+ * completion callback; calling it with PMIX_EVENT_ACTION_COMPLETE ends the
+ * chain, anything else moves on to the next handler (on a later loop turn,
+ * never re-entrantly). As in OpenPMIx, a true PMIX_EVENT_NON_DEFAULT in the
+ * event's info keeps the default handlers out (FIRST and LAST handlers
+ * registered for no code still take it).
+ * A handler registered later gets the kept PROC_LOCAL events it takes
+ * (client_evcache.c) before its registration completes, each on that handler
+ * alone: a handler that already ran for an event never gets it again.
  * A handler registered with PMIX_EVENT_RETURN_OBJECT finds the very pointer it
  * registered appended to the info array of each call. When the chain of a
  * group event ends, client_group.c tells the server what the handlers decided
@@ -23,6 +26,7 @@
 #include <sys/queue.h>
 
 #include "client/client.h"
+#include "client/event_local.h"
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
@@ -54,6 +58,14 @@ static bool hdlr_matches(const struct spx_evhdlr *h, pmix_status_t status)
     return false;
 }
 
+/* Does h take this event? nondefault: PMIX_EVENT_NON_DEFAULT was true. */
+static bool hdlr_takes(const struct spx_evhdlr *h, pmix_status_t status, bool nondefault)
+{
+    if (nondefault && h->cat == CAT_DEFAULT)
+        return false;
+    return hdlr_matches(h, status);
+}
+
 static void hdlr_free(struct spx_evhdlr *h)
 {
     free(h->codes);
@@ -67,6 +79,13 @@ void spx_client_event_clear(void)
         TAILQ_REMOVE(&spx_client.handlers, h, link);
         hdlr_free(h);
     }
+    spx_evcache_clear();
+}
+
+void spx_event_local_server_done(void)
+{
+    if (!spx_client_initialized())
+        spx_client_event_clear();
 }
 
 /* Inserts by category; prepend puts h first among its category, otherwise it
@@ -167,19 +186,24 @@ static void chain_step(void *arg)
     chain_end(ev);
 }
 
-void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
-                              const pmix_info_t *info, size_t ninfo)
+/* Starts a run of the handlers that take the event, or of handler *only
+ * alone. */
+static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t *info,
+                      size_t ninfo, unsigned flags, const size_t *only)
 {
+    if ((flags & SPX_EVRUN_QUIET) && TAILQ_EMPTY(&spx_client.handlers))
+        return; /* nothing to run, nobody to tell: most server processes */
     struct event_run *ev = calloc(1, sizeof(*ev));
     if (!ev)
         return;
     ev->status = status;
     if (source)
         ev->source = *source;
+    bool nondefault = spx_info_flag(info, ninfo, PMIX_EVENT_NON_DEFAULT);
     size_t count = 0;
     struct spx_evhdlr *h;
     TAILQ_FOREACH(h, &spx_client.handlers, link)
-        count += hdlr_matches(h, status);
+        count += hdlr_takes(h, status, nondefault);
     ev->ids = count ? calloc(count, sizeof(size_t)) : NULL;
     PMIX_INFO_CREATE(ev->info, ninfo + 1);
     if ((count && !ev->ids) || !ev->info) {
@@ -190,8 +214,9 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
     for (size_t i = 0; i < ninfo; i++)
         PMIx_Info_xfer(&ev->info[i], &info[i]);
     TAILQ_FOREACH(h, &spx_client.handlers, link)
-        if (hdlr_matches(h, status))
+        if ((!only || h->id == *only) && hdlr_takes(h, status, nondefault))
             ev->ids[ev->nids++] = h->id;
+    ev->told = (flags & SPX_EVRUN_QUIET) != 0;
     if (ev->nids == 0) {
         spx_debug("event %s had no handler", PMIx_Error_string(status));
         chain_end(ev);
@@ -204,11 +229,50 @@ void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
     bool specific = false;
     TAILQ_FOREACH(h, &spx_client.handlers, link)
         specific |= h->ncodes > 0 && hdlr_matches(h, status);
-    if (!specific) {
+    if (!specific && !ev->told) {
         spx_client_group_event_done(status, &ev->source, ev->info, ev->ninfo, false, false);
         ev->told = true;
     }
     chain_step(ev);
+}
+
+void spx_event_local_run(pmix_status_t status, const pmix_proc_t *source,
+                         const pmix_info_t *info, size_t ninfo, unsigned flags)
+{
+    run_start(status, source, info, ninfo, flags, NULL);
+}
+
+void spx_event_local_raised(pmix_status_t status, const pmix_proc_t *source,
+                            pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
+                            unsigned flags)
+{
+    if (range == PMIX_RANGE_PROC_LOCAL)
+        spx_evcache_keep(status, source, info, ninfo);
+    run_start(status, source, info, ninfo, flags, NULL);
+}
+
+void spx_client_event_deliver(pmix_status_t status, const pmix_proc_t *source,
+                              const pmix_info_t *info, size_t ninfo)
+{
+    run_start(status, source, info, ninfo, 0, NULL);
+}
+
+/* The kept events a newly registered handler takes, each run on it alone:
+ * as in OpenPMIx, a handler for no code (of any category) takes every kept
+ * event but the PMIX_EVENT_NON_DEFAULT ones. */
+static bool kept_taken_by(const struct spx_evkept *e, void *arg)
+{
+    const struct spx_evhdlr *h = arg;
+    return h->ncodes == 0 ? !e->nondefault : hdlr_matches(h, e->status);
+}
+
+static void replay_kept(struct spx_evhdlr *h)
+{
+    struct spx_evkept *e;
+    while ((e = spx_evcache_take(kept_taken_by, h)) != NULL) {
+        run_start(e->status, &e->source, e->info, e->ninfo, SPX_EVRUN_QUIET, &h->id);
+        spx_evcache_free(e);
+    }
 }
 
 void spx_client_event_dispatch(spx_buf_t *payload)
@@ -230,71 +294,6 @@ void spx_client_event_dispatch(spx_buf_t *payload)
         PMIX_INFO_FREE(info, ninfo);
 }
 
-/* ---- PMIx_Notify_event with PMIX_RANGE_PROC_LOCAL ---- */
-
-struct local_notify {
-    pmix_status_t status;
-    pmix_proc_t source;
-    pmix_info_t *info; /* owned copy */
-    size_t ninfo;
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata;
-    spx_wait_t wait;   /* used when cbfunc is NULL */
-};
-
-static void local_notify_on_thread(void *arg)
-{
-    struct local_notify *n = arg;
-    spx_client_event_deliver(n->status, &n->source, n->info, n->ninfo);
-    spx_info_array_free(n->info, n->ninfo);
-    n->info = NULL;
-    if (n->cbfunc) {
-        n->cbfunc(PMIX_SUCCESS, n->cbdata);
-        free(n);
-    } else {
-        spx_wait_signal(&n->wait, PMIX_SUCCESS);
-    }
-}
-
-pmix_status_t spx_client_event_notify_local(pmix_status_t status, const pmix_proc_t *source,
-                                            const pmix_info_t *info, size_t ninfo,
-                                            pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    if (!cbfunc) {
-        pmix_status_t rc = spx_progress_guard("PMIx_Notify_event");
-        if (rc != PMIX_SUCCESS)
-            return rc;
-    }
-    struct local_notify *n = calloc(1, sizeof(*n));
-    if (!n)
-        return PMIX_ERR_NOMEM;
-    pmix_status_t rc = spx_info_array_dup(&n->info, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        free(n);
-        return rc;
-    }
-    n->ninfo = ninfo;
-    n->status = status;
-    n->source = source ? *source : spx_client.myproc;
-    n->cbfunc = cbfunc;
-    n->cbdata = cbdata;
-    if (!cbfunc)
-        spx_wait_init(&n->wait);
-    if (spx_progress_shift(local_notify_on_thread, n) != 0) {
-        if (!cbfunc)
-            spx_wait_fini(&n->wait);
-        spx_info_array_free(n->info, n->ninfo);
-        free(n);
-        return PMIX_ERR_NOT_AVAILABLE;
-    }
-    if (cbfunc)
-        return PMIX_SUCCESS;
-    rc = spx_wait_block(&n->wait);
-    spx_wait_fini(&n->wait);
-    free(n);
-    return rc;
-}
-
 /* ---- registration ---- */
 
 struct reg_req {
@@ -312,6 +311,7 @@ static void reg_on_thread(void *arg)
     r->h->id = spx_client.next_handler_id++;
     r->id = r->h->id;
     hdlr_insert(r->h, r->prepend);
+    replay_kept(r->h); /* as OpenPMIx: before the registration completes */
     if (r->cbfunc) {
         r->cbfunc(PMIX_SUCCESS, r->id, r->cbdata);
         free(r);

@@ -1,5 +1,5 @@
-/* client_ops.c - client calls that are one request and one reply: Notify_event,
- * Abort, Publish, Unpublish, Lookup, Job_control.
+/* client_ops.c - client calls that are one request and one reply: Abort,
+ * Publish, Unpublish, Lookup, Job_control (Notify_event: client_notify.c).
  *
  * Each public call encodes its arguments on the caller's thread into a
  * payload, then submit() shifts the request to the progress thread; the reply
@@ -17,7 +17,6 @@
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
-#include "server/server.h"
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
@@ -191,42 +190,12 @@ static pmix_status_t op_status(const char *call, uint8_t type, spx_buf_t *payloa
     return rc;
 }
 
-/* Directives honoured by the calls below (lib/server/events.c, relay.c and
- * pubsub_table.c read them). Publish and notify arrays also carry user data:
- * for them only reserved keys count as directives. */
-static const char *const notify_directives[] = {PMIX_EVENT_CUSTOM_RANGE, PMIX_EVENT_AFFECTED_PROC,
-                                                NULL};
+/* Directives honoured by the calls below (pubsub_table.c reads them). Publish
+ * arrays also carry user data: for them only reserved keys count as
+ * directives. */
 static const char *const publish_directives[] = {PMIX_RANGE, PMIX_PERSISTENCE, NULL};
 static const char *const unpublish_directives[] = {PMIX_RANGE, NULL};
 static const char *const lookup_directives[] = {PMIX_RANGE, PMIX_WAIT, NULL};
-
-SPX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
-                                           pmix_data_range_t range, const pmix_info_t info[],
-                                           size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    if (!info && ninfo > 0)
-        return PMIX_ERR_BAD_PARAM;
-    pmix_status_t drc =
-        spx_directives_check_reserved("PMIx_Notify_event", info, ninfo, notify_directives);
-    if (drc != PMIX_SUCCESS)
-        return drc;
-    if (!spx_client_initialized()) {
-        if (spx_server_active())
-            return spx_server_notify(status, source, range, info, ninfo, cbfunc, cbdata);
-        return PMIX_ERR_INIT;
-    }
-    if (range == PMIX_RANGE_PROC_LOCAL) /* this process's own handlers */
-        return spx_client_event_notify_local(status, source, info, ninfo, cbfunc, cbdata);
-    if (spx_client.singleton)
-        return PMIX_OPERATION_SUCCEEDED; /* no other process is in range */
-    spx_buf_t b;
-    spx_buf_init(&b);
-    spx_buf_push_i32(&b, status);
-    spx_codec_push_proc(&b, source ? source : &spx_client.myproc);
-    spx_buf_push_u8(&b, range);
-    spx_codec_push_info_array(&b, info, ninfo);
-    return op_status("PMIx_Notify_event", SPX_MSG_NOTIFY, &b, cbfunc, cbdata);
-}
 
 SPX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
                                     size_t nprocs)

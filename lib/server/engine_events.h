@@ -12,7 +12,8 @@
 /* ---- events.c ---- */
 /* NOTIFY frame of p (0, or -1 for a malformed payload: the caller closes). */
 int spx_srv_handle_notify(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
-/* Sends the EVENT frame to ctx's local clients in range, except `except` (may be NULL). */
+/* Sends the EVENT frame to ctx's local clients in range, except `except` (may be NULL),
+ * then runs the server process's own handlers when it hears the event (events.c). */
 void spx_srv_event_deliver(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix_proc_t *source,
                            pmix_data_range_t range, const pmix_info_t *info, size_t ninfo,
                            const struct spx_srv_peer *except);

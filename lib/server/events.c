@@ -2,6 +2,15 @@
  * the server process itself (spx_server_notify), and the EVENT frames pushed
  * to local clients and to the tools that may see the event's namespace.
  *
+ * As in OpenPMIx, the server process's own handlers (PMIx_Register_event_handler
+ * after PMIx_server_init; client/event_local.h) hear every event the server
+ * passes on - raised by its clients, by other nodes, by the server library
+ * itself or by the host - in any range but PROC_LOCAL and INVALID, and in a
+ * CUSTOM range only when it names the server's own id. Every event passes
+ * spx_srv_event_deliver once per node, so they hear it once. A PROC_LOCAL
+ * event the host raises (PMIx_Notify_event in the server process) runs them
+ * too, and is kept for handlers registered later.
+ *
  * The EVENT payload is encoded once per event and copied for each client in
  * range. A client's event is also handed to the host's notify_event when its
  * range reaches beyond this node; the client's NOTIFY is answered after that.
@@ -18,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/event_local.h"
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
@@ -83,6 +93,15 @@ static bool tool_hears(const struct spx_srv_ctx *ctx, const struct spx_srv_peer 
     return spx_srv_tool_may_see(p, source->nspace);
 }
 
+/* Does the server process itself hear an event it passes on? */
+static bool self_hears(const struct spx_srv_ctx *ctx, pmix_data_range_t range,
+                       const pmix_info_t *info, size_t ninfo)
+{
+    if (!ctx->active || range == PMIX_RANGE_PROC_LOCAL || range == PMIX_RANGE_INVALID)
+        return false;
+    return range != PMIX_RANGE_CUSTOM || in_custom_range(ctx, &ctx->me, info, ninfo);
+}
+
 static bool range_leaves_node(pmix_data_range_t range)
 {
     return range != PMIX_RANGE_PROC_LOCAL && range != PMIX_RANGE_LOCAL &&
@@ -122,6 +141,8 @@ void spx_srv_event_deliver(struct spx_srv_ctx *ctx, pmix_status_t status, const 
     spx_debug("event %d from %s:%u (range %u) delivered to %zu local clients", status,
               source->nspace, (unsigned)source->rank, (unsigned)range, n);
     spx_buf_fini(&ev);
+    if (self_hears(ctx, range, info, ninfo))
+        spx_event_local_run(status, source, info, ninfo, SPX_EVRUN_QUIET);
 }
 
 /* ---- NOTIFY from a client ---- */
@@ -192,6 +213,9 @@ static void do_server_notify(void *arg)
                                       n->ninfo))
             spx_srv_event_deliver(n->ctx, n->status, &n->source, n->range, n->info, n->ninfo,
                                   NULL);
+        if (n->range == PMIX_RANGE_PROC_LOCAL) /* the host's own handlers (others: above) */
+            spx_event_local_raised(n->status, &n->source, n->range, n->info, n->ninfo,
+                                   SPX_EVRUN_QUIET);
         rc = PMIX_SUCCESS;
     }
     if (n->cbfunc)

@@ -32,6 +32,7 @@
 
 #include <spmix.h>
 
+#include "client/event_local.h"
 #include "proto/msg.h"
 #include "progress/progress.h"
 #include "types/types.h"
@@ -158,6 +159,7 @@ static void stop_on_thread(void *arg)
     if (spx_srv->store)
         spx_store_destroy(spx_srv->store);
     spx_srv->store = NULL;
+    spx_event_local_server_done(); /* the process's handlers and kept events */
 }
 
 static void read_directives(const pmix_info_t *info, size_t ninfo, const char **tmpdir,

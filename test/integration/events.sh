@@ -1,12 +1,29 @@
 #!/bin/sh
 # event handlers: specific and default, source and status, deregistration;
 # PMIX_EVENT_RETURN_OBJECT handed back exactly, PMIX_RANGE_PROC_LOCAL events
-# run the process's own handlers (as ranks and as a singleton), and ranks wait
-# through their return object for PMIX_ERR_PROC_ABORTED about a failed rank 0
+# run the process's own handlers (as ranks and as a singleton), so do events
+# of every wider range, once (it_evself), PMIX_EVENT_NON_DEFAULT keeps default
+# handlers out, PROC_LOCAL events are kept for handlers registered later
+# (it_evcache), and ranks wait through their return object for
+# PMIX_ERR_PROC_ABORTED about a failed rank 0
 . "$(dirname "$0")/common.sh"
 spx_run 3 it_events
 spx_expect_rc 0
 spx_expect_out "^it_events: 3 ranks: OK$"
+
+for prog in it_evself it_evcache; do
+    spx_run 4 $prog
+    spx_expect_rc 0
+    spx_expect_out "^$prog: 4 ranks: OK$"
+    path=$(spx_prog $prog) || exit 1
+    (
+        for v in $(env | sed -n "s/^\(PMIX_[A-Za-z0-9_]*\)=.*/\1/p"); do unset "$v"; done
+        exec timeout -k 5 30 "$path"
+    ) >"$SPX_OUT" 2>"$SPX_ERR"
+    SPX_RC=$?
+    spx_expect_rc 0
+    spx_expect_out "^$prog: 1 ranks: OK$"
+done
 
 spx_run 2 it_evobj local
 spx_expect_rc 0

@@ -1,5 +1,7 @@
 #!/bin/sh
-# events relayed between nodes: 4 ranks on 3 simulated nodes, block and cyclic;
+# events relayed between nodes: 4 ranks on 3 simulated nodes, block and cyclic,
+# the notifier's own handlers in every range and PROC_LOCAL events kept for
+# handlers registered later on 3 nodes (6 ranks, cyclic);
 # PROC_LOCAL events and return objects on 2 nodes; ranks 1 and 2 on 2 nodes
 # wait through their PMIX_EVENT_RETURN_OBJECT for PMIX_ERR_PROC_ABORTED about
 # rank 0, which aborts or is killed (one of them shares rank 0's node)
@@ -10,6 +12,11 @@ for map in block cyclic; do
     spx_run 4 it_events
     spx_expect_rc 0
     spx_expect_out "^it_events: 4 ranks: OK$"
+done
+for prog in it_evself it_evcache; do
+    spx_run 6 $prog
+    spx_expect_rc 0
+    spx_expect_out "^$prog: 6 ranks: OK$"
 done
 SPX_NODES=2
 SPX_RUN_OPTS=
