@@ -97,6 +97,18 @@ static void standin_start(struct standin *s)
     free(ranks);
     pmix_proc_t set;
     spx_proc_load(&set, s->nspace, PMIX_RANK_WILDCARD);
+    uint32_t *nodes = NULL;
+    size_t nn = 0;
+    if (ns && spx_srv_mn_set_nodes(ctx, &set, 1, true, &nodes, &nn) == 0 && nn < 2) {
+        /* every other node of the job has ended: nobody left to fence */
+        spx_debug("namespace %s: no other node left; the stand-in ends after %u fence(s)",
+                  s->nspace, s->rounds);
+        free(nodes);
+        spx_buf_fini(&b);
+        standin_free(s);
+        return;
+    }
+    free(nodes);
     if (!ns || spx_buf_failed(&b) ||
         spx_srv_mn_coll_plain(ctx, key, &set, 1, SPX_SRV_NET_F_ANY, (const char *)b.data, b.len,
                               standin_done, s) != 0) {
