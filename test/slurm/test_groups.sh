@@ -84,8 +84,9 @@ run_ok "2 nodes x 1: it_grpedge invfin (an invitee finalizes without answering)"
 run_ok "3 nodes x 2: it_grpedge invout (a leader that only invites)" \
     "^it_grpedge: invout: rank 0: OK$" $S -N3 -n6 "$IT/it_grpedge" invout
 # the two tasks of one node finalize and exit; the other node's two fence
+# (their node's slurmstepd ends with them, and their data with it: nodata)
 for mode in finfence finfencehi; do
-    $S -N2 -n4 "$IT/it_grpedge" $mode >"$OUT/o" 2>"$OUT/e"
+    $S -N2 -n4 "$IT/it_grpedge" $mode nodata >"$OUT/o" 2>"$OUT/e"
     n=$(grep -c "^it_grpedge: $mode: rank [0-9]*: OK$" "$OUT/o")
     if [ "$n" = 2 ]; then pass "2 nodes x 2: it_grpedge $mode: fences without the finalized node's tasks"
     else fail "2 nodes x 2: it_grpedge $mode: $n of 2 OK"; sed 's/^/    /' "$OUT/o" "$OUT/e" | tail -n 20; fi
