@@ -514,15 +514,18 @@ static int spx_run_describe_job(void)
 static int spx_run_server_start(void)
 {
     const char *td = getenv("TMPDIR");
-    /* tools (spmix-push, PMIx_tool_init) find the job in $TMPDIR or /tmp: one
-     * rendezvous file, node 0's, named after spmix-run's pid (with simulated
-     * nodes node 0 is a child of spmix-run); pushes reach the other nodes
-     * through the servers' tree */
+    /* tools (spmix-push, PMIx_tool_init) find the job in $TMPDIR or /tmp.
+     * Every node's server accepts them, as every slurmstepd does, through a
+     * rendezvous file named after its own process (the parent of its ranks).
+     * With simulated nodes (children of spmix-run) those files name the
+     * launcher, and node 0's server is also found under spmix-run's pid, the
+     * one its user knows and a tool naming no server is led to; pushes reach
+     * the other nodes through the servers' tree */
+    uint32_t launcher = N.cfg->report_fd >= 0 ? (uint32_t)getppid() : 0;
     struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true,
                                       .system_tmpdir = td && *td ? td : "/tmp",
-                                      .tool_support = N.cfg->index == 0,
-                                      .rendezvous_pid = N.cfg->report_fd >= 0
-                                                            ? (uint32_t)getppid() : 0 };
+                                      .tool_support = true, .launcher_pid = launcher,
+                                      .rendezvous_pid = N.cfg->index == 0 ? launcher : 0 };
     pmix_status_t rc;
 
     snprintf(N.tmpdir, sizeof(N.tmpdir), "%s/spmix-run.%d.XXXXXX", td && *td ? td : "/tmp",

@@ -17,7 +17,7 @@ size=3000000
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 
 # start_job DIR SIZE [spmix-run options]: the job in the background, its
-# namespace in $ns once rank 0 is up and the tools' rendezvous file exists
+# namespace in $ns once rank 0 is up and the job's rendezvous file exists
 start_job() {
     d=$1; sz=$2; shift 2
     mkdir -p "$d" || spx_fail "mkdir $d"
@@ -26,7 +26,7 @@ start_job() {
         >"$SPX_OUT" 2>"$SPX_ERR" </dev/null &
     job=$!
     i=0
-    while [ ! -f "$d/ready" ] || [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -lt 1 ]; do
+    while [ ! -f "$d/ready" ] || [ -z "$(spx_rdv_job "$rdv")" ]; do
         i=$((i + 1))
         [ $i -lt 400 ] || { kill "$job"; spx_fail "the job did not start in 20 s"; }
         sleep 0.05

@@ -1,7 +1,8 @@
 /*
  * it_tool.c: a tool attaches to a running spmix-run job (tool.sh).
  *   it_tool job DIR [abort]
- *                        a rank: rank 0 writes what it reads of its job
+ *                        a rank: writes its parent's pid (its node's server)
+ *                        to DIR/ppid.RANK; rank 0 writes what it reads of its job
  *                        (job size, its node's local peers, rank 1's
  *                        hostname) to DIR/facts and its namespace to
  *                        DIR/ready, then every rank waits for DIR/done and
@@ -11,8 +12,10 @@
  *                        a tool: PMIx_tool_init finding the server by HOW
  *                        (default | pid ARG | nspace ARG | uri ARG | file ARG |
  *                        none), then PMIx_Query_info(PMIX_QUERY_NAMESPACES)
- *                        must list EXPECT_NSPACE; prints "tool NS:RANK" and
- *                        "namespaces LIST"; exits 2 when PMIx_tool_init fails
+ *                        must list EXPECT_NSPACE; prints "tool NS:RANK",
+ *                        "namespaces LIST" and, with EXPECT_NSPACE, that job's
+ *                        "size N" and "peers LIST" (PMIx_Get: the local peers
+ *                        of the server's node); exits 2 when PMIx_tool_init fails
  *                        (its status printed), 1 on a failed check
  *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
  *                        the calls past PMIx_tool_init, for a tool started
@@ -62,6 +65,11 @@ static int job(const char *dir, bool abort_mode)
 {
     char path[4096];
     IT_RC(PMIx_Init(&it_me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    snprintf(path, sizeof(path), "%s/ppid.%u", dir, (unsigned)it_me.rank);
+    FILE *fp = fopen(path, "w");
+    IT_CHECK(fp != NULL, "cannot write %s", path);
+    fprintf(fp, "%ld\n", (long)getppid());
+    IT_CHECK(fclose(fp) == 0, "cannot write %s", path);
     if (it_me.rank == 0) {
         snprintf(path, sizeof(path), "%s/facts", dir);
         FILE *ff = fopen(path, "w");
@@ -148,6 +156,14 @@ static int tool(int argc, char **argv)
                      "namespaces '%s' lack the job's '%s'", res[0].value.data.string, expect);
         PMIX_INFO_FREE(res, nres);
         q.keys = NULL;
+        if (expect) { /* the job's data, as this server holds it */
+            pmix_proc_t wild;
+            PMIX_LOAD_PROCID(&wild, expect, PMIX_RANK_WILDCARD);
+            char *size = get_str(&wild, PMIX_JOB_SIZE), *peers = get_str(&wild, PMIX_LOCAL_PEERS);
+            printf("size %s\npeers %s\n", size, peers);
+            free(size);
+            free(peers);
+        }
         /* a request tools may not make is refused, the connection stays */
         IT_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_ERR_NOT_SUPPORTED, "PMIx_Fence from a tool");
         IT_RC(PMIx_Query_info(&q, 0, &res, &nres), PMIX_ERR_BAD_PARAM, "PMIx_Query_info(none)");
