@@ -53,7 +53,7 @@ for r in 0 1 2; do
 done
 [ "$(sha "$d/one.1")" = "$(sha "$d/exp.1")" ] || spx_fail "rank 1: the bytes pulled differ"
 # spmix-run's own stdout still has every byte of every rank (interleaved by
-# the ranks' writes) and its stderr the ranks' lines
+# lines) and its stderr the ranks' lines
 [ "$(wc -c <"$SPX_OUT")" -eq $((3 * size + 3 * 13)) ] ||
     spx_fail "spmix-run's stdout has $(wc -c <"$SPX_OUT") bytes, not $((3 * size + 39))"
 for r in 0 1 2; do
