@@ -17,6 +17,15 @@
  *                        "size N" and "peers LIST" (PMIx_Get: the local peers
  *                        of the server's node); exits 2 when PMIx_tool_init fails
  *                        (its status printed), 1 on a failed check
+ *   it_tool hold URI DIR
+ *                        a tool attached to URI: touches DIR/attached, waits
+ *                        for DIR/go, sends PMIx_Query_info_nb, waits until
+ *                        one of its sockets has bytes its peer has not read
+ *                        (SIOCOUTQ: the request, in the socket of a server
+ *                        toolend.sh stopped), touches DIR/sent, waits for
+ *                        the answer and prints "query STATUS", then
+ *                        PMIx_tool_finalize: "finalize STATUS" (toolend.sh
+ *                        kills the stopped server in between)
  *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
  *                        the calls past PMIx_tool_init, for a tool started
  *                        alone: attach to server A (and again: the same;
@@ -30,7 +39,10 @@
  */
 #include "itest.h"
 
+#include <dirent.h>
+#include <linux/sockios.h>
 #include <pmix_tool.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 /* key of proc as a string ("%u" for integers), malloc'd. */
@@ -170,6 +182,83 @@ static int tool(int argc, char **argv)
     }
     IT_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     return 0;
+}
+
+/* ---- a tool whose server goes away with its request unread ---- */
+
+static volatile int hold_done;
+static pmix_status_t hold_status;
+
+static void hold_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                        pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    hold_status = status;
+    if (release_fn)
+        release_fn(release_cbdata);
+    __atomic_store_n(&hold_done, 1, __ATOMIC_RELEASE);
+}
+
+/* Has one of this process's sockets sent bytes its peer has not read yet? */
+static bool unread_by_peer(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    bool found = false;
+    IT_CHECK(d != NULL, "cannot list /proc/self/fd");
+    while (!found && (e = readdir(d))) {
+        int fd = atoi(e->d_name), queued = 0;
+        struct stat st;
+        if (e->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &st) == 0 &&
+            S_ISSOCK(st.st_mode) && ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0)
+            found = true;
+    }
+    closedir(d);
+    return found;
+}
+
+/* Creates dir/name (empty). */
+static void touch(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    IT_CHECK(f != NULL && fclose(f) == 0, "cannot create %s", path);
+}
+
+static int hold(const char *uri, const char *dir)
+{
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
+    IT_RC(PMIx_tool_init(&it_me, &info, 1), PMIX_SUCCESS, "PMIx_tool_init");
+    PMIX_INFO_DESTRUCT(&info);
+    touch(dir, "attached");
+    char go[4096];
+    snprintf(go, sizeof(go), "%s/go", dir);
+    struct stat st;
+    double t0 = it_now();
+    while (stat(go, &st) != 0) {
+        IT_CHECK(it_now() - t0 < 40, "no %s after 40 s", go);
+        it_sleep_ms(20);
+    }
+    static pmix_query_t q; /* the library's until the answer */
+    static char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
+    PMIX_QUERY_CONSTRUCT(&q);
+    q.keys = keys;
+    IT_RC(PMIx_Query_info_nb(&q, 1, hold_answer, NULL), PMIX_SUCCESS, "PMIx_Query_info_nb");
+    t0 = it_now();
+    while (!unread_by_peer()) {
+        IT_CHECK(it_now() - t0 < 40, "the query was not in the server's socket after 40 s");
+        it_sleep_ms(10);
+    }
+    touch(dir, "sent");
+    IT_WAIT_FOR(hold_done, 40, "the query's answer");
+    printf("query %s\n", PMIx_Error_string(hold_status));
+    pmix_status_t rc = PMIx_tool_finalize();
+    printf("finalize %s\n", PMIx_Error_string(rc));
+    return rc == PMIX_SUCCESS ? 0 : 1;
 }
 
 /* ---- the calls past PMIx_tool_init ---- */
@@ -336,7 +425,9 @@ int main(int argc, char **argv)
         return api(argv);
     if (argc >= 3 && strcmp(argv[1], "tool") == 0)
         return tool(argc, argv);
+    if (argc >= 4 && strcmp(argv[1], "hold") == 0)
+        return hold(argv[2], argv[3]);
     fprintf(stderr, "usage: it_tool job DIR [abort] | it_tool tool HOW [ARG] [NSPACE] | "
-                    "it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B\n");
+                    "it_tool hold URI DIR | it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B\n");
     return 1;
 }
