@@ -47,12 +47,22 @@
  * off altogether. */
 #define SPMIX_SERVER_LOCAL_FENCES "spmix.srv.localfence"
 
-/* PMIx_server_init attribute (uint32): with PMIX_SERVER_TOOL_SUPPORT, the
- * process id that names the tools' rendezvous file (spmix.tool.<pid> in the
- * system tmpdir), the one tools give as PMIX_SERVER_PIDINFO; default: the
- * server's own process. A launcher whose servers run in child processes
- * gives its own pid, the one its users know. */
+/* PMIx_server_init attribute (uint32): with PMIX_SERVER_TOOL_SUPPORT, one
+ * more process id that names a tools' rendezvous file of this server
+ * (spmix.tool.<pid> in the system tmpdir, the pid tools give as
+ * PMIX_SERVER_PIDINFO), besides the one named after the server's own
+ * process, which is always written. A launcher whose servers run in child
+ * processes gives its own pid, the one its users know, to one of them. */
 #define SPMIX_SERVER_RENDEZVOUS_PID "spmix.srv.rdvpid"
+
+/* PMIx_server_init attribute (uint32): with PMIX_SERVER_TOOL_SUPPORT, the
+ * process of the launcher that runs this server as one node of its job
+ * (spmix-run --nodes). The rendezvous file named after the server's own
+ * process says so (a third line, proto/rendezvous.h), and a tool that names
+ * no server passes such files over: it finds the job by the launcher's own
+ * file (SPMIX_SERVER_RENDEZVOUS_PID of one node), while each node's server
+ * stays reachable by its own pid. */
+#define SPMIX_SERVER_LAUNCHER_PID "spmix.srv.launcher"
 
 /* PMIx_Query_info keys answered by a client's own server (uint64 values):
  * totals since start, and what this server sent for the last collective it

@@ -57,7 +57,16 @@ rdv=$(mktemp -d)
 TMPDIR=$rdv "$inst/bin/spmix-run" --stdin tool -n 4 --nodes 2 \
     sh -c 'read line; echo "rank $PMIX_RANK read: ${line:-(end of input)}"' | sort &
 demo_job=$!
-while ! ls "$rdv"/spmix.tool.* >/dev/null 2>&1; do sleep 0.1; done
+# the job's rendezvous file: the one naming no launcher (each node's server
+# has one more, naming spmix-run); spmix.tool.<pid>.new is one being written
+job_rdv() {
+    for f in "$rdv"/spmix.tool.*; do
+        case ${f##*/spmix.tool.} in *[!0-9]*) continue ;; esac
+        grep -q '^launcher ' "$f" 2>/dev/null || return 0
+    done
+    return 1
+}
+until job_rdv; do sleep 0.1; done
 echo "hello rank 3, from spmix-push" | TMPDIR=$rdv "$inst/bin/spmix-push" --ranks 3 --eof
 TMPDIR=$rdv "$inst/bin/spmix-push" --ranks 0-2 --eof /dev/null
 wait "$demo_job"

@@ -10,8 +10,10 @@
  * PMIx_server_setup_fork. It then
  * loops on poll() over a signalfd (children, SIGINT/SIGTERM/SIGHUP), the wake
  * pipe the host module writes to (aborts), the launcher's control pipe and,
- * with --tag-output or --output-tap, the ranks' output pipes (run_out) and, with --stdin tool, the
- * write ends of the ranks' stdin pipes (run_stdin: bytes pushed by tools). An abort or an abnormal death
+ * the ranks' output pipes (run_out: whole lines, unless --unbuffered without
+ * --output-tap lets the ranks write to our stdout and stderr themselves) and,
+ * with --stdin tool, the write ends of the ranks' stdin pipes (run_stdin:
+ * bytes pushed by tools). An abort or an abnormal death
  * ends the job early: the ranks of the job are notified
  * (PMIX_ERR_PROC_ABORTED; the server relays it to the other nodes), the
  * launcher is told (END), and the local ranks get SIGTERM after a grace
@@ -40,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,7 +73,7 @@ static struct {
     char (*names)[32], (*addrs)[32];
     struct spx_run_proc *procs;    /* nlocal entries */
     uint32_t nlocal, running;
-    struct spx_run_out *outs;      /* 2 per local rank with --tag-output or --output-tap */
+    struct spx_run_out *outs;      /* 2 per local rank when spx_run_piped() */
     int sigfd, wake[2];
     const sigset_t *oldmask;
     bool ending, termed, killed, done_sent, finish, ctl_open;
@@ -87,6 +90,13 @@ static struct {
         else                                                                            \
             fprintf(stderr, "spmix-run: " fmt, ##__VA_ARGS__);                          \
     } while (0)
+
+/* Does the ranks' output come through pipes (run_out)? Not with
+ * --unbuffered alone: the ranks then write to our stdout and stderr. */
+static bool spx_run_piped(const struct spx_run_opts *o)
+{
+    return o->tag || o->tap || !o->raw;
+}
 
 /* ---- the job ---- */
 
@@ -275,7 +285,7 @@ static int spx_run_poll_ms(void)
  * or given up on). */
 static bool spx_run_local_over(double *drain_until)
 {
-    size_t nouts = N.o->tag || N.o->tap ? 2 * (size_t)N.nlocal : 0;
+    size_t nouts = spx_run_piped(N.o) ? 2 * (size_t)N.nlocal : 0;
     bool outs_open = false;
 
     if (N.running > 0)
@@ -294,7 +304,7 @@ static bool spx_run_local_over(double *drain_until)
  * caller's. */
 static void spx_run_loop(struct pollfd *pfd)
 {
-    size_t nouts = N.o->tag || N.o->tap ? 2 * (size_t)N.nlocal : 0, nfds, in_at;
+    size_t nouts = spx_run_piped(N.o) ? 2 * (size_t)N.nlocal : 0, nfds, in_at;
     double drain_until = 0;
 
     for (;;) {
@@ -405,7 +415,7 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     char **pmixenv = NULL, **env;
     int out[2] = { -1, -1 }, err[2] = { -1, -1 };
     int in = spx_run_stdin_child_fd((uint32_t)slot);   /* -1: inherit ours */
-    bool tag = N.o->tag || N.o->tap;   /* the output comes through pipes */
+    bool piped = spx_run_piped(N.o);   /* the output comes through pipes */
     pid_t pid;
 
     rc = spx_host_setup_client(N.cfg->nspace, p->rank, geteuid(), getegid(), 0, &pmixenv);
@@ -415,7 +425,7 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
         return -1;
     }
     env = spx_run_env(pmixenv);
-    if (env == NULL || (tag && (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0))) {
+    if (env == NULL || (piped && (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0))) {
         node_msg("cannot start a rank: %s\n", strerror(errno));
         free(env);
         spx_host_env_free(pmixenv);
@@ -427,11 +437,13 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
         setpgid(0, 0);
         signal(SIGPIPE, SIG_DFL);
         sigprocmask(SIG_SETMASK, N.oldmask, NULL);
+        if (N.o->nofile_raised)   /* the ranks get the user's limit back */
+            setrlimit(RLIMIT_NOFILE, &N.o->nofile);
         if (in == 0 ? fcntl(0, F_SETFD, 0) < 0 : in > 0 && dup2(in, 0) < 0)
             _exit(127);
-        if (tag && (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0))
+        if (piped && (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0))
             _exit(127);
-        if (!tag && N.cfg->rank_err != 2 && dup2(N.cfg->rank_err, 2) < 0)
+        if (!piped && N.cfg->rank_err != 2 && dup2(N.cfg->rank_err, 2) < 0)
             _exit(127);
         environ = env;
         if (spx_host_pmi_fd_keep(env) != 0)
@@ -443,13 +455,13 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     free(env);
     spx_host_env_free(pmixenv);
     spx_run_stdin_spawned((uint32_t)slot, pid > 0);
-    if (tag) {
+    if (piped) {
         close(out[1]);
         close(err[1]);
     }
     if (pid < 0) {
         node_msg("fork: %s\n", strerror(errno));
-        if (tag) {
+        if (piped) {
             close(out[0]);
             close(err[0]);
         }
@@ -461,11 +473,11 @@ static int spx_run_spawn(struct spx_run_proc *p, size_t slot)
     N.running++;
     if (N.cfg->report_fd >= 0)
         spx_run_msg_send(N.cfg->report_fd, SPX_RUN_MSG_SPAWNED, p->rank, (int32_t)pid);
-    if (tag) {
-        spx_run_out_init(&N.outs[2 * slot], out[0], 1, p->rank, N.o->tag, N.o->tap,
-                         N.cfg->nspace, PMIX_FWD_STDOUT_CHANNEL);
+    if (piped) {
+        spx_run_out_init(&N.outs[2 * slot], out[0], 1, p->rank, N.o->tag, !N.o->raw,
+                         N.o->tap, N.cfg->nspace, PMIX_FWD_STDOUT_CHANNEL);
         spx_run_out_init(&N.outs[2 * slot + 1], err[0], N.cfg->rank_err, p->rank, N.o->tag,
-                         N.o->tap, N.cfg->nspace, PMIX_FWD_STDERR_CHANNEL);
+                         !N.o->raw, N.o->tap, N.cfg->nspace, PMIX_FWD_STDERR_CHANNEL);
     }
     return 0;
 }
@@ -516,15 +528,18 @@ static int spx_run_describe_job(void)
 static int spx_run_server_start(void)
 {
     const char *td = getenv("TMPDIR");
-    /* tools (spmix-push, PMIx_tool_init) find the job in $TMPDIR or /tmp: one
-     * rendezvous file, node 0's, named after spmix-run's pid (with simulated
-     * nodes node 0 is a child of spmix-run); pushes reach the other nodes
-     * through the servers' tree */
+    /* tools (spmix-push, PMIx_tool_init) find the job in $TMPDIR or /tmp.
+     * Every node's server accepts them, as every slurmstepd does, through a
+     * rendezvous file named after its own process (the parent of its ranks).
+     * With simulated nodes (children of spmix-run) those files name the
+     * launcher, and node 0's server is also found under spmix-run's pid, the
+     * one its user knows and a tool naming no server is led to; pushes reach
+     * the other nodes through the servers' tree */
+    uint32_t launcher = N.cfg->report_fd >= 0 ? (uint32_t)getppid() : 0;
     struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true,
                                       .system_tmpdir = td && *td ? td : "/tmp",
-                                      .tool_support = N.cfg->index == 0,
-                                      .rendezvous_pid = N.cfg->report_fd >= 0
-                                                            ? (uint32_t)getppid() : 0 };
+                                      .tool_support = true, .launcher_pid = launcher,
+                                      .rendezvous_pid = N.cfg->index == 0 ? launcher : 0 };
     pmix_status_t rc;
 
     snprintf(N.tmpdir, sizeof(N.tmpdir), "%s/spmix-run.%d.XXXXXX", td && *td ? td : "/tmp",
@@ -616,7 +631,7 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
         goto out;
     N.nlocal = spx_run_node_ranks(N.o, cfg->index, local);
     N.procs = calloc(N.nlocal ? N.nlocal : 1, sizeof(*N.procs));
-    piped = N.o->tag || N.o->tap;
+    piped = spx_run_piped(N.o);
     N.outs = calloc(piped ? 2 * (size_t)N.nlocal : 1, sizeof(*N.outs));
     pfd = calloc(3 + (piped ? 2 * (size_t)N.nlocal : 0) + N.nlocal, sizeof(*pfd));
     if (N.procs == NULL || N.outs == NULL || pfd == NULL || spx_run_setup_fds() < 0) {

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #define SPX_RUN_MAX_PROCS 4096
 #define SPX_RUN_MAX_NODES 254      /* node k listens on 127.0.0.(k+1) */
@@ -39,6 +40,9 @@ struct spx_run_opts {
     bool keep_going;       /* --keep-going: a rank or node that dies does not end the job */
     bool stdin_tool;       /* --stdin tool: the ranks' stdin is fed by tools (run_stdin) */
     bool tap;              /* --output-tap: the ranks' output also goes to tools (run_out) */
+    bool raw;              /* --unbuffered: output forwarded as read, not by lines (run_out) */
+    bool nofile_raised;    /* spmix-run raised its RLIMIT_NOFILE from nofile (pipes, sockets) */
+    struct rlimit nofile;  /* the limit it was started with, which the ranks get back */
     double timeout;        /* --timeout, 0: none */
     char **xvars;          /* -x arguments */
     size_t nx;

@@ -8,8 +8,9 @@
  * any init), the capabilities pmix_version.h defines; with --servers, the
  * spmix servers a PMIx tool of this user can attach to here (the rendezvous
  * files in $TMPDIR or /tmp, see PMIx_tool_init): process, namespace,
- * whether that process is alive. With --attrs, only the attributes each
- * function honours (all functions, or those named), as the library answers
+ * whether that process is alive, and the launcher of a node's server. With
+ * --attrs, only the attributes each function honours (all functions, or
+ * those named), as the library answers
  * PMIx_Query_info(PMIX_QUERY_ATTRIBUTE_SUPPORT): function, then per
  * attribute its name, key string, type and description. Exit status 0, 1 on
  * a usage error, 2 when a function named is not in the library's table.
@@ -157,7 +158,8 @@ static void abi_levels(void)
     PMIX_INFO_FREE(res, n);
 }
 
-/* The rendezvous files of dir this user may read: pid, namespace, alive. */
+/* The rendezvous files of dir this user may read: pid, namespace, alive,
+ * and the launcher whose job a node's server serves. */
 static void servers(void)
 {
     const char *dir = getenv("PMIX_SYSTEM_TMPDIR");
@@ -179,7 +181,7 @@ static void servers(void)
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, prefix, sizeof(prefix) - 1) != 0)
             continue;
-        char path[4096], uri[4096] = "", ns[512] = "";
+        char path[4096], uri[4096] = "", ns[512] = "", node[64] = "";
         struct stat st;
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "r");
@@ -190,12 +192,16 @@ static void servers(void)
         }
         if (!fgets(uri, sizeof(uri), f) || !fgets(ns, sizeof(ns), f))
             ns[0] = '\0';
+        else if (!fgets(node, sizeof(node), f)) /* "launcher <pid>": a node of its job */
+            node[0] = '\0';
         fclose(f);
         ns[strcspn(ns, "\n")] = '\0';
+        node[strcspn(node, "\n")] = '\0';
         long pid = strtol(e->d_name + sizeof(prefix) - 1, NULL, 10);
         bool alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-        printf("  pid %-8ld %-40s %s\n", pid, ns[0] ? ns : "(unreadable)",
-               alive ? "running" : "gone (a stale file)");
+        printf("  pid %-8ld %-40s %s%s%s%s\n", pid, ns[0] ? ns : "(unreadable)",
+               alive ? "running" : "gone (a stale file)", node[0] ? " (a node of " : "", node,
+               node[0] ? ")" : "");
         count++;
     }
     closedir(d);

@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +71,36 @@ static void spx_run_put_lib_first(void)
     free(v);
 }
 
+/* The ranks' output pipes, their stdin pipes and the server's sockets take
+ * several descriptors per rank: the soft RLIMIT_NOFILE goes up to the hard
+ * one (o->nofile keeps the old one, which the ranks get back). */
+static void spx_run_raise_nofile(struct spx_run_opts *o)
+{
+    struct rlimit up;
+
+    if (getrlimit(RLIMIT_NOFILE, &o->nofile) != 0 || o->nofile.rlim_cur >= o->nofile.rlim_max)
+        return;
+    up = o->nofile;
+    up.rlim_cur = up.rlim_max == RLIM_INFINITY || up.rlim_max > (1u << 20) ? (1u << 20)
+                                                                           : up.rlim_max;
+    if (up.rlim_cur <= o->nofile.rlim_cur)
+        return;
+    o->nofile_raised = setrlimit(RLIMIT_NOFILE, &up) == 0;
+}
+
 static void spx_run_usage(FILE *f)
 {
     fprintf(f, "usage: spmix-run -n N [--nodes M [--map block|cyclic] [--width W] [--stats]]\n"
-               "                 [--timeout SEC] [--tag-output] [--no-lib-path] [--keep-going]\n"
+               "                 [--timeout SEC] [--tag-output | -u] [--no-lib-path] [--keep-going]\n"
                "                 [--stdin tool] [--output-tap]\n"
                "                 [-x VAR[=VALUE]]... [--] program [args...]\n"
                "Run N ranks of program under embedded PMIx servers, on this host or on M\n"
                "simulated nodes (node k at 127.0.0.(k+1)).\n"
+               "The ranks' stdout and stderr are forwarded by whole lines, as srun does: a\n"
+               "partial line waits for its newline (or the stream's end, or 64 KiB), so lines\n"
+               "of different ranks never mix. --tag-output prefixes each with \"[rank] \".\n"
+               "-u (--unbuffered): bytes as the ranks write them (a prompt without a newline\n"
+               "shows at once; lines of different ranks may mix); not with --tag-output.\n"
                "--keep-going (or --enable-recovery): a rank that dies before PMIx_Finalize, or\n"
                "a node's daemon that dies, does not end the job: the others get the events\n"
                "and failed collectives and go on; the exit status is then non-zero.\n"
@@ -118,6 +141,7 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         { "enable-recovery", no_argument, NULL, 'k' },
         { "stdin", required_argument, NULL, 'S' },
         { "output-tap", no_argument, NULL, 'O' },
+        { "unbuffered", no_argument, NULL, 'u' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -133,7 +157,7 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
     o->xvars = calloc((size_t)argc, sizeof(char *));
     if (o->xvars == NULL)
         return -1;
-    while ((c = getopt_long(argc, argv, "+n:x:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+n:x:hu", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if ((v = spx_run_number(optarg, "-n", 1, SPX_RUN_MAX_PROCS)) < 0)
@@ -189,6 +213,9 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
         case 'O':
             o->tap = true;
             break;
+        case 'u':
+            o->raw = true;
+            break;
         case 'h':
             spx_run_usage(stdout);
             exit(0);
@@ -204,6 +231,11 @@ static int spx_run_parse(int argc, char **argv, struct spx_run_opts *o)
     if (o->n < o->nodes) {
         fprintf(stderr, "spmix-run: %u ranks cannot fill %u nodes (every node needs a rank)\n",
                 o->n, o->nodes);
+        return -1;
+    }
+    if (o->raw && o->tag) {
+        fprintf(stderr, "spmix-run: --unbuffered and --tag-output do not go together "
+                        "(a tag needs whole lines)\n");
         return -1;
     }
     if (o->stats && o->nodes == 1)
@@ -227,6 +259,7 @@ int main(int argc, char **argv)
     if (getenv("SPMIX_RUN_NSPACE") && getenv("SPMIX_RUN_NSPACE")[0]) /* a fixed name (tests) */
         snprintf(nspace, sizeof(nspace), "%s", getenv("SPMIX_RUN_NSPACE"));
     spx_run_hint_openmpi();
+    spx_run_raise_nofile(&o);
     if (!o.no_lib_path)
         spx_run_put_lib_first();
     signal(SIGPIPE, SIG_IGN);

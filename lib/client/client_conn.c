@@ -345,7 +345,7 @@ struct close_req {
 static void close_server(struct spx_server *srv, const char *reason)
 {
     srv->quiet = true;
-    spx_conn_close(srv->conn, reason, 0); /* on_close frees srv */
+    spx_conn_close_final(srv->conn, reason); /* on_close frees srv; the server sees EOF */
 }
 
 static void close_on_thread(void *arg)

@@ -8,7 +8,10 @@
  * further servers connect the same way (spx_client_tool_connect). Without any server variable the process is
  * a singleton: rank 0 of a one-process job. Server variables that name no
  * spmix server (another PMIx server's URI, an identity without an address)
- * fail init with a one-line reason and fix. Nested calls only count.
+ * fail init with a one-line reason and fix, and so does an spmix server that
+ * cannot be reached (its launcher gone): PMIX_ERR_INIT, never the
+ * PMIX_ERR_UNREACH a caller may take for "run as a singleton" (a tool keeps
+ * UNREACH: it has no job to run alone in). Nested calls only count.
  * Finalize (last call): FINALIZE request to each server (a tool may hold
  * several), wait for its reply, close it; tear down on the progress thread,
  * stop the thread.
@@ -63,6 +66,7 @@ bool spx_client_initialized(void)
  * environments carry too; they make nobody a client. */
 struct server_env {
     const char *path;  /* socket of an spmix server (borrowed from environ) or NULL */
+    const char *path_var; /* the variable that gave path */
     const char *name;  /* else the first other server variable (not terminated) or NULL */
     size_t name_len;
     const char *value; /* its value */
@@ -92,6 +96,7 @@ static void server_env_read(struct server_env *se)
         const char *v = getenv(uri_vars[i]);
         if (v && strncmp(v, SPX_URI_PREFIX, strlen(SPX_URI_PREFIX)) == 0) {
             se->path = v + strlen(SPX_URI_PREFIX);
+            se->path_var = uri_vars[i];
             return;
         }
         if (v && *v && !se->name) {
@@ -153,6 +158,21 @@ static pmix_status_t server_env_refuse(const struct server_env *se)
               "libpmix.so.2: run under srun --mpi=spmix or spmix-run, or unset "
               "PMIX_NAMESPACE and PMIX_RANK to run as a singleton",
               (int)se->name_len, se->name, se->value, lib);
+    return PMIX_ERR_INIT;
+}
+
+/* The environment names our server (var = "spmix:path") but it cannot be
+ * reached (what: "cannot connect to", ...; err: the errno): one line naming
+ * the address and the cause. PMIX_ERR_INIT, not PMIX_ERR_UNREACH, which Open
+ * MPI takes for "no server: run as a singleton" - a rank whose launcher is
+ * gone would then run alone and "succeed". */
+static pmix_status_t server_unreachable(const char *var, const char *path, const char *what,
+                                        int err)
+{
+    spx_error("PMIx_Init: %s this process's PMIx server at %.512s (%s): %s; not running "
+              "as a singleton (has the launcher that started this process, srun or "
+              "spmix-run, ended?)",
+              what, path, var ? var : SPX_ENV_SERVER_URI, strerror(err));
     return PMIX_ERR_INIT;
 }
 
@@ -298,8 +318,11 @@ static pmix_status_t load_tool_reply(spx_buf_t *b, pmix_proc_t *me, pmix_proc_t 
 }
 
 /* HELLO on fd, asking for spx_client.myproc. A tool's reply gives its
- * identity (*me) and its server's (*server); a client's, its job info. */
-static pmix_status_t handshake(int fd, pmix_proc_t *me, pmix_proc_t *server)
+ * identity (*me) and its server's (*server); a client's, its job info.
+ * When the server cannot be talked to: PMIX_ERR_UNREACH with *io_err (errno)
+ * and *io_what (static) set and nothing logged: the caller says it. */
+static pmix_status_t handshake(int fd, pmix_proc_t *me, pmix_proc_t *server, int *io_err,
+                               const char **io_what)
 {
     spx_buf_t req;
     char cpus[2048];
@@ -315,13 +338,15 @@ static pmix_status_t handshake(int fd, pmix_proc_t *me, pmix_proc_t *server)
     int rc = spx_buf_failed(&req) ? -1 : spx_frame_send_blocking(fd, SPX_MSG_HELLO, 0, 1, &req);
     spx_buf_fini(&req);
     if (rc != 0) {
-        spx_error("cannot send the handshake to the PMIx server: %s", strerror(errno));
+        *io_err = errno;
+        *io_what = "cannot send the handshake to";
         return PMIX_ERR_UNREACH;
     }
     spx_frame_hdr_t h;
     spx_buf_t rep;
     if (spx_frame_recv_blocking(fd, &h, &rep, SPX_HELLO_TIMEOUT_MS) != 0) {
-        spx_error("no handshake reply from the PMIx server: %s", strerror(errno));
+        *io_err = errno;
+        *io_what = "no handshake reply from";
         return PMIX_ERR_UNREACH;
     }
     pmix_status_t status = PMIX_ERR_UNPACK_FAILURE;
@@ -400,7 +425,7 @@ static pmix_status_t first_init(const struct spx_tool_start *tool)
         free_stores();
         return PMIX_ERR_NOMEM;
     }
-    struct server_env se;
+    struct server_env se = {0};
     const char *path;
     if (tool) {
         path = tool->path;
@@ -432,19 +457,26 @@ static pmix_status_t first_init(const struct spx_tool_start *tool)
         bool progress = rc == PMIX_SUCCESS && spx_progress_acquire() == 0;
         if (rc == PMIX_SUCCESS && !progress)
             rc = PMIX_ERR_INIT;
-        int fd = -1;
+        int fd = -1, io_err = 0;
+        const char *io_what = NULL;
         if (rc == PMIX_SUCCESS) {
             fd = spx_client_connect(path); /* unix socket or spmix-tcp:// */
             if (fd < 0) {
-                int e = errno;
-                spx_error("cannot connect to the PMIx server at %s: %s", path, strerror(e));
-                rc = spx_client_connect_status(e);
+                io_err = errno;
+                io_what = "cannot connect to";
+                rc = tool ? spx_client_connect_status(io_err) : PMIX_ERR_UNREACH;
             }
         }
         pmix_proc_t server;
         memset(&server, 0, sizeof(server));
         if (rc == PMIX_SUCCESS)
-            rc = handshake(fd, &spx_client.myproc, &server);
+            rc = handshake(fd, &spx_client.myproc, &server, &io_err, &io_what);
+        if (io_what) { /* the server could not be talked to (set only then) */
+            if (tool)
+                spx_error("%s the PMIx server at %s: %s", io_what, path, strerror(io_err));
+            else
+                rc = server_unreachable(se.path_var, path, io_what, io_err);
+        }
         if (rc == PMIX_SUCCESS) {
             rc = spx_client_server_add(fd, tool ? &server : NULL, path, true, NULL);
             fd = -1; /* taken */
@@ -540,8 +572,12 @@ pmix_status_t spx_client_tool_connect(const char *path, bool make_primary, uint3
         return spx_client_connect_status(e);
     }
     pmix_proc_t me;
-    pmix_status_t rc = handshake(fd, &me, server);
+    int io_err = 0;
+    const char *io_what = NULL;
+    pmix_status_t rc = handshake(fd, &me, server, &io_err, &io_what);
     if (rc != PMIX_SUCCESS) {
+        if (io_what)
+            spx_error("%s the PMIx server at %s: %s", io_what, path, strerror(io_err));
         close(fd);
         return rc;
     }

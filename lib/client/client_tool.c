@@ -16,9 +16,12 @@
  *   PMIX_SERVER_NSPACE          the server whose rendezvous file names it
  *   PMIX_CONNECT_TO_SYSTEM      a system server: spmix has none (UNREACH)
  *   otherwise                   the one rendezvous file of this user in the
- *                               rendezvous directory (several: UNREACH, name one)
+ *                               rendezvous directory (several: UNREACH, name one);
+ *                               the files of a launcher's nodes (a "launcher"
+ *                               line) are passed over, the launcher's own
+ *                               leads to its job
  * A rendezvous file whose process is gone (a server that did not end in
- * order) is passed over.
+ * order) is passed over; files naming the same socket count once.
  * The rendezvous directory: PMIX_SYSTEM_TMPDIR or PMIX_SERVER_TMPDIR (info,
  * then environment), else $TMPDIR, else /tmp. Only files owned by this user
  * or root are read; a server refuses a tool of another user anyway.
@@ -143,18 +146,45 @@ static char *uri_path(const char *fn, const char *uri, const char *from)
 
 static char *path_from_file(const char *fn, const char *file, const char *from)
 {
-    char *line[1];
-    if (read_lines(file, line, 1) != 0) {
+    char *line[SPX_RDV_LINES]; /* a rendezvous file's lines; the first one counts */
+    if (read_lines(file, line, SPX_RDV_LINES) != 0) {
         spx_error("%s: %s: cannot read %s: %s", fn, from, file, strerror(errno));
         return NULL;
     }
     char *p = uri_path(fn, line[0], from);
-    free(line[0]);
+    for (int k = 0; k < SPX_RDV_LINES; k++)
+        free(line[k]);
     return p;
 }
 
+/* Does line (a rendezvous file's third) name a launcher, i.e. is the file
+ * one node's of a launcher's job? */
+static bool names_launcher(const char *line)
+{
+    return line && strncmp(line, SPX_RDV_LAUNCHER, strlen(SPX_RDV_LAUNCHER)) == 0;
+}
+
+/* Adds uri to the distinct addresses seen (*seen, *nseen: owned by the
+ * caller); returns false when it was there already or on no memory. */
+static bool seen_add(char ***seen, size_t *nseen, const char *uri)
+{
+    for (size_t k = 0; k < *nseen; k++)
+        if (strcmp((*seen)[k], uri) == 0)
+            return false;
+    char **grown = realloc(*seen, (*nseen + 1) * sizeof(**seen));
+    if (!grown)
+        return false;
+    *seen = grown;
+    if (!(grown[*nseen] = strdup(uri)))
+        return false;
+    (*nseen)++;
+    return true;
+}
+
 /* Looks through dir's rendezvous files: the one of pid (pid > 0), the one
- * naming nspace, or the only one. Socket path (a copy) or NULL (logged). */
+ * naming nspace, or the only one (files of a launcher's nodes passed over:
+ * the launcher's own leads to its job). Files naming the same socket count
+ * once. Socket path (a copy) or NULL (logged). */
 static char *path_from_dir(const char *fn, const char *dir, long pid, const char *nspace)
 {
     char file[PATH_MAX];
@@ -172,30 +202,32 @@ static char *path_from_dir(const char *fn, const char *dir, long pid, const char
                   strerror(errno));
         return NULL;
     }
-    char *found = NULL;
-    int count = 0;
+    char *found = NULL, **seen = NULL;
+    size_t count = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t pl = strlen(SPX_RDV_PREFIX), nl = strlen(e->d_name);
         if (strncmp(e->d_name, SPX_RDV_PREFIX, pl) != 0 || nl == pl ||
             strspn(e->d_name + pl, "0123456789") != nl - pl)
             continue;
-        char *line[2];
+        char *line[SPX_RDV_LINES];
         long fpid = strtol(e->d_name + pl, NULL, 10);
         if (fpid <= 0 || (kill((pid_t)fpid, 0) != 0 && errno == ESRCH))
             continue; /* left by a server that did not end in order */
         snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
-        if (read_lines(file, line, 2) != 0)
+        if (read_lines(file, line, SPX_RDV_LINES) != 0)
             continue; /* another user's, or unreadable */
-        if (!nspace || (line[1] && strcmp(line[1], nspace) == 0)) {
-            count++;
-            if (!found)
-                found = uri_path(fn, line[0], file);
-        }
-        free(line[0]);
-        free(line[1]);
+        bool match = nspace ? line[1] && strcmp(line[1], nspace) == 0
+                            : !names_launcher(line[2]);
+        if (match && line[0] && seen_add(&seen, &count, line[0]) && !found)
+            found = uri_path(fn, line[0], file);
+        for (int k = 0; k < SPX_RDV_LINES; k++)
+            free(line[k]);
     }
     closedir(d);
+    for (size_t k = 0; k < count; k++)
+        free(seen[k]);
+    free(seen);
     if (count == 1)
         return found;
     free(found);
@@ -203,7 +235,7 @@ static char *path_from_dir(const char *fn, const char *dir, long pid, const char
         spx_error("%s: no spmix server %s%s%sin %s", fn,
                   nspace ? "of namespace " : "", nspace ? nspace : "", nspace ? " " : "", dir);
     else
-        spx_error("%s: %d spmix servers in %s: name one (PMIX_SERVER_PIDINFO, "
+        spx_error("%s: %zu spmix servers in %s: name one (PMIX_SERVER_PIDINFO, "
                   "PMIX_SERVER_NSPACE or PMIX_SERVER_URI)",
                   fn, count, dir);
     return NULL;

@@ -13,7 +13,7 @@
 
 #include <spmix.h>
 
-#define SPX_HOST_SERVER_INFO 16
+#define SPX_HOST_SERVER_INFO 17
 
 /* Waits use a heap object: after a timeout the callback may still come, so
  * the object is left to it (leaked) rather than freed. */
@@ -69,6 +69,8 @@ pmix_status_t spx_host_server_start(pmix_server_module_t *module,
     if (cfg->tool_support && cfg->rendezvous_pid)
         PMIx_Info_load(&info[n++], SPMIX_SERVER_RENDEZVOUS_PID, &cfg->rendezvous_pid,
                        PMIX_UINT32);
+    if (cfg->tool_support && cfg->launcher_pid)
+        PMIx_Info_load(&info[n++], SPMIX_SERVER_LAUNCHER_PID, &cfg->launcher_pid, PMIX_UINT32);
     if (cfg->set_ids) {
         PMIx_Info_load(&info[n++], PMIX_USERID, &cfg->uid, PMIX_UINT32);
         PMIx_Info_load(&info[n++], PMIX_GRPID, &cfg->gid, PMIX_UINT32);

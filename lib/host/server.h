@@ -33,6 +33,7 @@ struct spx_host_server_cfg {
     bool tool_support;           /* PMIX_SERVER_TOOL_SUPPORT: tools of the job's user may
                                   * connect, finding the server in system_tmpdir */
     uint32_t rendezvous_pid;     /* SPMIX_SERVER_RENDEZVOUS_PID; 0: not given */
+    uint32_t launcher_pid;       /* SPMIX_SERVER_LAUNCHER_PID; 0: not given */
     bool set_ids;                /* give PMIX_USERID/PMIX_GRPID (uid, gid) */
     uint32_t uid, gid;
     const char *hostname;        /* PMIX_HOSTNAME; NULL: not given */

@@ -12,6 +12,15 @@
  * (spx_buf_release) instead of letting it be freed. Any failure closes the connection: events removed, fd closed,
  * on_close called exactly once; the struct itself is freed by a zero-timeout
  * reap event on a later loop turn (mark and reap), never inside a callback.
+ *
+ * Ends that are no error: EOF, and a read failing with ECONNRESET, which only
+ * says the peer closed before reading everything we had sent it (a client
+ * or tool that ended while a reply, an event or output was on its way, a
+ * server that stopped with our last request unread) - both logged at debug
+ * level, unless a frame was cut in half. The final close of a connection
+ * whose socket nobody keeps (spx_conn_close_final) first reads away what the
+ * peer sent and we did not read (bounded), so that the peer sees the end of
+ * the stream rather than such a reset.
  */
 #include "config.h"
 #include "net/conn.h"
@@ -30,6 +39,7 @@
 
 #define SPX_CONN_READ_CHUNK (64u << 10)
 #define SPX_CONN_READ_BUDGET 64 /* frames dispatched per readable event */
+#define SPX_CONN_DRAIN_MAX (256u << 10) /* unread bytes dropped before an orderly close */
 
 typedef struct spx_conn_out {
     STAILQ_ENTRY(spx_conn_out) link; /* in spx_conn.out */
@@ -87,6 +97,24 @@ static void conn_reap_cb(evutil_socket_t fd, short what, void *arg)
     free(c);
 }
 
+/* Reads away (and drops) what the peer sent that was not read yet, at most
+ * SPX_CONN_DRAIN_MAX bytes, without waiting: a socket closed with unread
+ * bytes makes the peer's next read fail with ECONNRESET instead of seeing
+ * the end of the stream. */
+static void conn_drop_unread(int fd)
+{
+    char buf[4096];
+    size_t total = 0;
+    while (total < SPX_CONN_DRAIN_MAX) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* nothing more now (EAGAIN), the peer's end, or an error */
+        total += (size_t)n;
+    }
+}
+
 void spx_conn_close(spx_conn_t *c, const char *reason, int is_error)
 {
     if (!c || c->closed)
@@ -103,6 +131,14 @@ void spx_conn_close(spx_conn_t *c, const char *reason, int is_error)
     if (c->on_close)
         c->on_close(c, reason, c->arg);
     event_active(c->ev_reap, EV_TIMEOUT, 0);
+}
+
+void spx_conn_close_final(spx_conn_t *c, const char *reason)
+{
+    if (!c || c->closed)
+        return;
+    conn_drop_unread(c->fd);
+    spx_conn_close(c, reason, 0);
 }
 
 static void conn_close_errno(spx_conn_t *c, const char *what, int err)
@@ -171,6 +207,12 @@ static int conn_read_some(spx_conn_t *c)
             return 1;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
+        if (errno == ECONNRESET) { /* an end like EOF: the peer left bytes of ours unread */
+            int mid = c->hdr_got > 0;
+            spx_conn_close(c, mid ? "peer reset the connection in the middle of a frame"
+                                  : "peer closed (before reading all we sent)", mid);
+            return -1;
+        }
         conn_close_errno(c, "read failed", errno);
         return -1;
     }

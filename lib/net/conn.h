@@ -6,7 +6,8 @@
  * except spx_conn_create which may be called before the loop runs.
  *
  * Failure handling: a bad header, an over-cap length, a read error or EOF
- * closes the connection: the reason is logged once (with the peer label), the
+ * closes the connection: the reason is logged once (with the peer label; EOF
+ * and a peer's reset between frames at debug level, as normal ends), the
  * fd is closed and on_close runs exactly once. After on_close returns the
  * connection is freed by the net layer at a later loop turn (mark and reap),
  * so it is safe to call spx_conn_close from inside on_frame.
@@ -55,8 +56,15 @@ int spx_conn_sendv(spx_conn_t *c, uint8_t type, uint16_t flags, uint32_t seq,
                    const struct iovec *iov, size_t niov);
 
 /* Closes with a logged reason (at warning level if is_error, else debug);
- * idempotent. on_close runs before this returns (if not run already). */
+ * idempotent. on_close runs before this returns (if not run already). What
+ * the peer sent and was not read stays in the socket (another descriptor of
+ * it may go on: a tool handed over by the tree). */
 void spx_conn_close(spx_conn_t *c, const char *reason, int is_error);
+/* An orderly close of ours (logged at debug level) after which nobody uses
+ * the socket: the bytes the peer sent that were not read are dropped first
+ * (up to 256 KiB, without waiting), so that it sees the end of the stream
+ * rather than a reset (ECONNRESET). */
+void spx_conn_close_final(spx_conn_t *c, const char *reason);
 
 /* Reads and dispatches, now, whatever the socket already holds (as a readable
  * event would); for a caller that must see a peer's last frames before it

@@ -195,7 +195,7 @@ struct spx_srv_engine_ops {
 };
 /* Tells every engine with a proc_gone hook (server.c). */
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
-/* The tools' rendezvous file (rendezvous.c): written in dir (0, or -1 with a
+/* The tools' rendezvous files (rendezvous.c): written in dir (0, or -1 with a
  * log line) when the first namespace is registered (progress thread);
  * removed at finalize (no file: nothing). */
 int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir);
@@ -229,9 +229,13 @@ struct spx_srv_ctx {
     char *sock_path;                /* owned */
     bool tool_support;              /* PMIX_SERVER_TOOL_SUPPORT: tools may connect */
     char *tool_file;                /* the tools' rendezvous file (rendezvous.c), or NULL (owned) */
+    char *alias_file;               /* the one named after alias_pid, or NULL (owned) */
     char *tool_dir;                 /* where it goes (the system tmpdir; owned) */
     uint32_t tools_seen;            /* tools connected so far: names the next one */
-    long tool_pid;                  /* names the rendezvous file (SPMIX_SERVER_RENDEZVOUS_PID) */
+    long tool_pid;                  /* names the rendezvous file: this process */
+    long alias_pid;                 /* names a second one (SPMIX_SERVER_RENDEZVOUS_PID), or 0 */
+    long launcher_pid;              /* the launcher this server is a node of
+                                     * (SPMIX_SERVER_LAUNCHER_PID), or 0 */
     uid_t uid;                      /* the user allowed to connect */
     gid_t gid;
     spx_listener_t *listener;       /* owned */

@@ -137,7 +137,7 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
     struct spx_srv_peer *p;
     while ((p = LIST_FIRST(&ctx->peers))) {
         if (p->conn)
-            spx_conn_close(p->conn, "server finalizing", 0);
+            spx_conn_close_final(p->conn, "server finalizing"); /* the peer sees EOF */
         else if (p->pmi)
             spx_srv_pmi_close(p, "server finalizing");
         if (LIST_FIRST(&ctx->peers) == p) /* not unlinked by on_close (no conn) */

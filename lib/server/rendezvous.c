@@ -1,9 +1,12 @@
-/* rendezvous.c - the file that lets tools find this server
+/* rendezvous.c - the files that let tools find this server
  * (proto/rendezvous.h): written when the host registers the first namespace
  * (a tool finds a server with a job), when it asked for tool support, and
- * removed at finalize.
+ * removed at finalize. One is named after the server's own process (a node
+ * of a launcher's job names the launcher in it, SPMIX_SERVER_LAUNCHER_PID);
+ * a second one after the process the host gave as
+ * SPMIX_SERVER_RENDEZVOUS_PID, when that is another.
  *
- * The file is written under a temporary name created with O_EXCL|O_NOFOLLOW
+ * A file is written under a temporary name created with O_EXCL|O_NOFOLLOW
  * (the directory may be world-writable: no following someone's symlink),
  * owned by the job's user, then renamed into place, so a tool never reads
  * half a file. A stale file of an earlier process with the same pid is
@@ -53,51 +56,73 @@ static void remove_stale(struct spx_srv_ctx *ctx, const char *dir)
         closedir(d);
 }
 
-int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir)
+/* Writes dir/spmix.tool.<pid> naming this server; with launcher > 0 a third
+ * line "launcher <launcher>". The file's path (owned by the caller), or NULL
+ * with errno. */
+static char *write_one(struct spx_srv_ctx *ctx, const char *dir, long pid, long launcher)
 {
-    remove_stale(ctx, dir);
     char *path = NULL, *tmp = NULL;
-    if (asprintf(&path, "%s/%s%ld", dir, SPX_RDV_PREFIX, ctx->tool_pid) < 0) {
-        path = NULL;
-        goto fail;
-    }
+    if (asprintf(&path, "%s/%s%ld", dir, SPX_RDV_PREFIX, pid) < 0)
+        return NULL;
     if (asprintf(&tmp, "%s.new", path) < 0) {
-        tmp = NULL;
-        goto fail;
+        free(path);
+        return NULL;
     }
     unlink(tmp); /* a leftover of a process that had this pid */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        goto fail;
-    if ((geteuid() == 0 && fchown(fd, ctx->uid, ctx->gid) != 0) ||
-        dprintf(fd, "%s%s\n%s\n", SPX_URI_PREFIX, ctx->sock_path, ctx->me.nspace) < 0 ||
-        close(fd) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        errno = e;
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        unlink(tmp);
-        goto fail;
+    int ok = fd >= 0;
+    if (ok && ((geteuid() == 0 && fchown(fd, ctx->uid, ctx->gid) != 0) ||
+               dprintf(fd, "%s%s\n%s\n", SPX_URI_PREFIX, ctx->sock_path, ctx->me.nspace) < 0 ||
+               (launcher > 0 && dprintf(fd, "%s%ld\n", SPX_RDV_LAUNCHER, launcher) < 0)))
+        ok = 0;
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    int e = errno;
+    if (!ok) {
+        if (fd >= 0)
+            unlink(tmp);
+        free(path);
+        path = NULL;
     }
     free(tmp);
-    ctx->tool_file = path;
-    spx_debug("server: tools find it through %s", path);
+    errno = e;
+    return path;
+}
+
+int spx_srv_rendezvous_write(struct spx_srv_ctx *ctx, const char *dir)
+{
+    remove_stale(ctx, dir);
+    /* the server's own process: a node of a launcher's job says whose */
+    ctx->tool_file = write_one(ctx, dir, ctx->tool_pid, ctx->launcher_pid);
+    if (!ctx->tool_file) {
+        spx_error("server: cannot write the tools' rendezvous file in %s: %s", dir,
+                  strerror(errno));
+        return -1;
+    }
+    spx_debug("server: tools find it through %s", ctx->tool_file);
+    if (ctx->alias_pid > 0 && ctx->alias_pid != ctx->tool_pid) {
+        /* the pid the host's users know (SPMIX_SERVER_RENDEZVOUS_PID) */
+        ctx->alias_file = write_one(ctx, dir, ctx->alias_pid, 0);
+        if (!ctx->alias_file) {
+            spx_error("server: cannot write the tools' rendezvous file of process %ld in %s: %s",
+                      ctx->alias_pid, dir, strerror(errno));
+            return -1;
+        }
+        spx_debug("server: and through %s", ctx->alias_file);
+    }
     return 0;
-fail:
-    spx_error("server: cannot write the tools' rendezvous file in %s: %s", dir, strerror(errno));
-    free(tmp);
-    free(path);
-    return -1;
 }
 
 void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx)
 {
-    if (!ctx->tool_file)
-        return;
-    unlink(ctx->tool_file);
-    free(ctx->tool_file);
-    ctx->tool_file = NULL;
+    char **files[] = {&ctx->tool_file, &ctx->alias_file};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        if (!*files[i])
+            continue;
+        unlink(*files[i]);
+        free(*files[i]);
+        *files[i] = NULL;
+    }
 }

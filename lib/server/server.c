@@ -177,9 +177,13 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
         *systmp = i->value.data.string;
     spx_srv->tool_support = spx_info_flag(info, ninfo, PMIX_SERVER_TOOL_SUPPORT);
     spx_srv->tool_pid = (long)getpid();
+    spx_srv->alias_pid = spx_srv->launcher_pid = 0;
     if ((i = spx_info_find(info, ninfo, SPMIX_SERVER_RENDEZVOUS_PID)) &&
-        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS && u > 0)
-        spx_srv->tool_pid = (long)u;
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS && u > 0 && (long)u != spx_srv->tool_pid)
+        spx_srv->alias_pid = (long)u;
+    if ((i = spx_info_find(info, ninfo, SPMIX_SERVER_LAUNCHER_PID)) &&
+        spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS && u > 0 && (long)u != spx_srv->tool_pid)
+        spx_srv->launcher_pid = (long)u;
     if ((i = spx_info_find(info, ninfo, PMIX_USERID)) &&
         spx_value_to_u32(&i->value, &u) == PMIX_SUCCESS)
         spx_srv->uid = (uid_t)u;
@@ -219,7 +223,7 @@ static const char *const init_directives[] = {
     PMIX_SERVER_RANK,    PMIX_HOSTNAME,         PMIX_NODEID,        SPMIX_SERVER_LOCAL_FENCES,
     SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS,    SPMIX_TREE_SECRET,  SPMIX_TREE_WIDTH,
     SPMIX_TREE_TIMEOUT,  PMIX_SERVER_TOOL_SUPPORT, PMIX_SYSTEM_TMPDIR,
-    SPMIX_SERVER_RENDEZVOUS_PID, NULL};
+    SPMIX_SERVER_RENDEZVOUS_PID, SPMIX_SERVER_LAUNCHER_PID, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                           size_t ninfo)

@@ -21,11 +21,21 @@ export TMPDIR="$work"
 now() { date +%s.%N; }
 rate() { awk -v m="$mib" -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", m * 1.048576 / (b - a) }'; }
 
+# job_rdv: is the job's rendezvous file there? (the one naming no launcher:
+# each node's server has one more, naming spmix-run; .new: being written)
+job_rdv() {
+    for f in "$work"/spmix.tool.*; do
+        case ${f##*/spmix.tool.} in *[!0-9]*) continue ;; esac
+        grep -q '^launcher ' "$f" 2>/dev/null || return 0
+    done
+    return 1
+}
+
 # push_run NODES RANKS: seconds to push MIB MiB (with EOF) until the job ended
 push_run() {
     "$run" --stdin tool -n "$2" --nodes "$1" sh -c 'cat > /dev/null' &
     job=$!
-    while ! ls "$work"/spmix.tool.* >/dev/null 2>&1; do sleep 0.02; done
+    until job_rdv; do sleep 0.02; done
     t0=$(now)
     head -c "${mib}M" /dev/zero | "$push" --eof || echo "run_iof.sh: push failed" >&2
     wait "$job"

@@ -10,6 +10,9 @@
 #                           on $SPX_NODES simulated nodes when it is set
 #                           (spmix-run --nodes), with $SPX_RUN_OPTS added
 #   spx_nodes_ranks M       the rank count the multi-node tests use on M nodes
+#   spx_rdv_job DIR         the rendezvous files in DIR a tool naming no server
+#                           reads (with --nodes each node's server has one more,
+#                           naming the launcher: not listed); none yet: nothing
 #   spx_expect_rc N         the job's exit status must be N
 #   spx_expect_out RE       stdout must match the extended regex RE
 #   spx_expect_err RE       stderr must match RE
@@ -76,6 +79,15 @@ spx_nodes_ranks() {
     16) echo 20 ;;
     *) echo $(($1 * 2)) ;;
     esac
+}
+
+spx_rdv_job() {
+    for _f in "$1"/spmix.tool.*; do
+        case ${_f##*/spmix.tool.} in
+        *[!0-9]*) continue ;;   # a file being written (.new), or no file at all
+        esac
+        grep -q '^launcher ' "$_f" 2>/dev/null || echo "$_f"
+    done
 }
 
 spx_expect_rc() {

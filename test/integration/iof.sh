@@ -34,18 +34,18 @@ start_job() {
         sleep 0.05
     done
     ns=$(cat "$d/ready")
-    # several nodes too: one rendezvous file (node 0's, named after
-    # spmix-run's pid), found by the default search; pushes to the other
-    # nodes' ranks go through the servers' tree
+    # several nodes too: one rendezvous file for the default search (node
+    # 0's, named after spmix-run's pid; the nodes' own name the launcher);
+    # pushes to the other nodes' ranks go through the servers' tree
     IT_IOF_URI=
     i=0
-    while [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -lt 1 ]; do
+    while [ -z "$(spx_rdv_job "$rdv")" ]; do
         i=$((i + 1))
         [ $i -lt 400 ] || { kill "$job"; spx_fail "no rendezvous file"; }
         sleep 0.05
     done
-    [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -eq 1 ] ||
-        { kill "$job"; spx_fail "more than one rendezvous file: $(ls "$rdv")"; }
+    [ "$(spx_rdv_job "$rdv" | wc -l)" -eq 1 ] ||
+        { kill "$job"; spx_fail "more than one job's rendezvous file: $(ls "$rdv")"; }
     export IT_IOF_URI
 }
 

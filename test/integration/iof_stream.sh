@@ -11,13 +11,13 @@ mkdir -p "$rdv" || spx_fail "mkdir"
 export TMPDIR="$rdv"
 
 # start_job N NODES CMD: spmix-run --stdin tool in the background, until its
-# rendezvous file is there
+# rendezvous file is there (the launcher's, with several nodes)
 start_job() {
     timeout -k 5 120 "$SPX_RUN" --stdin tool -n "$1" --nodes "$2" sh -c "$3" \
         >"$SPX_OUT" 2>"$SPX_ERR" </dev/null &
     job=$!
     i=0
-    until ls "$rdv"/spmix.tool.* >/dev/null 2>&1; do
+    until [ -n "$(spx_rdv_job "$rdv")" ]; do
         i=$((i + 1))
         [ $i -lt 400 ] || { kill "$job"; spx_fail "no rendezvous file after 20 s"; }
         sleep 0.05

@@ -17,7 +17,7 @@ size=3000000
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 
 # start_job DIR SIZE [spmix-run options]: the job in the background, its
-# namespace in $ns once rank 0 is up and the tools' rendezvous file exists
+# namespace in $ns once rank 0 is up and the job's rendezvous file exists
 start_job() {
     d=$1; sz=$2; shift 2
     mkdir -p "$d" || spx_fail "mkdir $d"
@@ -26,7 +26,7 @@ start_job() {
         >"$SPX_OUT" 2>"$SPX_ERR" </dev/null &
     job=$!
     i=0
-    while [ ! -f "$d/ready" ] || [ "$(ls "$rdv" | grep -c '^spmix\.tool\.')" -lt 1 ]; do
+    while [ ! -f "$d/ready" ] || [ -z "$(spx_rdv_job "$rdv")" ]; do
         i=$((i + 1))
         [ $i -lt 400 ] || { kill "$job"; spx_fail "the job did not start in 20 s"; }
         sleep 0.05
@@ -53,7 +53,7 @@ for r in 0 1 2; do
 done
 [ "$(sha "$d/one.1")" = "$(sha "$d/exp.1")" ] || spx_fail "rank 1: the bytes pulled differ"
 # spmix-run's own stdout still has every byte of every rank (interleaved by
-# the ranks' writes) and its stderr the ranks' lines
+# lines) and its stderr the ranks' lines
 [ "$(wc -c <"$SPX_OUT")" -eq $((3 * size + 3 * 13)) ] ||
     spx_fail "spmix-run's stdout has $(wc -c <"$SPX_OUT") bytes, not $((3 * size + 39))"
 for r in 0 1 2; do

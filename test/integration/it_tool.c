@@ -1,7 +1,8 @@
 /*
  * it_tool.c: a tool attaches to a running spmix-run job (tool.sh).
  *   it_tool job DIR [abort]
- *                        a rank: rank 0 writes what it reads of its job
+ *                        a rank: writes its parent's pid (its node's server)
+ *                        to DIR/ppid.RANK; rank 0 writes what it reads of its job
  *                        (job size, its node's local peers, rank 1's
  *                        hostname, its node's local procs) to DIR/facts and its namespace to
  *                        DIR/ready, then every rank waits for DIR/done and
@@ -12,11 +13,21 @@
  *                        (default | pid ARG | nspace ARG | uri ARG | file ARG |
  *                        none), PMIx_Get of its PMIX_RANK (by rank INVALID,
  *                        itself, NULL proc), PMIx_Query_info of the process
- *                        sets (none), then
- *                        PMIx_Query_info(PMIX_QUERY_NAMESPACES) must list
- *                        EXPECT_NSPACE; prints "tool NS:RANK" and
- *                        "namespaces LIST"; exits 2 when PMIx_tool_init fails
+ *                        sets (none), then PMIx_Query_info(PMIX_QUERY_NAMESPACES)
+ *                        must list EXPECT_NSPACE; prints "tool NS:RANK",
+ *                        "namespaces LIST" and, with EXPECT_NSPACE, that job's
+ *                        "size N" and "peers LIST" (PMIx_Get: the local peers
+ *                        of the server's node); exits 2 when PMIx_tool_init fails
  *                        (its status printed), 1 on a failed check
+ *   it_tool hold URI DIR
+ *                        a tool attached to URI: touches DIR/attached, waits
+ *                        for DIR/go, sends PMIx_Query_info_nb, waits until
+ *                        one of its sockets has bytes its peer has not read
+ *                        (SIOCOUTQ: the request, in the socket of a server
+ *                        toolend.sh stopped), touches DIR/sent, waits for
+ *                        the answer and prints "query STATUS", then
+ *                        PMIx_tool_finalize: "finalize STATUS" (toolend.sh
+ *                        kills the stopped server in between)
  *   it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B
  *                        the calls past PMIx_tool_init, for a tool started
  *                        alone: attach to server A (and again: the same;
@@ -32,7 +43,10 @@
  */
 #include "itest.h"
 
+#include <dirent.h>
+#include <linux/sockios.h>
 #include <pmix_tool.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 /* key of proc as a string ("%u" for integers, "r1,r2" for procs of proc's
@@ -81,6 +95,11 @@ static int job(const char *dir, bool abort_mode)
 {
     char path[4096];
     IT_RC(PMIx_Init(&it_me, NULL, 0), PMIX_SUCCESS, "PMIx_Init");
+    snprintf(path, sizeof(path), "%s/ppid.%u", dir, (unsigned)it_me.rank);
+    FILE *fp = fopen(path, "w");
+    IT_CHECK(fp != NULL, "cannot write %s", path);
+    fprintf(fp, "%ld\n", (long)getppid());
+    IT_CHECK(fclose(fp) == 0, "cannot write %s", path);
     if (it_me.rank == 0) {
         snprintf(path, sizeof(path), "%s/facts", dir);
         FILE *ff = fopen(path, "w");
@@ -180,12 +199,97 @@ static int tool(int argc, char **argv)
                      "namespaces '%s' lack the job's '%s'", res[0].value.data.string, expect);
         PMIX_INFO_FREE(res, nres);
         q.keys = NULL;
+        if (expect) { /* the job's data, as this server holds it */
+            pmix_proc_t wild;
+            PMIX_LOAD_PROCID(&wild, expect, PMIX_RANK_WILDCARD);
+            char *size = get_str(&wild, PMIX_JOB_SIZE), *peers = get_str(&wild, PMIX_LOCAL_PEERS);
+            printf("size %s\npeers %s\n", size, peers);
+            free(size);
+            free(peers);
+        }
         /* a request tools may not make is refused, the connection stays */
         IT_RC(PMIx_Fence(NULL, 0, NULL, 0), PMIX_ERR_NOT_SUPPORTED, "PMIx_Fence from a tool");
         IT_RC(PMIx_Query_info(&q, 0, &res, &nres), PMIX_ERR_BAD_PARAM, "PMIx_Query_info(none)");
     }
     IT_RC(PMIx_tool_finalize(), PMIX_SUCCESS, "PMIx_tool_finalize");
     return 0;
+}
+
+/* ---- a tool whose server goes away with its request unread ---- */
+
+static volatile int hold_done;
+static pmix_status_t hold_status;
+
+static void hold_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                        pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    hold_status = status;
+    if (release_fn)
+        release_fn(release_cbdata);
+    __atomic_store_n(&hold_done, 1, __ATOMIC_RELEASE);
+}
+
+/* Has one of this process's sockets sent bytes its peer has not read yet? */
+static bool unread_by_peer(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    bool found = false;
+    IT_CHECK(d != NULL, "cannot list /proc/self/fd");
+    while (!found && (e = readdir(d))) {
+        int fd = atoi(e->d_name), queued = 0;
+        struct stat st;
+        if (e->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &st) == 0 &&
+            S_ISSOCK(st.st_mode) && ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0)
+            found = true;
+    }
+    closedir(d);
+    return found;
+}
+
+/* Creates dir/name (empty). */
+static void touch(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    IT_CHECK(f != NULL && fclose(f) == 0, "cannot create %s", path);
+}
+
+static int hold(const char *uri, const char *dir)
+{
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri, PMIX_STRING);
+    IT_RC(PMIx_tool_init(&it_me, &info, 1), PMIX_SUCCESS, "PMIx_tool_init");
+    PMIX_INFO_DESTRUCT(&info);
+    touch(dir, "attached");
+    char go[4096];
+    snprintf(go, sizeof(go), "%s/go", dir);
+    struct stat st;
+    double t0 = it_now();
+    while (stat(go, &st) != 0) {
+        IT_CHECK(it_now() - t0 < 40, "no %s after 40 s", go);
+        it_sleep_ms(20);
+    }
+    static pmix_query_t q; /* the library's until the answer */
+    static char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
+    PMIX_QUERY_CONSTRUCT(&q);
+    q.keys = keys;
+    IT_RC(PMIx_Query_info_nb(&q, 1, hold_answer, NULL), PMIX_SUCCESS, "PMIx_Query_info_nb");
+    t0 = it_now();
+    while (!unread_by_peer()) {
+        IT_CHECK(it_now() - t0 < 40, "the query was not in the server's socket after 40 s");
+        it_sleep_ms(10);
+    }
+    touch(dir, "sent");
+    IT_WAIT_FOR(hold_done, 40, "the query's answer");
+    printf("query %s\n", PMIx_Error_string(hold_status));
+    pmix_status_t rc = PMIx_tool_finalize();
+    printf("finalize %s\n", PMIx_Error_string(rc));
+    return rc == PMIX_SUCCESS ? 0 : 1;
 }
 
 /* ---- the calls past PMIx_tool_init ---- */
@@ -360,7 +464,9 @@ int main(int argc, char **argv)
         return api(argv);
     if (argc >= 3 && strcmp(argv[1], "tool") == 0)
         return tool(argc, argv);
+    if (argc >= 4 && strcmp(argv[1], "hold") == 0)
+        return hold(argv[2], argv[3]);
     fprintf(stderr, "usage: it_tool job DIR [abort] | it_tool tool HOW [ARG] [NSPACE] | "
-                    "it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B\n");
+                    "it_tool hold URI DIR | it_tool api URI_A NS_A FACTS_A URI_B NS_B ABORT_B\n");
     return 1;
 }

@@ -9,8 +9,9 @@
 # primary, then B is let go), lists and sets its server, reads A's job data (equal to what A's
 # rank 0 reads), disconnects, attaches to B and hears the
 # PMIX_ERR_PROC_ABORTED of B's rank 1, which B's server raises
-# on 1 node, then on 3 simulated nodes (one rendezvous file: node 0's,
-# named after spmix-run's pid)
+# on 1 node, then on 3 simulated nodes (the job's rendezvous file: node 0's,
+# named after spmix-run's pid; each node's server has one more, naming the
+# launcher, which a tool naming no server passes over: toolnodes.sh)
 if [ -z "${SPX_NODES:-}" ]; then
     SPX_NODES=1 sh "$0" || exit 1
     SPX_NODES=3 exec sh "$0"
@@ -36,9 +37,20 @@ while [ ! -f "$sync_dir/ready" ] || [ ! -f "$sync_b/ready" ]; do
     sleep 0.05
 done
 ns=$(cat "$sync_dir/ready")
-set -- "$rdv"/spmix.tool.*
-[ $# -eq 1 ] && [ -f "$1" ] || { touch "$sync_dir/done"; spx_fail "not one rendezvous file in $rdv: $*"; }
-file=$1
+# job_file DIR: the job's rendezvous file in DIR (the one naming no launcher),
+# after checking DIR holds one per server process (3 nodes: the launcher's too)
+job_file() {
+    set -- "$1"/spmix.tool.*
+    want=1
+    [ "$SPX_NODES" -eq 1 ] || want=$((SPX_NODES + 1))
+    [ $# -eq $want ] || { echo "$# rendezvous files, expected $want: $*"; return 1; }
+    for f in "$@"; do
+        grep -q '^launcher ' "$f" || { echo "$f"; return 0; }
+    done
+    echo "no rendezvous file without a launcher line: $*"
+    return 1
+}
+file=$(job_file "$rdv") || { touch "$sync_dir/done"; spx_fail "$file"; }
 pid=${file##*.}
 uri=$(head -1 "$file")
 perm=$(stat -c %a "$file")
@@ -71,9 +83,8 @@ id1=$(TMPDIR="$rdv" "$prog" tool default "" "$ns" | sed -n 's/^tool //p')
 id2=$(TMPDIR="$rdv" "$prog" tool default "" "$ns" | sed -n 's/^tool //p')
 [ -n "$id1" ] && [ "$id1" != "$id2" ] || { touch "$sync_dir/done"; spx_fail "tool identities '$id1' '$id2'"; }
 
-set -- "$rdv_b"/spmix.tool.*
-[ $# -eq 1 ] && [ -f "$1" ] || { touch "$sync_dir/done" "$sync_b/done"; spx_fail "not one rendezvous file in $rdv_b: $*"; }
-uri_b=$(head -1 "$1")
+file_b=$(job_file "$rdv_b") || { touch "$sync_dir/done" "$sync_b/done"; spx_fail "$file_b"; }
+uri_b=$(head -1 "$file_b")
 out=$(timeout 60 "$prog" api "$uri" "$ns" "$sync_dir/facts" "$uri_b" "$(cat "$sync_b/ready")" \
       "$sync_b/abort" 2>&1)
 rc=$?
@@ -102,6 +113,7 @@ touch "$sync_dir/done"
 wait "$job"
 rc=$?
 [ $rc -eq 0 ] || spx_fail "the job ended with $rc"
-[ ! -e "$file" ] || spx_fail "the rendezvous file $file outlived the job"
 rm -f "$rdv/spmix.tool.$dead"
+left=$(ls "$rdv" | grep '^spmix\.tool\.')
+[ -z "$left" ] || spx_fail "rendezvous files outlived the job: $left"
 spx_pass "tools attach by every discovery way, query, get job data, hear a job's events, attach/disconnect/list/set their server, and are refused when they should be ($SPX_NODES node(s))"

@@ -58,7 +58,7 @@ for nodes in 1 2; do
     SPMIX_RUN_NSPACE=target-nspace TMPDIR="$rdv" run $nodes 3 --stdin tool "$PY" "$DIR/spec_run.py" iof_job &
     job=$!
     i=0
-    until ls "$rdv" | grep -q '^spmix\.tool\.'; do
+    until [ -n "$(spx_rdv_job "$rdv")" ]; do   # the job's (with nodes: the launcher's)
         i=$((i + 1))
         [ $i -lt 400 ] || { kill $job; spx_fail "no rendezvous file"; }
         sleep 0.05

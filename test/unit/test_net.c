@@ -1,7 +1,9 @@
 /* test_net.c - unit tests of the net layer with a real event loop in the test:
  * framed connections over socketpairs (large and many frames, partial writes),
  * hostile bytes on one connection while another on the same loop keeps
- * working, the unix listener's uid check (a child that becomes nobody), the
+ * working, the ends of a connection that are no error (a peer that leaves
+ * bytes of ours unread, our orderly close with the peer's bytes unread), the
+ * unix listener's uid check (a child that becomes nobody), the
  * private directory, path length limits and the blocking handshake helpers.
  */
 #include "config.h"
@@ -215,6 +217,60 @@ START_TEST(close_inside_callback)
     ck_assert_int_eq(a.closes, 1);
     ck_assert_str_eq(a.reason, "handler closes");
     close(sv[1]);
+    event_base_free(base);
+}
+END_TEST
+
+/* A peer that closes with a frame of ours unread resets the connection: our
+ * read fails with ECONNRESET, an end like EOF (no warning). Our final close
+ * with the peer's frame unread drops it first: the peer sees EOF. A plain
+ * close leaves it to another descriptor of the socket (a hand-over). */
+START_TEST(normal_ends_are_quiet)
+{
+    struct event_base *base = event_base_new();
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    peer_t a = { 0 };
+    a.conn = spx_conn_create(base, sv[0], "leaver's server", on_frame, on_close, &a);
+    spx_buf_t p;
+    fill_payload(&p, 0, 100);
+    ck_assert_int_eq(spx_conn_send(a.conn, 0, 0, 0, &p), 0);
+    close(sv[1]); /* the frame is unread there */
+    capture_start();
+    int ok = run_until(base, &a.closes, 1, 5000);
+    char *log = capture_stop();
+    ck_assert(ok);
+    ck_assert_ptr_nonnull(strstr(a.reason, "peer closed"));
+    ck_assert_ptr_null(strstr(log, "warning"));
+    free(log);
+    drain(base);
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    peer_t b = { 0 };
+    b.conn = spx_conn_create(base, sv[0], "closer", on_frame, on_close, &b);
+    fill_payload(&p, 0, 100);
+    ck_assert_int_eq(spx_frame_send_blocking(sv[1], 0, 0, 0, &p), 0);
+    spx_buf_fini(&p);
+    spx_conn_close_final(b.conn, "done with it"); /* before the loop read the frame */
+    char c;
+    ssize_t n = read(sv[1], &c, 1);
+    ck_assert_msg(n == 0, "the peer's read after our final close: %zd (%s)", n,
+                  n < 0 ? strerror(errno) : "data");
+    close(sv[1]);
+    drain(base);
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int kept = dup(sv[0]);
+    ck_assert_int_ge(kept, 0);
+    peer_t h = { 0 };
+    h.conn = spx_conn_create(base, sv[0], "handing over", on_frame, on_close, &h);
+    ck_assert_int_eq(write(sv[1], "after", 5), 5);
+    spx_conn_close(h.conn, "handed over", 0);
+    char got[8];
+    ck_assert_int_eq(read(kept, got, sizeof(got)), 5); /* still there for the new owner */
+    close(kept);
+    close(sv[1]);
+    drain(base);
     event_base_free(base);
 }
 END_TEST
@@ -511,6 +567,7 @@ static Suite *net_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, frames_large_and_many);
     tcase_add_test(tc, close_inside_callback);
+    tcase_add_test(tc, normal_ends_are_quiet);
     tcase_add_test(tc, hostile_bytes_close_only_that_connection);
     suite_add_tcase(s, tc);
     tc = tcase_create("unix");
