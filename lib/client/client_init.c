@@ -350,8 +350,10 @@ static pmix_status_t handshake(int fd, pmix_proc_t *me, pmix_proc_t *server, int
         return PMIX_ERR_UNREACH;
     }
     pmix_status_t status = PMIX_ERR_UNPACK_FAILURE;
-    if (h.type == SPX_MSG_HELLO && (h.flags & SPX_FRAME_F_REPLY) && h.seq == 1)
+    if (h.type == SPX_MSG_HELLO && (h.flags & SPX_FRAME_F_REPLY) && h.seq == 1) {
+        spx_debug("handshake reply: %u bytes", (unsigned)h.length); /* the scale bench reads it */
         status = spx_client.tool ? load_tool_reply(&rep, me, server) : load_hello_reply(&rep);
+    }
     spx_buf_fini(&rep);
     if (status != PMIX_SUCCESS)
         spx_error("the PMIx server refused %s.%u: %s", spx_client.myproc.nspace,

@@ -349,6 +349,10 @@ pmix_status_t spx_srv_topo_add_xml(struct spx_srv_ns *ns);
  * the cpu list its HELLO carried ("0-3,8"). cpulist: borrowed. */
 void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const char *cpulist);
 
+/* ---- hello.c ---- */
+/* Encodes what ns's clients are sent at PMIx_Init into ns->hello (see hello.c). */
+pmix_status_t spx_srv_ns_encode_hello(struct spx_srv_ns *ns);
+
 /* ---- nspace.c ---- */
 /* Node index of (ns, rank), UINT32_MAX when unknown. */
 uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank);

@@ -304,60 +304,6 @@ static pmix_status_t ns_parse(const struct spx_srv_ctx *ctx, struct spx_srv_ns *
     return rc;
 }
 
-struct hello_ctx {
-    spx_buf_t *b;
-    uint32_t n;
-};
-
-static int hello_entry(const char *key, const pmix_value_t *val, pmix_scope_t scope,
-                       uint64_t seq, void *arg)
-{
-    (void)scope;
-    (void)seq;
-    struct hello_ctx *h = arg;
-    if (!val)
-        return 0;
-    pmix_info_t tmp;
-    memset(&tmp, 0, sizeof(tmp));
-    spx_key_load(tmp.key, key);
-    tmp.value = *val; /* shallow: push only reads it */
-    spx_codec_push_info(h->b, &tmp);
-    h->n++;
-    return 0;
-}
-
-static void hello_block(spx_buf_t *b, struct spx_srv_ns *ns, pmix_rank_t rank)
-{
-    spx_buf_push_u32(b, rank);
-    size_t at = b->len;
-    spx_buf_push_u32(b, 0);
-    struct hello_ctx h = {.b = b, .n = 0};
-    spx_store_foreach_since(ns->info, ns->name, rank, 0, hello_entry, &h);
-    if (!spx_buf_failed(b))
-        for (int i = 0; i < 4; i++)
-            b->data[at + i] = (uint8_t)(h.n >> (8 * i));
-}
-
-static pmix_status_t ns_encode_hello(struct spx_srv_ns *ns)
-{
-    spx_buf_t b;
-    spx_buf_init(&b);
-    bool parts = spx_jobparts_any(ns->info, ns->name);
-    spx_buf_push_u32(&b, (uint32_t)(1 + ns->ninfo_ranks + parts));
-    hello_block(&b, ns, PMIX_RANK_WILDCARD);
-    for (size_t i = 0; i < ns->ninfo_ranks; i++)
-        hello_block(&b, ns, ns->info_ranks[i]);
-    if (parts)
-        hello_block(&b, ns, SPX_RANK_JOBPARTS);
-    if (spx_buf_failed(&b)) {
-        spx_buf_fini(&b);
-        return PMIX_ERR_NOMEM;
-    }
-    free(ns->hello);
-    ns->hello = spx_buf_release(&b, &ns->hello_len);
-    return PMIX_SUCCESS;
-}
-
 static void ns_free(struct spx_srv_ns *ns)
 {
     if (!ns)
@@ -468,7 +414,7 @@ static struct spx_srv_ns *ns_build(const struct spx_srv_ctx *ctx, const char *na
     if (*rc == PMIX_SUCCESS)
         *rc = spx_srv_topo_add_xml(ns);
     if (*rc == PMIX_SUCCESS)
-        *rc = ns_encode_hello(ns);
+        *rc = spx_srv_ns_encode_hello(ns);
     if (*rc == PMIX_SUCCESS)
         ns_map_nodes(ns);
     if (*rc != PMIX_SUCCESS) {
@@ -529,7 +475,8 @@ static void do_register_nspace(void *arg)
     if (old)
         spx_srv_shmf_break(old, PMIX_ERR_NOT_AVAILABLE, false);
     if (spx_srv_shmf_setup(ctx, c->ns) == PMIX_SUCCESS && c->ns->shmf &&
-        (spx_srv_gshm_setup(ctx, c->ns) != PMIX_SUCCESS || ns_encode_hello(c->ns) != PMIX_SUCCESS))
+        (spx_srv_gshm_setup(ctx, c->ns) != PMIX_SUCCESS ||
+         spx_srv_ns_encode_hello(c->ns) != PMIX_SUCCESS))
         spx_srv_shmf_free(spx_srv_shmf_take(c->ns));
     if (old) { /* re-registration: new job info, same clients and cleanups */
         c->ns->clients = old->clients; /* an SLIST head moves as it is */

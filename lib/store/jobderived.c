@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/jobmap.h"
 #include "store/jobparts.h"
 #include "types/types.h"
 #include "util/ranklist.h"
@@ -62,8 +63,18 @@ static bool local_procs(const spx_store_t *s, const char *nspace, pmix_rank_t ra
         if (*rc != PMIX_ERR_NOT_FOUND)
             return *rc != PMIX_SUCCESS; /* the host's value, or a bad qualifier */
         if (!spx_jobparts_lookup(s, nspace, PMIX_LOCAL_PEERS, qual, nqual, rc, &peers) ||
-            *rc != PMIX_SUCCESS)
+            *rc != PMIX_SUCCESS) {
+            /* a node whose part PMIx_Init left out: its peers by the maps */
+            pmix_value_t mapped = {.type = PMIX_UNDEF};
+            if (*rc == PMIX_ERR_NOT_FOUND &&
+                spx_jobmap_qualified(s, nspace, PMIX_LOCAL_PEERS, qual, nqual, &mapped)) {
+                *rc = mapped.type == PMIX_STRING && mapped.data.string
+                          ? procs_of_list(nspace, mapped.data.string, out)
+                          : PMIX_ERR_BAD_PARAM;
+                PMIx_Value_destruct(&mapped);
+            }
             return true; /* no such node, or it has no peers */
+        }
     } else {
         if (spx_store_peek(s, nspace, rank, PMIX_LOCAL_PROCS, NULL) ||
             spx_store_peek(s, nspace, PMIX_RANK_WILDCARD, PMIX_LOCAL_PROCS, NULL))
