@@ -70,6 +70,8 @@ static struct {
     struct spx_host_job job;       /* the layout: nodes[], node_ranks, names, addrs */
     struct spx_host_node *nodes;
     pmix_rank_t *node_ranks;
+    char *argv_line;               /* the program and its arguments joined by spaces */
+    const char *app_argv[1];       /* PMIX_APP_ARGV of the one app: argv_line */
     char (*names)[32], (*addrs)[32];
     struct spx_run_proc *procs;    /* nlocal entries */
     uint32_t nlocal, running;
@@ -517,11 +519,17 @@ static int spx_run_describe_job(void)
                                              .ranks = &N.node_ranks[used], .nranks = nr };
         used += nr;
     }
+    /* the command line, as PRRTE registers it: tools read it (the process
+     * table's executable, PMIX_QUERY_NAMESPACE_INFO's PMIX_CMD_LINE) */
+    if ((N.argv_line = spx_host_argv_join(o->argv)) == NULL)
+        return -1;
+    N.app_argv[0] = N.argv_line;
     /* spmix-run's allocation is its nodes, each of which holds ranks */
     N.job = (struct spx_host_job){ .nspace = N.cfg->nspace, .job_size = o->n, .nodes = N.nodes,
                                    .nnodes = o->nodes, .local_node = N.cfg->index,
                                    .alloc_nnodes = o->nodes, .tdir_rmclean = true,
-                                   .mapby = o->cyclic ? "node" : "slot" };
+                                   .mapby = o->cyclic ? "node" : "slot",
+                                   .app_argv = N.app_argv };
     return 0;
 }
 
@@ -683,6 +691,7 @@ out:
     free(N.outs);
     free(N.nodes);
     free(N.node_ranks);
+    free(N.argv_line);
     free(N.names);
     free(N.addrs);
     return code;

@@ -61,7 +61,9 @@ ATTR(a_log_timestamp, PMIX_LOG_TIMESTAMP, PMIX_TIME, "prefix each message with t
 ATTR(a_log_syslog_pri, PMIX_LOG_SYSLOG_PRI, PMIX_INT, "syslog priority of the message (default LOG_ERR)");
 ATTR(a_device_type, PMIX_DEVICE_TYPE, PMIX_DEVTYPE, "only devices of these types");
 ATTR(a_device_id, PMIX_DEVICE_ID, PMIX_STRING, "only the device with this id");
-ATTR(a_nspace, PMIX_NSPACE, PMIX_STRING, "the namespace the query is about");
+ATTR(a_nspace, PMIX_NSPACE, PMIX_STRING, "the namespace the query is about (process tables, job status, namespace info)");
+ATTR(a_query_host, PMIX_HOSTNAME, PMIX_STRING, "the node whose server's PMIX_SERVER_URI is asked");
+ATTR(a_query_nodeid, PMIX_NODEID, PMIX_UINT32, "the node (by id) whose server's PMIX_SERVER_URI is asked");
 ATTR(a_client_attributes, PMIX_CLIENT_ATTRIBUTES, PMIX_STRING, "client functions (comma list or \"all\") whose attributes are asked");
 ATTR(a_server_attributes, PMIX_SERVER_ATTRIBUTES, PMIX_STRING, "server functions (comma list or \"all\") whose attributes are asked");
 ATTR(a_tool_attributes, PMIX_TOOL_ATTRIBUTES, PMIX_STRING, "tool functions (comma list or \"all\") whose attributes are asked");
@@ -130,9 +132,9 @@ ATTR(a_server_tool_support, PMIX_SERVER_TOOL_SUPPORT, PMIX_BOOL, "accept tool co
           &a_log_syslog_pri)
 #define DISTANCES ATTRS(&a_device_type, &a_device_id)
 #define QUERY                                                                                    \
-    ATTRS(&a_nspace, &a_client_attributes, &a_server_attributes, &a_tool_attributes,            \
-          &a_host_attributes, &a_client_functions, &a_server_functions, &a_tool_functions,      \
-          &a_host_functions)
+    ATTRS(&a_nspace, &a_query_host, &a_query_nodeid, &a_client_attributes,                     \
+          &a_server_attributes, &a_tool_attributes, &a_host_attributes, &a_client_functions,    \
+          &a_server_functions, &a_tool_functions, &a_host_functions)
 #define JOBCTL                                                                                   \
     ATTRS(&a_register_cleanup, &a_register_cleanup_dir, &a_cleanup_recursive, &a_cleanup_empty, \
           &a_cleanup_ignore, &a_cleanup_leave_topdir)

@@ -309,9 +309,12 @@ static void query_on_thread(void *arg)
 
 /* The qualifiers a query's answerers (library, job info, server, host)
  * read; a required one outside this list fails the query (PMIX_INFO_REQD).
- * All but PMIX_NSPACE select the answer to PMIX_QUERY_ATTRIBUTE_SUPPORT. */
+ * PMIX_NSPACE names the namespace asked about, PMIX_HOSTNAME and
+ * PMIX_NODEID the node whose PMIX_SERVER_URI is asked; the others select
+ * the answer to PMIX_QUERY_ATTRIBUTE_SUPPORT. */
 static const char *const query_qualifiers[] = {
-    PMIX_NSPACE,           PMIX_CLIENT_ATTRIBUTES, PMIX_SERVER_ATTRIBUTES, PMIX_TOOL_ATTRIBUTES,
+    PMIX_NSPACE,           PMIX_HOSTNAME,          PMIX_NODEID,
+    PMIX_CLIENT_ATTRIBUTES, PMIX_SERVER_ATTRIBUTES, PMIX_TOOL_ATTRIBUTES,
     PMIX_HOST_ATTRIBUTES,  PMIX_CLIENT_FUNCTIONS,  PMIX_SERVER_FUNCTIONS,  PMIX_TOOL_FUNCTIONS,
     PMIX_HOST_FUNCTIONS,   NULL};
 

@@ -8,7 +8,8 @@
  *     and PMIx_generate_ppn, directories, mapping policy), plus the local
  *     node's size/peers/leader/name/id at job level, where Open MPI reads them;
  *   - one PMIX_APP_INFO_ARRAY per application (one unless the job says
- *     which app each rank is in: heterogeneous and --multi-prog steps);
+ *     which app each rank is in: heterogeneous and --multi-prog steps),
+ *     with its command line (PMIX_APP_ARGV) when the host knows it;
  *   - a PMIX_SESSION_INFO_ARRAY when the host knows its allocation's size;
  *   - one PMIX_NODE_INFO_ARRAY per node;
  *   - one PMIX_PROC_DATA array per rank.
@@ -169,6 +170,21 @@ char *spx_host_node_list(const struct spx_host_node *nodes, uint32_t n, enum spx
     for (uint32_t i = 0; i < n; i++)
         off += (size_t)snprintf(s + off, len - off, "%s%s", i ? "," : "",
                                 what == SPX_HOST_LIST_ADDRS ? nodes[i].addr : nodes[i].hostname);
+    return s;
+}
+
+char *spx_host_argv_join(char *const *argv)
+{
+    size_t len = 1, off = 0;
+    char *s;
+
+    for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
+        len += strlen(argv[i]) + 1;
+    if ((s = malloc(len)) == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
+        off += (size_t)snprintf(s + off, len - off, "%s%s", i ? " " : "", argv[i]);
     return s;
 }
 
@@ -357,7 +373,8 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
 
     for (uint32_t k = 0; k < apps.n && rc == PMIX_SUCCESS; k++) {
         pmix_info_t *app;
-        PMIX_INFO_CREATE(app, 3);
+        const char *argv = job->app_argv ? job->app_argv[k] : NULL;
+        PMIX_INFO_CREATE(app, 4);
         if (app == NULL) {
             rc = PMIX_ERR_NOMEM;
             break;
@@ -365,7 +382,9 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
         PMIx_Info_load(&app[0], PMIX_APPNUM, &k, PMIX_UINT32);
         PMIx_Info_load(&app[1], PMIX_APP_SIZE, &apps.size[k], PMIX_UINT32);
         PMIx_Info_load(&app[2], PMIX_APPLDR, &apps.ldr[k], PMIX_PROC_RANK);
-        spx_jobinfo_put_array(&o, PMIX_APP_INFO_ARRAY, app, 3);
+        if (argv != NULL)
+            PMIx_Info_load(&app[3], PMIX_APP_ARGV, argv, PMIX_STRING);
+        spx_jobinfo_put_array(&o, PMIX_APP_INFO_ARRAY, app, argv != NULL ? 4 : 3);
     }
 
     if (job->alloc_nnodes && rc == PMIX_SUCCESS)

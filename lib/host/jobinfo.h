@@ -47,6 +47,10 @@ struct spx_host_job {
     uint32_t napps;              /* applications; 0 or 1: one (app 0, all ranks) */
     const uint32_t *app_of;      /* [job_size] app of each rank (< napps), every
                                   * app used; NULL: one application */
+    const char *const *app_argv; /* [napps, or 1] each app's command line, its
+                                  * arguments joined by spaces (PMIX_APP_ARGV, as
+                                  * PRRTE registers it); NULL: not known (an entry
+                                  * NULL: not known for that app) */
 };
 
 /* Which field of the nodes spx_host_node_list joins. */
@@ -63,10 +67,14 @@ const char *spx_host_list_str(enum spx_host_list what);
  */
 char *spx_host_node_list(const struct spx_host_node *nodes, uint32_t n, enum spx_host_list what);
 
+/* "a b c": the NULL-terminated argv joined by spaces (PMIX_APP_ARGV's form).
+ * malloc'd (the caller frees), or NULL (errno ENOMEM). */
+char *spx_host_argv_join(char *const *argv);
+
 /*
  * Build the info array for the namespace described by job: one
  * PMIX_APP_INFO_ARRAY per application (PMIX_APPNUM, PMIX_APP_SIZE,
- * PMIX_APPLDR = its lowest rank) and each rank's PMIX_APPNUM, PMIX_APPLDR
+ * PMIX_APPLDR = its lowest rank, PMIX_APP_ARGV when known) and each rank's PMIX_APPNUM, PMIX_APPLDR
  * and PMIX_APP_RANK (its index among its app's ranks); with alloc_nnodes, a
  * PMIX_SESSION_INFO_ARRAY (PMIX_NUM_ALLOCATED_NODES, PMIX_UNIV_SIZE).
  * Needs the PMIx library loaded (for

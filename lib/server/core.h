@@ -12,6 +12,9 @@
  *   engine_pubsub.h  the publish/lookup directory (pubsub.c)
  *   engine_group.h   group construct/destruct and context ids (group.c)
  *   engine_pmi.h     the PMI-1/PMI-2 wire protocols on a task's PMI_FD (pmi_wire.c, pmi_cmds.c)
+ *   engine_query.h   the query keys the server answers itself, across nodes
+ *                    where they span them (query_own.c, query_gather.c,
+ *                    query_facts.c; upcalls.c decodes the QUERY request)
  * This header includes no engine header (scripts/check-server-includes.sh
  * checks it). Engines reach other nodes only through nodes.c's functions,
  * which reach them only through the net-ops seam.
@@ -67,6 +70,11 @@ struct spx_srv_client {
     bool finalized;
     bool committed;                 /* committed at least once */
     bool used_directory;            /* published or looked up in the server's own directory */
+    bool aborted;                   /* called PMIx_Abort */
+    pid_t pid;                      /* its connection's (SO_PEERCRED) at HELLO; 0: not known
+                                     * (never connected, or a PMI wire task) */
+    char *exe;                      /* argv[0] of /proc/PID/cmdline, read while it was
+                                     * connected and kept (query_facts.c); owned, may be NULL */
 };
 
 struct spx_srv_cleanup {            /* a JOBCTL cleanup registration */
@@ -98,6 +106,8 @@ struct spx_srv_ns {
     struct spx_srv_shmf *shmf;      /* shared-memory fence (shmfence.c), NULL when none */
     pmix_rank_t *departed;          /* ranks whose client was deregistered here (owned) */
     size_t ndeparted, cdeparted;
+    char *cmd_line;                 /* a local process's /proc/PID/cmdline, read once
+                                     * (query_facts.c); owned, may be NULL */
 };
 
 /* Life of a connection (peer.c sets it, through one function):
@@ -158,6 +168,7 @@ struct spx_srv_pmi;                 /* pmi_wire.c: the PMI wire engine's state *
 struct spx_srv_pmi_conn;
 struct spx_srv_pubsub;              /* pubsub.c: requests waiting for node 0 */
 struct spx_srv_grp;                 /* group.c: groups, their collectives and context ids */
+struct spx_srv_qry;                 /* query_int.h: queries waiting for other nodes */
 struct spx_srv_ctx;
 
 /* An engine of the server, as the core sees it: its life and what the
@@ -254,6 +265,7 @@ struct spx_srv_ctx {
     struct spx_srv_grp *grp;        /* groups of this node (group.c's engine; owned) */
     struct spx_srv_iof *iof;        /* pushes waiting for other nodes (iof.c's engine; owned) */
     struct spx_srv_pmi *pmi;        /* PMI wire connections (pmi_wire.c's engine; owned) */
+    struct spx_srv_qry *qry;        /* queries waiting for other nodes (query engine; owned) */
     struct spx_srv_stats stats;
     bool local_fences;              /* SPMIX_SERVER_LOCAL_FENCES */
     bool local_failure;             /* a local process ended without PMIx_Finalize:
@@ -373,7 +385,9 @@ enum spx_srv_channel {
     SPX_SRV_CH_IOF_PUSH = 9,   /* iof.c: a part of a push for this node's host */
     SPX_SRV_CH_IOF_ACK = 10,   /* iof.c: that host took it (or failed) */
     SPX_SRV_CH_IOF_SUB = 11,   /* iof_pull.c: a pull of another node's tool, added or removed */
-    SPX_SRV_CH_IOF_OUT = 12    /* iof_pull.c: output of this node for that pull */
+    SPX_SRV_CH_IOF_OUT = 12,   /* iof_pull.c: output of this node for that pull */
+    SPX_SRV_CH_QUERY_REQ = 13, /* query_gather.c: a query's part asked of a node */
+    SPX_SRV_CH_QUERY_REP = 14  /* query_gather.c: that node's part */
 };
 /* A channel's bit in spx_srv_engine_ops.channels. */
 #define SPX_SRV_CH_BIT(ch) (1u << (ch))
@@ -401,6 +415,8 @@ int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t
 pmix_status_t spx_srv_mn_set_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
                                   bool skip_left);
 bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node);
+/* Whether node ended in order (its processes all finalized); false when up or lost. */
+bool spx_srv_mn_node_ended(const struct spx_srv_ctx *ctx, uint32_t node);
 /* Records proc as lost; false when it already was (or no memory). */
 bool spx_srv_mn_mark_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc);
 uint32_t spx_srv_mn_me(const struct spx_srv_ctx *ctx);
@@ -444,18 +460,6 @@ bool spx_srv_mn_is_query_key(const char *key);
 /* Sends / broadcasts on a channel; 0 or -1. */
 int spx_srv_mn_send(struct spx_srv_ctx *ctx, uint32_t node, uint8_t channel, const spx_buf_t *b);
 int spx_srv_mn_bcast(struct spx_srv_ctx *ctx, uint8_t channel, const spx_buf_t *b);
-
-/* ---- query_own.c ---- */
-/* Answers a query key the server library knows by itself (the process-set
- * keys) into *out (zeroed by the caller; PMIX_INFO_DESTRUCT after); false
- * for any other key, or out of memory. */
-bool spx_srv_query_own_key(const char *key, pmix_info_t *out);
-/* The library's answers to the keys of q[0..nq) that ans[0..nans) (the
- * host's answers; borrowed) lacks: *own (the caller's, spx_info_array_free
- * with *nown; NULL when none) and *all, whether every key asked is then
- * answered. PMIX_SUCCESS or PMIX_ERR_NOMEM (nothing returned). */
-pmix_status_t spx_srv_query_own_fill(const pmix_query_t *q, size_t nq, const pmix_info_t *ans,
-                                     size_t nans, pmix_info_t **own, size_t *nown, bool *all);
 
 /* ---- cleanup.c ---- */
 /* Records the cleanup directives of a JOBCTL; PMIX_SUCCESS, or NOT_SUPPORTED when

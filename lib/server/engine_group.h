@@ -39,6 +39,11 @@ int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b);
 bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range,
                          const pmix_proc_t *proc);
 
+/* The ids of the groups this node knows (constructed with a member here,
+ * not destructed), in no order: a NULL-terminated array (the caller's:
+ * spx_argv_free) with *n entries, or NULL when out of memory. */
+char **spx_srv_group_ids(const struct spx_srv_ctx *ctx, size_t *n);
+
 /* A client raised PMIX_GROUP_CONSTRUCT_ABORT (with PMIX_GROUP_ID in info):
  * when it leads that invitation, the invitation ends with that status
  * (event to the invitees, status of their joins and of the invite) and true

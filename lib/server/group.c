@@ -756,6 +756,24 @@ bool spx_srv_group_names(const struct spx_srv_ctx *ctx, const pmix_proc_t *range
     return false;
 }
 
+char **spx_srv_group_ids(const struct spx_srv_ctx *ctx, size_t *n)
+{
+    size_t k = 0;
+    const struct grp_record *r;
+    *n = 0;
+    if (ctx->grp)
+        LIST_FOREACH(r, &ctx->grp->groups, link)
+            k++;
+    char **ids = calloc(k + 1, sizeof(*ids));
+    if (!ids)
+        return NULL;
+    if (ctx->grp)
+        LIST_FOREACH(r, &ctx->grp->groups, link)
+            if ((ids[*n] = strdup(r->id)))
+                (*n)++;
+    return ids;
+}
+
 /* A member of groups with PMIX_GROUP_NOTIFY_TERMINATION died: this node's
  * other members of each hear PMIX_GROUP_MEMBER_FAILED (every node with
  * members does the same for its own, so nothing goes over the network). */

@@ -384,6 +384,12 @@ bool spx_srv_mn_node_is_lost(const struct spx_srv_ctx *ctx, uint32_t node)
     return m && node < m->nnodes && m->node_lost[node];
 }
 
+bool spx_srv_mn_node_ended(const struct spx_srv_ctx *ctx, uint32_t node)
+{
+    struct spx_srv_mn *m = ctx->mn;
+    return m && node < m->nnodes && m->node_lost[node] == NODE_LEFT;
+}
+
 int spx_srv_mn_send(struct spx_srv_ctx *ctx, uint32_t node, uint8_t channel, const spx_buf_t *b)
 {
     struct spx_srv_mn *m = ctx->mn;

@@ -313,9 +313,11 @@ static void ns_free(struct spx_srv_ns *ns)
         SLIST_REMOVE_HEAD(&ns->clients, link);
         if (c->peer)
             c->peer->client = NULL;
+        free(c->exe);
         free(c);
     }
     spx_srv_cleanup_free(ns);
+    free(ns->cmd_line);
     if (ns->info)
         spx_store_destroy(ns->info);
     free(ns->info_ranks);
@@ -698,6 +700,7 @@ static void do_deregister_client(void *arg)
         spx_store_remove_proc(ctx->store, ns->name, cl->rank);
         if (ctx->delta)
             spx_delta_forget(ctx->delta, &c->proc);
+        free(cl->exe);
         free(cl);
         break;
     }

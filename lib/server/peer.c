@@ -258,6 +258,7 @@ static void hello_done(struct spx_srv_req *r)
     spx_buf_push_raw(&b, cl->ns->hello, cl->ns->hello_len);
     peer_set_state(p, SPX_PEER_READY);
     cl->connected_once = true;
+    cl->pid = p->pid > 0 ? p->pid : 0; /* the socket's credentials, not what HELLO says */
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
     spx_srv_shmf_client_ready(cl->ns);
     /* its cpuset and locality, for the peers that ask (and have waited) */

@@ -20,6 +20,7 @@
 #include "server/engine_group.h"
 #include "server/engine_pmi.h"
 #include "server/engine_pubsub.h"
+#include "server/engine_query.h"
 #include "server/server.h"
 
 #include <errno.h>
@@ -49,7 +50,8 @@ struct spx_srv_ctx *const spx_srv = &srv_state;
 /* The engines, in the order they are set up and hear of a gone node. */
 const struct spx_srv_engine_ops *const spx_srv_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
-    &spx_srv_group_engine, &spx_srv_iof_engine, &spx_srv_pmi_engine, NULL};
+    &spx_srv_group_engine, &spx_srv_iof_engine, &spx_srv_pmi_engine, &spx_srv_query_engine,
+    NULL};
 
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
 {

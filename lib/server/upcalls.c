@@ -8,14 +8,16 @@
  * answered PMIX_ERR_NOT_SUPPORTED, except FINALIZE (success), JOBCTL cleanup
  * registrations (kept by the server) and QUERY of what the server knows. A
  * QUERY of only spmix's counter keys (SPMIX_QUERY_*) is always answered here,
- * and the process-set keys are whenever the host's answer lacks them
- * (query_own.c).
+ * and the keys the server library knows (process sets, process tables, the
+ * namespaces' info, job status, spawn support, groups, its URI:
+ * engine_query.h) are whenever the host's answer lacks them, after it.
  */
 #include "config.h"
 #include "server/core.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
 #include "server/engine_pubsub.h"
+#include "server/engine_query.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -143,38 +145,51 @@ static void query_set_free_v(void *qs)
     query_set_free(qs);
 }
 
-static void query_done(struct spx_srv_req *r)
+/* The end of a QUERY: the answers r->extra (the host's) or r->info (the
+ * server's own table), as r->nextra / r->ninfo say, followed by the
+ * library's own[0..nown) (query_own.c). */
+static void query_own_done(pmix_info_t *own, size_t nown, bool all, void *arg)
 {
-    /* r->extra: the host's answer (released by spx_srv_req_free through relfn) */
-    /* a partial answer keeps its results (hosts use either partial status) */
-    bool ok = r->status == PMIX_SUCCESS || r->status == PMIX_ERR_PARTIAL_SUCCESS ||
-              r->status == PMIX_QUERY_PARTIAL_SUCCESS;
-    const pmix_info_t *host = ok ? r->extra : NULL;
-    size_t nhost = host ? r->nextra : 0;
-    const struct query_set *qs = r->owned;
-    pmix_info_t *own = NULL, *all = NULL;
-    size_t nown = 0;
-    bool complete = false;
-    /* the library's own keys the host left unanswered */
-    if (spx_srv_query_own_fill(qs->q, qs->n, host, nhost, &own, &nown, &complete) ==
-            PMIX_SUCCESS &&
-        nown > 0 && (all = calloc(nhost + nown, sizeof(*all)))) {
-        if (nhost)
-            memcpy(all, host, nhost * sizeof(*all)); /* shallow: only encoded */
-        memcpy(all + nhost, own, nown * sizeof(*all));
-        r->status = complete ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS;
-        spx_codec_push_info_array(&r->reply, all, nhost + nown);
-        free(all); /* the shell: the entries stay the host's and own's */
+    struct spx_srv_req *r = arg;
+    const pmix_info_t *base = r->extra ? r->extra : r->info;
+    size_t nbase = r->extra ? r->nextra : r->ninfo;
+    pmix_info_t *merged = NULL;
+    if (nown > 0) /* a key the library answered: its answer is what counts */
+        r->status = all ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS;
+    if (nown > 0 && nbase > 0 && (merged = calloc(nbase + nown, sizeof(*merged)))) {
+        memcpy(merged, base, nbase * sizeof(*merged)); /* shallow: only encoded */
+        memcpy(merged + nbase, own, nown * sizeof(*merged));
+        spx_codec_push_info_array(&r->reply, merged, nbase + nown);
+        free(merged); /* the shell: the entries stay the host's and own's */
+    } else if (nown > 0 && nbase > 0) {
+        r->status = PMIX_ERR_NOMEM;
+        spx_codec_push_info_array(&r->reply, NULL, 0);
     } else {
-        spx_codec_push_info_array(&r->reply, host, nhost);
+        spx_codec_push_info_array(&r->reply, nown ? own : base, nown ? nown : nbase);
     }
     spx_info_array_free(own, nown);
     reply_with_tail(r);
     spx_srv_req_free(r);
 }
 
-/* Answers from what the server knows: namespaces, its counters, process
- * sets (query_own.c) and job-level keys. */
+static void query_done(struct spx_srv_req *r)
+{
+    /* r->extra: the host's answer (released by spx_srv_req_free through relfn) */
+    /* a partial answer keeps its results (hosts use either partial status) */
+    bool ok = r->status == PMIX_SUCCESS || r->status == PMIX_ERR_PARTIAL_SUCCESS ||
+              r->status == PMIX_QUERY_PARTIAL_SUCCESS;
+    if (!ok || !r->extra)
+        r->nextra = 0;
+    if (!ok)
+        r->extra = NULL; /* still released through relfn */
+    const struct query_set *qs = r->owned;
+    /* the library's own keys the host left unanswered */
+    spx_srv_query_own_run(r->peer->ctx, r->peer, qs->q, qs->n, r->extra, r->nextra,
+                          query_own_done, r);
+}
+
+/* Answers from what the server knows: namespaces, its counters and
+ * job-level keys; then the library's own keys (query_own.c). */
 static void query_local(struct spx_srv_req *r, const struct query_set *qs)
 {
     size_t nkeys = 0, found = 0;
@@ -207,8 +222,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 found++;
                 continue;
             }
-            if (spx_srv_mn_query(r->peer->ctx, key, out) || /* spmix counters */
-                spx_srv_query_own_key(key, out)) {           /* process sets */
+            if (spx_srv_mn_query(r->peer->ctx, key, out)) { /* spmix counters */
                 found++;
                 continue;
             }
@@ -228,10 +242,9 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 : found == nkeys ? PMIX_SUCCESS
                 : found ? PMIX_ERR_PARTIAL_SUCCESS
                 : PMIX_ERR_NOT_FOUND;
-    spx_codec_push_info_array(&r->reply, found ? res : NULL, found);
-    reply_with_tail(r);
-    spx_info_array_free(res, found);
-    spx_srv_req_free(r);
+    r->info = res; /* the request's from now on (spx_srv_req_free) */
+    r->ninfo = found;
+    spx_srv_query_own_run(r->peer->ctx, r->peer, qs->q, qs->n, res, found, query_own_done, r);
 }
 
 static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
@@ -267,14 +280,13 @@ static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         for (size_t k = 0; qs->q[i].keys && qs->q[i].keys[k] && only_ours; k++)
             only_ours = spx_srv_mn_is_query_key(qs->q[i].keys[k]);
     const pmix_server_module_t *host = &p->ctx->host;
+    r->owned = qs; /* the host and the library may read it until the reply */
+    r->owned_free = query_set_free_v;
     if (!host->query || only_ours) {
         query_local(r, qs);
-        query_set_free(qs);
         return 0;
     }
     r->done = query_done;
-    r->owned = qs; /* the host may read it until its callback */
-    r->owned_free = query_set_free_v;
     upcall_result(r, host->query(&p->proc, qs->q, qs->n, info_cb, r));
     return 0;
 }
@@ -359,6 +371,8 @@ static int handle_abort(struct spx_srv_req *r, spx_buf_t *b)
         return -1;
     spx_warn("%s called PMIx_Abort(%d, \"%s\")", r->peer->name, status,
              r->msg ? r->msg : "");
+    if (r->peer->client)
+        r->peer->client->aborted = true; /* its state in the process tables */
     const pmix_server_module_t *host = &r->peer->ctx->host;
     if (!host->abort)
         spx_srv_req_finish_now(r, PMIX_ERR_NOT_SUPPORTED);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <hwloc.h>
 
 #include <pmix.h>
@@ -291,14 +292,46 @@ void spx_td_print_cpuset(FILE *f, const struct spx_typedesc *td, const void *ele
     }
 }
 
+/* Objects of one type in topology t (0 when none, or spread over several
+ * depths, which packages, cores and PUs never are). */
+static unsigned topo_count(hwloc_topology_t t, hwloc_obj_type_t type)
+{
+    int n = hwloc_get_nbobjs_by_type(t, type);
+    return n > 0 ? (unsigned)n : 0;
+}
+
+/* An hwloc topology as a summary of its root, in the words of OpenPMIx's
+ * print (its first line: the root's type and number of children), then the
+ * counts of packages, NUMA nodes, cores and PUs and the root's cpus; not
+ * OpenPMIx's whole object tree, one line per object. Any other source (or
+ * no object) prints only the source: nothing here can read it. */
 void spx_td_print_topo(FILE *f, const struct spx_typedesc *td, const void *elem, int depth)
 {
     const pmix_topology_t *t = elem;
+    hwloc_topology_t topo = t->topology;
+    char type[64], *cpus = NULL;
 
     (void)td, (void)depth;
     fputs("source=", f);
     print_str(f, t->source);
-    fprintf(f, " topology=%p", t->topology);
+    if (!t->source || strncasecmp(t->source, "hwloc", 5) != 0 || !topo) {
+        fputs(topo ? " topology=(not hwloc)" : " topology=NULL", f);
+        return;
+    }
+    hwloc_obj_t root = hwloc_get_root_obj(topo);
+    if (!root) {
+        fputs(" topology=(empty)", f);
+        return;
+    }
+    hwloc_obj_type_snprintf(type, sizeof(type), root, 1);
+    fprintf(f, " Type: %s Number of child objects: %u Packages: %u NUMA nodes: %u Cores: %u"
+               " PUs: %u", type, root->arity, topo_count(topo, HWLOC_OBJ_PACKAGE),
+            topo_count(topo, HWLOC_OBJ_NUMANODE), topo_count(topo, HWLOC_OBJ_CORE),
+            topo_count(topo, HWLOC_OBJ_PU));
+    if (root->cpuset && hwloc_bitmap_list_asprintf(&cpus, root->cpuset) >= 0) {
+        fprintf(f, " cpus=%s", cpus);
+        free(cpus);
+    }
 }
 
 void spx_td_print_geometry(FILE *f, const struct spx_typedesc *td, const void *elem, int depth)

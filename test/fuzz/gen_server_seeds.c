@@ -331,6 +331,8 @@ int main(int argc, char **argv)
         begin(modes[m]);
         notify(0, -1, PMIX_RANGE_LOCAL);
         query(0, PMIX_QUERY_NAMESPACES);
+        query(0, PMIX_QUERY_PROC_TABLE);
+        query(0, PMIX_QUERY_NAMESPACE_INFO);
         pmix_info_t kill[1];
         info_bool(&kill[0], PMIX_JOB_CTRL_KILL, true);
         jobctl(0, kill, 1);
@@ -454,6 +456,7 @@ int main(int argc, char **argv)
     op1(OP_OPEN, 4);
     tool_hello(4);
     query(4, PMIX_QUERY_NAMESPACES);
+    query(4, PMIX_QUERY_LOCAL_PROC_TABLE);
     {
         pmix_proc_t all = proc(PMIX_RANK_WILDCARD);
         iof_push(4, &all, 1, 0, "from a tool\n");

@@ -38,6 +38,8 @@
 #   with a 16 KiB cache; buffering; UNREACH after a stdin closed or a task
 #   exited; a 1 GiB stream from vn1 into a task on vn3 (sha256);
 #   a tool pulls a tapped 3-node step's output (it_iofpull's cases);
+#   the queries of it_qtable (process tables, job status, namespace info,
+#   groups, URIs) from every task of a 3 x 2 step and from a tool on vn1;
 #   the output tap (SPMIX_OUTPUT=tool, --spmix-output=tool with
 #   --export=NONE): 3 MiB of stdout and 100 kB of stderr byte-exact through
 #   srun and into srun -o/-e files of 6 tasks;
@@ -483,6 +485,41 @@ done
 if [ $TRC = 0 ] && [ $JRC = 0 ] && [ -z "$bad" ]; then
     pass "a tool on vn1 pulls a SPMIX_OUTPUT=tool step's output from 3 nodes (one rank, WILDCARD, tag+timestamp, XML, deregister, end of streams), and srun's -o/-e files hold every byte"
 else fail "pull under Slurm: tool rc $TRC, step rc $JRC, wrong:$bad"; sed 's/^/    /' "$D/tool.o" "$D/job.e" | tail -n 8; fi
+
+# the queries tools and debuggers ask (test/integration/it_qtable, as in
+# qtable.sh) on a 3 x 2 step: every task checks the process table (every
+# rank with its node, its pid, the program, CONNECTED), its node's table, the
+# job status, the namespace info, spawn support, a group of tasks on vn2 and
+# vn3, every node's server URI; a tool on vn1 attached to vn1's server reads
+# the tables while the step runs and once every task finalized (TERMINATED,
+# PMIX_EVENT_JOB_END)
+IT_QT=$BUILD/test/integration/it_qtable
+if ! make -s -C "$BUILD" test/integration/it_qtable >"$OUT/make.log" 2>&1; then
+    fail "cannot build it_qtable"; tail -n 5 "$OUT/make.log"
+fi
+D=$OUT/qtable
+mkdir -p "$D" && chmod 777 "$D"
+timeout 120 srun --mpi=spmix -N3 -n6 "$IT_QT" job "$D" </dev/null >"$D/job.o" 2>"$D/job.e" &
+BG=$!
+for _ in $(seq 600); do [ -s "$D/ready" ] && break; sleep 0.05; done
+ns=$(cat "$D/ready" 2>/dev/null); JS=${ns#slurm.spmix.}
+QURI=""
+for f in /tmp/spmix.tool.[0-9]*; do
+    [ "$(sed -n 2p "$f" 2>/dev/null)" = "slurm.spmix.srv.$JS.vn1" ] && QURI=$(head -n 1 "$f")
+done
+qtool() { timeout 60 "$CLUSTER" exec vn1 "$IT_QT" tool "$QURI" "$ns" "$D" "$1" >"$D/tool.$1" 2>&1; }
+TRC=1
+if [ -n "$ns" ] && [ -n "$QURI" ] && qtool run; then
+    touch "$D/finalize"
+    for _ in $(seq 600); do [ "$(ls "$D"/fin.* 2>/dev/null | wc -l)" = 6 ] && break; sleep 0.05; done
+    qtool end && TRC=0
+fi
+touch "$D/finalize" "$D/exit"
+wait "$BG"; JRC=$?
+BG=""
+if [ $TRC = 0 ] && [ $JRC = 0 ]; then
+    pass "queries on a 3 x 2 step: every task and a tool on vn1 read the process table (node, pid, program, state of every rank), the local one, job status, namespace info, groups, URIs"
+else fail "queries under Slurm: tool rc $TRC, step rc $JRC (server URI '$QURI')"; sed 's/^/    /' "$D"/tool.* "$D/job.e" 2>/dev/null | tail -n 8; fi
 
 # srun --pty (a terminal from script(1)): left alone, a push to it is refused
 rm -f "$OUT"/id.* "$OUT/stop" "$OUT/tty.0"

@@ -207,6 +207,36 @@ START_TEST(test_jobinfo_session)
 }
 END_TEST
 
+/* The app's command line (PMIX_APP_ARGV, the argv joined by spaces) in its
+ * PMIX_APP_INFO_ARRAY when the host gives it, nothing when not. */
+START_TEST(test_jobinfo_app_argv)
+{
+    struct spx_host_job job = job3();
+    pmix_info_t *info = NULL;
+    size_t n = 0;
+    char *argv[] = { "./prog", "-x", "a b", NULL };
+    char *line = spx_host_argv_join(argv);
+    const char *apps[1] = { line };
+
+    ck_assert_str_eq(line, "./prog -x a b");
+    for (int with = 0; with < 2; with++) {
+        job.app_argv = with ? apps : NULL;
+        ck_assert_int_eq(spx_host_jobinfo_build(&job, &info, &n), PMIX_SUCCESS);
+        const pmix_value_t *v = find(info, n, PMIX_APP_INFO_ARRAY);
+        ck_assert_ptr_nonnull(v);
+        const pmix_info_t *a = v->data.darray->array;
+        size_t na = v->data.darray->size;
+        ck_assert_uint_eq(find_u32(a, na, PMIX_APPNUM), 0);
+        if (with)
+            ck_assert_str_eq(find_str(a, na, PMIX_APP_ARGV), "./prog -x a b");
+        else
+            ck_assert_ptr_null(find(a, na, PMIX_APP_ARGV));
+        PMIX_INFO_FREE(info, n);
+    }
+    free(line);
+}
+END_TEST
+
 /* One PMIX_NODE_INFO_ARRAY per node, in node order, and one PMIX_PROC_DATA
  * per rank with its node and local rank. */
 START_TEST(test_jobinfo_nodes_and_procs)
@@ -432,6 +462,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_jobinfo_maps);
     tcase_add_test(tc, test_jobinfo_job_level);
     tcase_add_test(tc, test_jobinfo_session);
+    tcase_add_test(tc, test_jobinfo_app_argv);
     tcase_add_test(tc, test_jobinfo_nodes_and_procs);
     tcase_add_test(tc, test_jobinfo_refused);
     tcase_add_test(tc, test_hex);

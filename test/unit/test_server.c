@@ -16,7 +16,9 @@
  * `group` upcall (its context id and endpoint data reach every member).
  * QUERY of the process-set keys: answered by the library (none defined)
  * without a host query upcall and where the host's answer lacks them; a
- * host's own answer kept.
+ * host's own answer kept. The process tables, job status, namespace info,
+ * spawn support and URI the server answers without a host (the program and
+ * command line from /proc), and a client's PMIx_Abort in its state.
  */
 #include "config.h"
 
@@ -1452,6 +1454,100 @@ START_TEST(server_query_psets_host)
 }
 END_TEST
 
+/* /proc/self/cmdline: argv[0], or all of it joined by spaces. */
+static char *self_cmdline(bool whole)
+{
+    char buf[4097];
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    while (n > 0 && buf[n - 1] == '\0')
+        n--;
+    for (size_t i = 0; whole && i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    return strdup(buf);
+}
+
+/* The process table and the other queries the server answers itself, as
+ * under Slurm (no host query, no PMIX_APP_ARGV: the program from /proc):
+ * rank 0 connected (this process), rank 1 registered only; after rank 0's
+ * PMIx_Abort its state and the job's status say so. */
+START_TEST(server_query_tables)
+{
+    static const char *const keys[] = {PMIX_QUERY_PROC_TABLE,     PMIX_QUERY_LOCAL_PROC_TABLE,
+                                       PMIX_QUERY_JOB_STATUS,     PMIX_QUERY_SPAWN_SUPPORT,
+                                       PMIX_QUERY_NAMESPACE_INFO, PMIX_SERVER_URI};
+    pmix_status_t st;
+    pmix_info_t *info;
+    size_t n;
+    char host[256], *exe = self_cmdline(false), *cmd = self_cmdline(true);
+    gethostname(host, sizeof(host));
+    int fd = hello(0, &st, NULL);
+    ck_assert_int_eq(st, PMIX_SUCCESS);
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(query_keys(fd, keys, 6, &info, &n), PMIX_SUCCESS);
+        ck_assert_uint_eq(n, 6);
+        for (int k = 0; k < 2; k++) {
+            const pmix_value_t *v = find_key(info, n, keys[k]);
+            ck_assert_ptr_nonnull(v);
+            ck_assert_int_eq(v->type, PMIX_DATA_ARRAY);
+            ck_assert_int_eq(v->data.darray->type, PMIX_PROC_INFO);
+            ck_assert_uint_eq(v->data.darray->size, 2);
+            const pmix_proc_info_t *pi = v->data.darray->array;
+            for (pmix_rank_t r = 0; r < 2; r++) {
+                ck_assert_str_eq(pi[r].proc.nspace, "testns");
+                ck_assert_uint_eq(pi[r].proc.rank, r);
+                ck_assert_str_eq(pi[r].hostname, host);
+            }
+            ck_assert_int_eq(pi[0].pid, getpid());
+            ck_assert_str_eq(pi[0].executable_name, exe);
+            ck_assert_int_eq(pi[0].state, round ? PMIX_PROC_STATE_CALLED_ABORT
+                                                : PMIX_PROC_STATE_CONNECTED);
+            ck_assert_int_eq(pi[1].pid, 0);
+            ck_assert_ptr_null(pi[1].executable_name);
+            ck_assert_int_eq(pi[1].state, PMIX_PROC_STATE_LAUNCH_UNDERWAY);
+        }
+        const pmix_value_t *v = find_key(info, n, PMIX_QUERY_JOB_STATUS);
+        ck_assert_int_eq(v->type, PMIX_STATUS);
+        ck_assert_int_eq(v->data.status, round ? PMIX_ERR_JOB_ABORTED : PMIX_SUCCESS);
+        v = find_key(info, n, PMIX_QUERY_SPAWN_SUPPORT);
+        ck_assert_int_eq(v->type, PMIX_STRING);
+        ck_assert_str_eq(v->data.string, "");
+        v = find_key(info, n, PMIX_SERVER_URI);
+        ck_assert_int_eq(v->type, PMIX_STRING);
+        ck_assert_str_eq(v->data.string + strlen(SPX_URI_PREFIX), sock_path);
+        v = find_key(info, n, PMIX_QUERY_NAMESPACE_INFO);
+        ck_assert_int_eq(v->type, PMIX_DATA_ARRAY);
+        ck_assert_uint_eq(v->data.darray->size, 1);
+        pmix_info_t *job = v->data.darray->array;
+        ck_assert_str_eq(job[0].key, PMIX_JOB_INFO_ARRAY);
+        pmix_info_t *ji = job[0].value.data.darray->array;
+        size_t nji = job[0].value.data.darray->size;
+        ck_assert_str_eq(find_key(ji, nji, PMIX_NSPACE)->data.string, "testns");
+        ck_assert_str_eq(find_key(ji, nji, PMIX_CMD_LINE)->data.string, cmd);
+        ck_assert_uint_eq(find_key(ji, nji, PMIX_JOB_SIZE)->data.uint32, 2);
+        ck_assert_uint_eq(nji, 5); /* and one PMIX_PROC_INFO_ARRAY per rank */
+        PMIX_INFO_FREE(info, n);
+        if (round == 0) { /* PMIx_Abort: no host abort upcall here, still called */
+            spx_buf_t b, r;
+            spx_buf_init(&b);
+            spx_buf_push_i32(&b, 3);
+            spx_buf_push_str(&b, "bye");
+            spx_codec_push_proc_array(&b, NULL, 0);
+            ck_assert_int_eq(recv_reply(fd, SPX_MSG_ABORT, send_req(fd, SPX_MSG_ABORT, &b), &r),
+                             0);
+            spx_buf_fini(&r);
+        }
+    }
+    free(exe);
+    free(cmd);
+    close(fd);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
@@ -1483,6 +1579,7 @@ static Suite *server_suite(void)
     tcase_add_test(tc, server_notify_and_jobctl);
     tcase_add_test(tc, server_group_hostile);
     tcase_add_test(tc, server_query_psets);
+    tcase_add_test(tc, server_query_tables);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("server with a host query");

@@ -13,7 +13,9 @@
  * ending in order, the publish/lookup directory held here (node 0) and, with
  * the server as node 1, requests forwarded to node 0 and failed when it is lost;
  * the group channel: hostile messages dropped, a join answered by the
- * outcome the leader's node sends.
+ * outcome the leader's node sends; queries whose answers span the nodes
+ * (the process table, the job status): node 1's part asked, malformed
+ * answers dropped, a lost node stood in for.
  */
 #include "config.h"
 
@@ -1218,6 +1220,198 @@ START_TEST(mn_pubsub_forwarded_to_node0)
 }
 END_TEST
 
+/* ---- queries answered across the nodes (query_own.c, query_gather.c) ---- */
+
+/* A QUERY of key with PMIX_NSPACE; returns its seq. */
+static uint32_t query_send(int fd, const char *key)
+{
+    spx_buf_t b;
+    pmix_info_t q;
+    spx_buf_init(&b);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_u32(&b, 1);
+    spx_buf_push_str(&b, key);
+    PMIx_Info_load(&q, PMIX_NSPACE, NS, PMIX_STRING);
+    spx_codec_push_info_array(&b, &q, 1);
+    PMIx_Value_destruct(&q.value);
+    return send_req(fd, SPX_MSG_QUERY, &b);
+}
+
+/* Message k must be a QUERY_REQ to the other node for part; its id. */
+static uint64_t query_asked(int k, uint8_t part)
+{
+    wait_msgs(k + 1);
+    spx_buf_t r;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    ck_assert_uint_eq(T.msgs[k].dst, OTHER_NODE);
+    ck_assert_int_eq(T.msgs[k].channel, 13);
+    spx_buf_init_borrowed(&r, T.msgs[k].data.data, T.msgs[k].data.len);
+    uint64_t id = spx_buf_pull_u64(&r);
+    ck_assert_int_eq(spx_buf_pull_u8(&r), part);
+    spx_buf_pull_str_into(&r, nspace, sizeof(nspace));
+    ck_assert_int_eq(spx_buf_finish(&r), 0);
+    ck_assert_str_eq(nspace, NS);
+    return id;
+}
+
+/* Node 1's answer: id, status, then v (NULL: none) cut to cut bytes (0: whole). */
+static void query_answer(uint64_t id, const pmix_value_t *v, size_t cut)
+{
+    spx_buf_t b;
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, id);
+    spx_buf_push_i32(&b, PMIX_SUCCESS);
+    if (v)
+        spx_codec_push_value(&b, v);
+    if (cut)
+        b.len = cut;
+    inject(14, &b);
+    spx_buf_fini(&b);
+}
+
+/* Node 1's processes: ranks first..first+n-1 with pid 4240 + rank. */
+static void node1_procs(pmix_value_t *v, pmix_rank_t first, size_t n)
+{
+    pmix_proc_info_t *pi = calloc(n, sizeof(*pi));
+    pmix_data_array_t *d = calloc(1, sizeof(*d));
+    ck_assert(pi && d);
+    for (size_t i = 0; i < n; i++) {
+        pi[i].proc = P(first + (pmix_rank_t)i);
+        pi[i].hostname = strdup("nodeB");
+        pi[i].pid = 4240 + (pid_t)(first + i);
+        pi[i].state = PMIX_PROC_STATE_CONNECTED;
+    }
+    *d = (pmix_data_array_t){.type = PMIX_PROC_INFO, .size = n, .array = pi};
+    v->type = PMIX_DATA_ARRAY;
+    v->data.darray = d;
+}
+
+/* The reply to seq: the one answer's value (caller: PMIX_INFO_FREE). */
+static pmix_info_t *query_result(int fd, uint32_t seq, pmix_status_t want)
+{
+    spx_buf_t r;
+    pmix_info_t *info = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(recv_frame(fd, SPX_MSG_QUERY, seq, &r), 0);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), want);
+    ck_assert_int_eq(spx_codec_pull_info_array(&r, &info, &n), 0);
+    spx_buf_fini(&r);
+    ck_assert_uint_eq(n, 1);
+    return info;
+}
+
+/* A table of ranks 0-3: 0 connected here (this process), 1 registered
+ * only; 2 and 3 node 1's (pid 4240 + rank) or stood in with state st2. */
+static void check_ptable(const pmix_info_t *a, bool from1, pmix_proc_state_t st2)
+{
+    ck_assert_str_eq(a->key, PMIX_QUERY_PROC_TABLE);
+    ck_assert_int_eq(a->value.type, PMIX_DATA_ARRAY);
+    const pmix_data_array_t *d = a->value.data.darray;
+    ck_assert_int_eq(d->type, PMIX_PROC_INFO);
+    ck_assert_uint_eq(d->size, 4);
+    const pmix_proc_info_t *pi = d->array;
+    for (pmix_rank_t r = 0; r < 4; r++) {
+        ck_assert_uint_eq(pi[r].proc.rank, r);
+        ck_assert_str_eq(pi[r].hostname, r < 2 ? "nodeA" : "nodeB");
+    }
+    ck_assert_int_eq(pi[0].pid, getpid());
+    ck_assert_int_eq(pi[0].state, PMIX_PROC_STATE_CONNECTED);
+    ck_assert_int_eq(pi[1].pid, 0);
+    ck_assert_int_eq(pi[1].state, PMIX_PROC_STATE_LAUNCH_UNDERWAY);
+    for (pmix_rank_t r = 2; r < 4; r++) {
+        ck_assert_int_eq(pi[r].pid, from1 ? 4240 + (pid_t)r : 0);
+        ck_assert_int_eq(pi[r].state, from1 ? PMIX_PROC_STATE_CONNECTED : st2);
+    }
+}
+
+/* This node's processes asked by node 1 (a cut request dropped); the
+ * process table and the job status asked of node 1: answers that do not
+ * fit (a stray id, cut bytes, ranks of this node, more ranks than the job)
+ * are dropped, and the ranks of node 1 are then stood in for; a good answer
+ * is merged; a lost node answers the status (PMIX_ERR_NODE_DOWN) and stands
+ * in for its ranks without a message. */
+START_TEST(mn_query_parts)
+{
+    int c0 = client(0);
+    pmix_value_t v;
+    /* node 1 asks for this node's processes: a cut request is dropped, a
+     * whole one answered with ranks 0 and 1 */
+    spx_buf_t b, r;
+    spx_buf_init(&b);
+    spx_buf_push_u64(&b, 77);
+    spx_buf_push_u8(&b, 1);
+    spx_buf_push_str(&b, NS);
+    size_t whole = b.len;
+    b.len = 10;
+    inject(13, &b);
+    ck_assert_int_eq(T.nmsgs, 0);
+    b.len = whole;
+    inject(13, &b);
+    spx_buf_fini(&b);
+    wait_msgs(1);
+    ck_assert_int_eq(T.msgs[0].channel, 14);
+    spx_buf_init_borrowed(&r, T.msgs[0].data.data, T.msgs[0].data.len);
+    ck_assert_uint_eq(spx_buf_pull_u64(&r), 77);
+    ck_assert_int_eq(spx_buf_pull_i32(&r), PMIX_SUCCESS);
+    ck_assert_int_eq(spx_codec_pull_value(&r, &v), 0);
+    ck_assert_int_eq(spx_buf_finish(&r), 0);
+    ck_assert_int_eq(v.type, PMIX_DATA_ARRAY);
+    ck_assert_uint_eq(v.data.darray->size, 2);
+    const pmix_proc_info_t *mine = v.data.darray->array;
+    ck_assert_uint_eq(mine[1].proc.rank, 1);
+    ck_assert_int_eq(mine[0].pid, getpid());
+    PMIx_Value_destruct(&v);
+    /* a stray id, then cut bytes: dropped, the table is ours plus stand-ins */
+    uint32_t seq = query_send(c0, PMIX_QUERY_PROC_TABLE);
+    uint64_t id = query_asked(1, 1);
+    node1_procs(&v, 2, 2);
+    query_answer(id + 100, &v, 0);
+    query_answer(id, &v, 30);
+    pmix_info_t *a = query_result(c0, seq, PMIX_SUCCESS);
+    check_ptable(a, false, PMIX_PROC_STATE_UNDEF);
+    PMIX_INFO_FREE(a, 1);
+    /* ranks 0 and 1 are this node's, and five are more than the job has */
+    PMIx_Value_destruct(&v);
+    for (int bad = 0; bad < 2; bad++) {
+        seq = query_send(c0, PMIX_QUERY_PROC_TABLE);
+        id = query_asked(2 + bad, 1);
+        node1_procs(&v, 0, bad ? 5 : 2);
+        query_answer(id, &v, 0);
+        PMIx_Value_destruct(&v);
+        a = query_result(c0, seq, PMIX_SUCCESS);
+        check_ptable(a, false, PMIX_PROC_STATE_UNDEF);
+        PMIX_INFO_FREE(a, 1);
+    }
+    /* node 1's own ranks: merged */
+    seq = query_send(c0, PMIX_QUERY_PROC_TABLE);
+    id = query_asked(4, 1);
+    node1_procs(&v, 2, 2);
+    query_answer(id, &v, 0);
+    PMIx_Value_destruct(&v);
+    a = query_result(c0, seq, PMIX_SUCCESS);
+    check_ptable(a, true, 0);
+    PMIX_INFO_FREE(a, 1);
+    /* the job status: node 1 lost before it answered */
+    seq = query_send(c0, PMIX_QUERY_JOB_STATUS);
+    query_asked(5, 3);
+    struct inject in = {0, NULL, 1};
+    on_loop(do_inject, &in);
+    a = query_result(c0, seq, PMIX_SUCCESS);
+    ck_assert_int_eq(a->value.type, PMIX_STATUS);
+    ck_assert_int_eq(a->value.data.status, PMIX_ERR_NODE_DOWN);
+    PMIX_INFO_FREE(a, 1);
+    /* node 1 gone: nothing asked, its ranks COMM_FAILED */
+    int sent = T.nmsgs;
+    seq = query_send(c0, PMIX_QUERY_PROC_TABLE);
+    a = query_result(c0, seq, PMIX_SUCCESS);
+    check_ptable(a, false, PMIX_PROC_STATE_COMM_FAILED);
+    PMIX_INFO_FREE(a, 1);
+    for (int i = sent; i < T.nmsgs; i++)
+        ck_assert_int_ne(T.msgs[i].channel, 13);
+    close(c0);
+}
+END_TEST
+
 static Suite *mn_suite(void)
 {
     Suite *s = suite_create("server_mn");
@@ -1233,6 +1427,7 @@ static Suite *mn_suite(void)
     tcase_add_test(tc, mn_lost_node_fails_gathering_fence);
     tcase_add_test(tc, mn_dmodex_node_lost);
     tcase_add_test(tc, mn_group_channel);
+    tcase_add_test(tc, mn_query_parts);
     suite_add_tcase(s, tc);
     TCase *t1 = tcase_create("node1");
     tcase_add_checked_fixture(t1, setup_node1, teardown);
