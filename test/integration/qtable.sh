@@ -31,8 +31,10 @@ start_job() {
         fi
         sleep 0.05
     done
-    set -- "$d"/rdv/spmix.tool.*
-    [ $# -eq 1 ] && [ -f "$1" ] || { touch "$d/exit"; spx_fail "not one rendezvous file in $d/rdv: $*"; }
+    # the job's own file (node 0's server, under spmix-run's pid): each
+    # node's server also has one, naming the launcher (spx_rdv_job skips those)
+    set -- $(spx_rdv_job "$d/rdv")
+    [ $# -eq 1 ] && [ -f "$1" ] || { touch "$d/exit"; spx_fail "not one job rendezvous file in $d/rdv: $*"; }
     uri=$(head -1 "$1")
     ns=$(cat "$d/ready")
 }
