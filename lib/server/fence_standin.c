@@ -15,8 +15,9 @@
  * started with SPX_SRV_NET_F_ANY: it agrees with whatever flags the others
  * use (collecting or not), and it does not keep this node from ending in
  * order. It stops when a round fails (a lost node or process: the others'
- * fences fail too), when the namespace goes away, or when the network stops
- * (its collective completes with PMIX_ERR_UNREACH then).
+ * fences fail too; PMIX_ERR_NOT_AVAILABLE: every node of the job only stood
+ * in, nobody is left to fence), when the namespace goes away, or when the
+ * network stops (its collective completes with PMIX_ERR_UNREACH then).
  *
  * Explicit rank lists that name only finalized processes of a node are not
  * covered (the node cannot know such a set before it is used).

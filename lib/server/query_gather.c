@@ -104,6 +104,8 @@ static bool merge_part(struct spx_srv_ctx *ctx, struct qslot *s, uint32_t from, 
         for (size_t i = 0; i < d->size; i++)
             if (!ids[i] || strlen(ids[i]) > PMIX_MAX_NSLEN)
                 return false;
+        if (d->size == 0)
+            return true; /* nothing to move (memcpy from NULL is undefined) */
         if (!grow((void **)&s->names, &s->cnames, s->nnames + d->size, sizeof(char *)))
             return true;
         memcpy(s->names + s->nnames, ids, d->size * sizeof(char *)); /* moved */

@@ -407,6 +407,8 @@ static void coll_check_gather(spx_coll_t *c)
         return;
     if (c->parent < 0) {
         pmix_status_t st = c->status;
+        if (st == PMIX_SUCCESS && (c->flags & SPX_TREE_F_ANY))
+            st = PMIX_ERR_NOT_AVAILABLE; /* stand-ins only: nobody to complete it for */
         if (st == PMIX_SUCCESS && c->mismatch) {
             spx_warn("tree: collective %s#%u: nodes disagree on the collective's flags",
                      c->set_id, c->seq);

@@ -109,7 +109,8 @@ uint32_t spx_tree_nnodes(const spx_tree_t *t);
 #define SPX_TREE_F_COLLECT 0x1u /* the collective carries data; must agree on all nodes */
 /* This node takes part for processes that have left (finalized) only: it
  * agrees with whatever flags the others use, and such a collective does not
- * keep the node from ending in order (spx_tree_leave). */
+ * keep the node from ending in order (spx_tree_leave). A collective whose
+ * every node started it so completes with PMIX_ERR_NOT_AVAILABLE. */
 #define SPX_TREE_F_ANY 0x2u
 
 /* data: the concatenation of every participating node's contribution (node order
