@@ -38,7 +38,11 @@
  * bytes handed out, less those before). Faulting the pages in
  * costs CPU the engine would not pay in a long-lived server, so times are
  * the mean over the other, warm rounds (the cold round's CPU is given too);
- * with one round, that round's. "result"/"memory"/"failcase" lines are
+ * with one round, that round's. For the same reason the heap keeps what is
+ * freed outside cold rounds (mallopt: no mmap'd chunks up to 32 MiB, no
+ * trimming): the sim mallocs a frame per message where the transport reads
+ * into buffers its links keep, and with glibc's defaults the page faults of
+ * those mallocs were most of the time measured. "result"/"memory"/"failcase" lines are
  * key=value, read by test/bench/run_tree_harness.sh.
  *
  * Usage: tree_harness [-n NODES] [-w WIDTH] [-b BYTES] [-r ROUNDS] [-s SEED]
@@ -527,6 +531,14 @@ int main(int argc, char **argv)
     }
     if (optind != argc || (b > 0 && b < 4))
         usage(argv[0]);
+#ifdef __GLIBC__
+    /* frames come from the heap and stay there once freed (trim() gives them
+     * back in cold runs only): the tree transport reads frames into buffers
+     * its links keep, so the sim's malloc per message must not add page
+     * faults the real path does not have */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     H.n = n;
     H.width = w;
     H.bytes = b;
