@@ -103,7 +103,11 @@ struct spx_coll_engine {
      * construct (unique ids), and a first collective of a set looks up a
      * set that is not there yet; one list made that a walk of them all */
     struct set_bucket sets[SET_BUCKETS];
-    uint8_t *lost;
+    /* nodes lost or gone, sorted (owned, nlost of lost_cap): few, so an
+     * engine costs the same at any job size (one flag per node made it
+     * nnodes bytes, and every start looked each of its nodes up there) */
+    uint32_t *lost;
+    size_t nlost, lost_cap;
     size_t nstored;
     bool in_start;
     spx_coll_counters_t cnt;
@@ -137,11 +141,6 @@ spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32
     spx_coll_engine_t *e = calloc(1, sizeof(*e));
     if (!e)
         return NULL;
-    e->lost = calloc(nnodes, 1);
-    if (!e->lost) {
-        free(e);
-        return NULL;
-    }
     TAILQ_INIT(&e->active);
     TAILQ_INIT(&e->deferred);
     for (size_t i = 0; i < SET_BUCKETS; i++)
@@ -179,6 +178,45 @@ static void coll_free(spx_coll_t *c)
     free(c->down_own);
     free(c->final_segs);
     free(c);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Is node in the sorted list nodes[0..n)? */
+static bool sorted_has(const uint32_t *nodes, size_t n, uint32_t node)
+{
+    return n && bsearch(&node, nodes, n, sizeof(*nodes), cmp_u32) != NULL;
+}
+
+/* Adds node to e->lost (kept sorted, no duplicates). -1: out of memory. */
+static int lost_add(spx_coll_engine_t *e, uint32_t node)
+{
+    size_t lo = 0, hi = e->nlost;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->lost[mid] < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < e->nlost && e->lost[lo] == node)
+        return 0;
+    if (e->nlost == e->lost_cap) {
+        size_t cap = e->lost_cap ? 2 * e->lost_cap : 8;
+        uint32_t *l = realloc(e->lost, cap * sizeof(*l));
+        if (!l)
+            return -1;
+        e->lost = l;
+        e->lost_cap = cap;
+    }
+    memmove(e->lost + lo + 1, e->lost + lo, (e->nlost - lo) * sizeof(*e->lost));
+    e->lost[lo] = node;
+    e->nlost++;
+    return 0;
 }
 
 static set_rec_t *set_peek(const spx_coll_engine_t *e, const char *set_id)
@@ -657,9 +695,9 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
     acc_append(c, NULL, data, len, false); /* our own contribution: copied, it is lent */
 
     uint32_t lost = UINT32_MAX;
-    for (uint32_t i = 0; i < m; i++)
-        if (e->lost[nodes[i]])
-            lost = nodes[i];
+    for (size_t i = 0; i < e->nlost && lost == UINT32_MAX; i++)
+        if (sorted_has(nodes, nnodes, e->lost[i]))
+            lost = e->lost[i];
     struct stored_list list = STAILQ_HEAD_INITIALIZER(list);
     STAILQ_CONCAT(&list, &c->stored); /* c->stored is left empty */
     if (lost != UINT32_MAX) {
@@ -729,10 +767,7 @@ void spx_coll_timeout(spx_coll_engine_t *e, spx_coll_t *c)
 
 static bool coll_involves(const spx_coll_t *c, uint32_t node)
 {
-    for (uint32_t i = 0; i < c->m; i++)
-        if (c->nodes[i] == node)
-            return true;
-    return false;
+    return sorted_has(c->nodes, c->m, node);
 }
 
 /* Does c, as it stands here, still wait for a message from node? */
@@ -754,7 +789,9 @@ static void node_gone(spx_coll_engine_t *e, uint32_t node, bool in_order)
 {
     if (node >= e->nnodes)
         return;
-    e->lost[node] = 1;
+    if (lost_add(e, node) < 0)
+        spx_error("tree: node %u: out of memory: later collectives with node %u may wait for it",
+                  e->self, node);
     for (;;) {
         spx_coll_t *c;
         TAILQ_FOREACH(c, &e->active, link)

@@ -5,7 +5,9 @@
  *     they arrived (then later ones); a duplicate kept message is dropped;
  *   - completions decided inside start are handed out by run_deferred in the
  *     order they were decided (FIFO), each exactly once;
- *   - every collective still running or pending is ended by destroy.
+ *   - every collective still running or pending is ended by destroy;
+ *   - nodes lost in any order (and twice) fail exactly the later starts
+ *     whose node lists hold one of them (the engine keeps them sorted).
  */
 #include "config.h"
 
@@ -153,6 +155,49 @@ START_TEST(destroy_ends_running_and_pending)
 }
 END_TEST
 
+START_TEST(lost_nodes_fail_later_starts)
+{
+    static const uint32_t n02[] = { 0, 2 }, n04[] = { 0, 4 }, n01[] = { 0, 1 }, n03[] = { 0, 3 },
+                          n0[] = { 0 }, n05[] = { 0, 5 }, all[] = { 0, 1, 2, 3, 4, 5, 6 };
+    spx_coll_engine_t *e = spx_coll_engine_create(0, 7, 2, &io, NULL);
+    ck_assert_ptr_nonnull(e);
+    ndone = 0;
+    spx_coll_node_lost(e, 5);
+    spx_coll_node_lost(e, 1);
+    spx_coll_node_lost(e, 3);
+    spx_coll_node_lost(e, 5); /* again: nothing changes */
+    spx_coll_node_left(e, 6);
+    /* the first two run on (their nodes are alive): want is not used */
+    struct { const uint32_t *nodes; size_t n; pmix_status_t want; } runs[] = {
+        { n02, 2, PMIX_SUCCESS }, { n04, 2, PMIX_SUCCESS },
+        { n01, 2, PMIX_ERR_UNREACH }, { n03, 2, PMIX_ERR_UNREACH },
+        { n05, 2, PMIX_ERR_UNREACH }, { all, 7, PMIX_ERR_UNREACH },
+        { n0, 1, PMIX_SUCCESS },
+    };
+    const size_t nruns = sizeof(runs) / sizeof(runs[0]);
+    for (size_t i = 0; i < nruns; i++) {
+        char set[8] = { 's', (char)('a' + i), 0 };
+        ck_assert_int_eq(spx_coll_start(e, set, runs[i].nodes, runs[i].n, 0, PMIX_SUCCESS, NULL,
+                                        0, 0, on_done, (void *)(intptr_t)('a' + i)),
+                         0);
+    }
+    spx_coll_run_deferred(e);
+    ck_assert_int_eq(ndone, 5); /* those that involve a lost node, and the one alone */
+    for (int k = 0; k < ndone; k++) {
+        size_t i = (size_t)(done_log[k].tag - 'a');
+        ck_assert_uint_ge(i, 2);
+        ck_assert_int_eq(done_log[k].status, runs[i].want);
+    }
+    ck_assert_uint_eq(spx_coll_active(e), 2);
+    spx_coll_node_lost(e, 4); /* fails the running one over {0, 4} only */
+    ck_assert_int_eq(ndone, 6);
+    ck_assert_int_eq(done_log[5].tag, 'b');
+    ck_assert_int_eq(done_log[5].status, PMIX_ERR_UNREACH);
+    ck_assert_uint_eq(spx_coll_active(e), 1);
+    spx_coll_engine_destroy(e);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("coll_order");
@@ -160,6 +205,7 @@ int main(void)
     tcase_add_test(tc, early_messages_replayed_in_arrival_order);
     tcase_add_test(tc, deferred_completions_fifo);
     tcase_add_test(tc, destroy_ends_running_and_pending);
+    tcase_add_test(tc, lost_nodes_fail_later_starts);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
