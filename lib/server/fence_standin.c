@@ -7,9 +7,12 @@
  * every node of the namespace, and a node none of whose processes is left
  * would never start its part, so the others would wait for ever.
  *
- * How: once the last local process of a namespace finalized (and the job
- * spans other nodes), this node starts its part of the next "ns:*;" tree
- * collective at once, contributing what those processes committed and the
+ * How: once the last local process of a namespace finalized and has exited
+ * (a process that finalizes may initialize again: then it fences for itself,
+ * and a stand-in that had started for it would contribute twice; the check
+ * is repeated every SPX_STANDIN_CHECK seconds while finalized processes
+ * live), and the job spans other nodes, this node starts its part of the
+ * next "ns:*;" tree collective, contributing what those processes committed and the
  * others have not had yet (delta.h), and starts the next one each time one
  * completes: a fence of the others completes without waiting. The part is
  * started with SPX_SRV_NET_F_ANY: it agrees with whatever flags the others
@@ -35,10 +38,13 @@
 #include <string.h>
 #include <sys/queue.h>
 
+#include "progress/progress.h"
 #include "proto/records.h"
 #include "types/types.h"
 #include "server/net.h"
 #include "util/log.h"
+
+#define SPX_STANDIN_CHECK 0.1 /* s between looks at whether finalized processes exited */
 
 struct standin {
     LIST_ENTRY(standin) link;       /* in standins */
@@ -47,6 +53,7 @@ struct standin {
     unsigned rounds;                /* collectives completed so far */
     bool running;                   /* a collective is with the network */
     bool stop;                      /* free once the running one completes */
+    spx_timer_t *wait;              /* waiting for finalized processes to exit, or NULL */
 };
 
 static LIST_HEAD(, standin) standins = LIST_HEAD_INITIALIZER(standins);
@@ -54,7 +61,45 @@ static LIST_HEAD(, standin) standins = LIST_HEAD_INITIALIZER(standins);
 static void standin_free(struct standin *s)
 {
     LIST_REMOVE(s, link);
+    if (s->wait)
+        spx_timer_cancel(s->wait);
     free(s);
+}
+
+/* Has process pid ended (gone, or a zombie not reaped yet)? pid <= 0: not
+ * known, taken as ended. */
+static bool pid_ended(pid_t pid)
+{
+    if (pid <= 0)
+        return true;
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')'); /* the state follows the command's name */
+    return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+/* Every local process of ns finalized (all_left), and whether each has also
+ * ended (all_ended). */
+static void local_state(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns, bool *all_left,
+                        bool *all_ended)
+{
+    pmix_rank_t *ranks = NULL;
+    size_t nr = spx_srv_ns_local_ranks(ns, &ranks);
+    *all_left = nr > 0;
+    *all_ended = true;
+    for (size_t i = 0; i < nr && *all_left; i++) {
+        struct spx_srv_client *cl = spx_srv_client_find(ctx, ns->name, ranks[i]);
+        *all_left = cl && cl->finalized;
+        if (*all_left && !pid_ended(cl->pid))
+            *all_ended = false;
+    }
+    free(ranks);
 }
 
 static void standin_start(struct standin *s);
@@ -122,6 +167,30 @@ static void standin_start(struct standin *s)
     spx_buf_fini(&b);
 }
 
+/* The wait timer: start when every finalized process ended, look again
+ * later while some live, give up when one initialized again. */
+static void standin_wait_tick(void *arg)
+{
+    struct standin *s = arg;
+    s->wait = NULL; /* fired */
+    struct spx_srv_ns *ns = spx_srv_ns_find(s->ctx, s->nspace);
+    bool all_left = false, all_ended = false;
+    if (ns && s->ctx->mn && s->ctx->active)
+        local_state(s->ctx, ns, &all_left, &all_ended);
+    if (!all_left) { /* one came back (or the job went): it fences itself */
+        standin_free(s);
+        return;
+    }
+    if (!all_ended) {
+        if (!(s->wait = spx_timer_start(SPX_STANDIN_CHECK, standin_wait_tick, s)))
+            standin_free(s);
+        return;
+    }
+    spx_debug("namespace %s: every local process finalized and ended; this node stands in "
+              "for them in whole-namespace fences", s->nspace);
+    standin_start(s);
+}
+
 void spx_srv_fence_standin_check(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns)
 {
     if (!ctx->mn || !ns || ns->nnodes < 2)
@@ -130,22 +199,16 @@ void spx_srv_fence_standin_check(struct spx_srv_ctx *ctx, struct spx_srv_ns *ns)
     LIST_FOREACH(s, &standins, link)
         if (s->ctx == ctx && strcmp(s->nspace, ns->name) == 0)
             return;
-    pmix_rank_t *ranks = NULL;
-    size_t nr = spx_srv_ns_local_ranks(ns, &ranks);
-    bool all_left = nr > 0;
-    for (size_t i = 0; i < nr && all_left; i++) {
-        struct spx_srv_client *cl = spx_srv_client_find(ctx, ns->name, ranks[i]);
-        all_left = cl && cl->finalized;
-    }
-    free(ranks);
+    bool all_left, all_ended;
+    local_state(ctx, ns, &all_left, &all_ended);
     if (!all_left || !(s = calloc(1, sizeof(*s))))
         return;
     s->ctx = ctx;
     snprintf(s->nspace, sizeof(s->nspace), "%s", ns->name);
     LIST_INSERT_HEAD(&standins, s, link);
-    spx_debug("namespace %s: every local process finalized; this node stands in for them in "
-              "whole-namespace fences", ns->name);
-    standin_start(s);
+    /* a process finalizing is still alive here: look again shortly */
+    if (!(s->wait = spx_timer_start(SPX_STANDIN_CHECK, standin_wait_tick, s)))
+        standin_free(s);
 }
 
 void spx_srv_fence_standin_stop(struct spx_srv_ctx *ctx, const char *nspace)
@@ -158,6 +221,6 @@ void spx_srv_fence_standin_stop(struct spx_srv_ctx *ctx, const char *nspace)
         if (s->running)
             s->stop = true; /* freed when its collective completes */
         else
-            standin_free(s);
+            standin_free(s); /* a wait timer is cancelled there */
     }
 }
