@@ -1,7 +1,7 @@
 /*
  * run_launch: spmix-run --nodes M (M >= 2). The launcher picks one free TCP
  * port, draws the job's secret (getrandom), forks M node daemons (run_node;
- * node k listens on 127.0.0.(k+1):port) and supervises them: it relays END to
+ * node k listens on spx_run_node_ip(k):port) and supervises them: it relays END to
  * every node when one reports the job must end, kills the ranks of a daemon
  * that died, keeps the --timeout, forwards the daemons' own stderr (collecting
  * the "spmix stats" lines for --stats) and tells every node to FINISH once all
