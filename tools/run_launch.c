@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <hwloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -64,6 +65,7 @@ static struct {
     unsigned char secret[SPX_RUN_SECRET_LEN];   /* wiped once every daemon is forked */
     uint32_t next, window;         /* the next node to fork; how many may be starting */
     struct spx_launch_daemon *d;
+    hwloc_topology_t topo;         /* loaded once, inherited by every daemon; or NULL */
     pid_t *rank_pid;               /* [n], 0 until SPAWNED */
     char **stats;                  /* [nodes] the node's stats line, or NULL */
     int sigfd;
@@ -125,6 +127,27 @@ static int spx_launch_secret(unsigned char *buf, size_t len)
     return 0;
 }
 
+/* The machine's topology, discovered once here (as a node server would, with
+ * the I/O devices Open MPI keeps) and inherited by every daemon, whose server
+ * then uses it (PMIX_TOPOLOGY2) instead of discovering it again: on few
+ * cores a thousand discoveries took longer than everything else the servers
+ * do to start. NULL (each server discovers, or shares none) when it fails or
+ * SPMIX_SHARE_TOPOLOGY=0. */
+static hwloc_topology_t spx_launch_topology(void)
+{
+    const char *e = getenv("SPMIX_SHARE_TOPOLOGY");
+    hwloc_topology_t t;
+
+    if ((e && strcmp(e, "0") == 0) || hwloc_topology_init(&t) != 0)
+        return NULL;
+    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_load(t) != 0) {
+        hwloc_topology_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
 static void spx_launch_nonblock(int fd)
 {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -167,7 +190,7 @@ static int spx_launch_fork(uint32_t k)
     if (pid == 0) {
         struct spx_run_node_cfg cfg = {
             .o = L.o, .index = k, .nspace = L.nspace, .port = L.port, .secret = L.secret,
-            .report_fd = rep[1], .ctl_fd = ctl[0],
+            .report_fd = rep[1], .ctl_fd = ctl[0], .hwloc_topology = L.topo,
         };
         setpgid(0, 0);
         spx_launch_child_fds(k);
@@ -552,6 +575,7 @@ int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void 
     }
     if (o->stats)
         setenv("SPMIX_STATS", "1", 1);
+    L.topo = spx_launch_topology();
     if (o->timeout > 0)
         L.deadline = spx_run_now() + o->timeout;
     spx_launch_start_more();
@@ -570,6 +594,8 @@ out:
     for (uint32_t k = 0; L.stats != NULL && k < o->nodes; k++)
         free(L.stats[k]);
     free(L.stats);
+    if (L.topo != NULL)
+        hwloc_topology_destroy(L.topo);
     free(L.d);
     free(L.rank_pid);
     free(pfd);

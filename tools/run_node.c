@@ -541,6 +541,7 @@ static int spx_run_server_start(void)
      * the other nodes through the servers' tree */
     uint32_t launcher = N.cfg->report_fd >= 0 ? (uint32_t)getppid() : 0;
     struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true,
+                                      .hwloc_topology = N.cfg->hwloc_topology,
                                       .system_tmpdir = td && *td ? td : "/tmp",
                                       .tool_support = true, .launcher_pid = launcher,
                                       .rendezvous_pid = N.cfg->index == 0 ? launcher : 0 };

@@ -64,6 +64,8 @@ struct spx_run_node_cfg {
     const unsigned char *secret;    /* SPX_RUN_SECRET_LEN bytes; NULL with one node */
     int report_fd, ctl_fd;          /* pipes to/from the launcher; -1 with one node */
     int rank_err;                   /* fd the ranks' stderr goes to */
+    void *hwloc_topology;           /* the launcher's hwloc_topology_t, loaded once for
+                                       every node (borrowed); NULL: the server's own */
 };
 
 enum spx_run_msg_type {
