@@ -1,7 +1,8 @@
 #!/bin/sh
 # bignodes.sh [NODES]: spmix-run --nodes NODES -n NODES (one rank per
 # simulated node; 256 by default, as make check runs it; give 1024 or up to
-# 4096 by hand, or set SPX_BIG_NODES) runs it_bignodes: PMIx_Init, Put +
+# 4096 by hand, or set SPX_BIG_NODES) runs it_bignodes: PMIx_Init, the
+# topology the launcher shares with the servers in the job's data, Put +
 # Commit, a collecting fence with two other ranks' values checked, a group of
 # every rank with a context id (membership checked); then spmix-push feeds
 # one payload to WILDCARD with --eof through node 0's server (--stdin tool)

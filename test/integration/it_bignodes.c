@@ -2,7 +2,9 @@
  * it_bignodes.c: one rank of the many-node run of bignodes.sh (spmix-run
  * --nodes M with hundreds or thousands of simulated nodes, one rank each).
  *   it_bignodes DIR
- *       PMIx_Init; Put + Commit of a value of its own; a collecting fence
+ *       PMIx_Init; the node's topology must be in the job's information
+ *       (PMIX_HWLOC_XML_V2, from the topology the launcher shares with every
+ *       node server); Put + Commit of a value of its own; a collecting fence
  *       over the job, then the values of two other ranks (the next one, on
  *       another node, and the one half the job away) must be theirs; a
  *       PMIx_Group_construct over every rank with
@@ -47,6 +49,22 @@ static unsigned char *slurp(const char *name, size_t *n)
              IT_BIG_MAX_PAYLOAD);
     fclose(f);
     return buf;
+}
+
+/* The node's topology as XML in the job's information: from the launcher's
+ * one discovery, which every node server uses (PMIX_TOPOLOGY2). */
+static void check_topology(void)
+{
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+
+    PMIX_LOAD_PROCID(&wild, it_me.nspace, PMIX_RANK_WILDCARD);
+    IT_RC(PMIx_Get(&wild, PMIX_HWLOC_XML_V2, NULL, 0, &v), PMIX_SUCCESS,
+          "PMIx_Get(PMIX_HWLOC_XML_V2)");
+    IT_CHECK(v->type == PMIX_STRING && v->data.string != NULL &&
+                 strstr(v->data.string, "<topology") != NULL,
+             "PMIX_HWLOC_XML_V2 is no hwloc topology");
+    PMIX_VALUE_RELEASE(v);
 }
 
 static void put_commit(void)
@@ -177,6 +195,7 @@ int main(int argc, char **argv)
     dir = argv[1];
     size = it_init();
     IT_CHECK(size >= 2, "the job has %u ranks; 2 at least", size);
+    check_topology();
     put_commit();
     fence_collect();
     check_peer((it_me.rank + 1) % size);
