@@ -101,7 +101,7 @@ rc=$?
 t_end=$(spx_now)
 [ $rc -eq 0 ] || spx_fail "the job ended with $rc"
 awk -v a="$t0" -v b="$t_push" -v c="$t_end" -v r="$t_ready" \
-    'BEGIN { printf "pushed and ended: %.1f s; in all %.1f s (less %.1f s reading /proc)\n",
+    'BEGIN { printf "pushed and ended: %.1f s; in all %.1f s, of which %.1f s reading /proc\n",
              c - b, c - a, b - r }'
 
 size=$(wc -c <"$d/payload")
