@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <hwloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,12 +38,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Safety nets, longer with more nodes (each node's end takes some cpu, and
+ * the nodes share the machine's few cores): */
 #define SPX_LAUNCH_KILL_AFTER 6.0     /* s after END: SIGKILL whatever is left */
 #define SPX_LAUNCH_FINISH_GRACE 15.0  /* s after FINISH: SIGKILL daemons left */
+#define SPX_LAUNCH_GRACE_PER_NODE 0.05 /* s added to both per node past the first 100 */
+#define SPX_LAUNCH_WINDOW_PER_CPU 8   /* daemons starting at once, per online cpu */
+#define SPX_LAUNCH_WINDOW_MIN 16      /* ... and at least this many */
 
 struct spx_launch_daemon {
-    pid_t pid;
+    pid_t pid;                     /* 0: not forked yet */
     int rep_fd, ctl_fd, err_fd;
+    uint32_t nspawned;             /* SPAWNED records so far */
+    bool started;                  /* every rank forked (or it failed, or ended) */
     bool reaped, done;
     struct spx_run_msgbuf mb;
     size_t errlen;
@@ -51,19 +59,26 @@ struct spx_launch_daemon {
 
 static struct {
     const struct spx_run_opts *o;
+    const char *nspace;            /* borrowed from the caller */
+    const void *oldmask;           /* borrowed from the caller */
+    uint16_t port;
+    unsigned char secret[SPX_RUN_SECRET_LEN];   /* wiped once every daemon is forked */
+    uint32_t next, window;         /* the next node to fork; how many may be starting */
     struct spx_launch_daemon *d;
+    hwloc_topology_t topo;         /* loaded once, inherited by every daemon; or NULL */
     pid_t *rank_pid;               /* [n], 0 until SPAWNED */
     char **stats;                  /* [nodes] the node's stats line, or NULL */
     int sigfd;
     bool ending, finishing;
     int end_code, worst;
     double deadline, kill_at, finish_kill_at;
+    double kill_after, finish_grace; /* the safety nets for this many nodes */
 } L;
 
 /* ---- setup ---- */
 
-/* A port free on 127.0.0.1..127.0.0.nodes (each node listens at its own
- * address). Returns the port or 0. */
+/* A port free on every node's address (spx_run_node_ip: each node listens at
+ * its own). Returns the port or 0. */
 static uint16_t spx_launch_pick_port(uint32_t nodes)
 {
     for (int attempt = 0; attempt < 32; attempt++) {
@@ -84,7 +99,7 @@ static uint16_t spx_launch_pick_port(uint32_t nodes)
             continue;
         for (uint32_t k = 0; k < nodes && ok; k++) {
             s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            sa.sin_addr.s_addr = htonl(0x7f000001u + k);
+            sa.sin_addr.s_addr = htonl(spx_run_node_ip(k));
             sa.sin_port = htons(port);
             ok = s >= 0 && setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
                  bind(s, (struct sockaddr *)&sa, sizeof(sa)) == 0;
@@ -112,6 +127,27 @@ static int spx_launch_secret(unsigned char *buf, size_t len)
     return 0;
 }
 
+/* The machine's topology, discovered once here (as a node server would, with
+ * the I/O devices Open MPI keeps) and inherited by every daemon, whose server
+ * then uses it (PMIX_TOPOLOGY2) instead of discovering it again: on few
+ * cores a thousand discoveries took longer than everything else the servers
+ * do to start. NULL (each server discovers, or shares none) when it fails or
+ * SPMIX_SHARE_TOPOLOGY=0. */
+static hwloc_topology_t spx_launch_topology(void)
+{
+    const char *e = getenv("SPMIX_SHARE_TOPOLOGY");
+    hwloc_topology_t t;
+
+    if ((e && strcmp(e, "0") == 0) || hwloc_topology_init(&t) != 0)
+        return NULL;
+    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_load(t) != 0) {
+        hwloc_topology_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
 static void spx_launch_nonblock(int fd)
 {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -129,8 +165,7 @@ static void spx_launch_child_fds(uint32_t upto)
     close(L.sigfd);
 }
 
-static int spx_launch_fork(uint32_t k, const char *nspace, uint16_t port,
-                           const unsigned char *secret, const void *oldmask)
+static int spx_launch_fork(uint32_t k)
 {
     struct spx_launch_daemon *d = &L.d[k];
     int rep[2], ctl[2], err[2];
@@ -154,8 +189,8 @@ static int spx_launch_fork(uint32_t k, const char *nspace, uint16_t port,
     pid = fork();
     if (pid == 0) {
         struct spx_run_node_cfg cfg = {
-            .o = L.o, .index = k, .nspace = nspace, .port = port, .secret = secret,
-            .report_fd = rep[1], .ctl_fd = ctl[0],
+            .o = L.o, .index = k, .nspace = L.nspace, .port = L.port, .secret = L.secret,
+            .report_fd = rep[1], .ctl_fd = ctl[0], .hwloc_topology = L.topo,
         };
         setpgid(0, 0);
         spx_launch_child_fds(k);
@@ -167,7 +202,7 @@ static int spx_launch_fork(uint32_t k, const char *nspace, uint16_t port,
             _exit(1);
         close(err[1]);
         spx_launch_nonblock(ctl[0]);
-        exit(spx_run_node_main(&cfg, oldmask));
+        exit(spx_run_node_main(&cfg, L.oldmask));
     }
     close(rep[1]);
     close(ctl[0]);
@@ -186,6 +221,44 @@ static int spx_launch_fork(uint32_t k, const char *nspace, uint16_t port,
     return 0;
 }
 
+/* A node that will never start: nothing to wait for. */
+static void spx_launch_never(uint32_t k)
+{
+    L.d[k] = (struct spx_launch_daemon){ .pid = -1, .rep_fd = -1, .ctl_fd = -1, .err_fd = -1,
+                                         .started = true, .reaped = true, .done = true };
+}
+
+static void spx_launch_end(int code, bool now);
+
+/* Fork daemons in node order (a parent in the tree starts before its
+ * children) while fewer than L.window of them are starting: a daemon counts
+ * as starting until it has reported every rank SPAWNED (or ended). Many
+ * servers starting at once on few cores would starve each other (the tree's
+ * handshakes have a deadline). Once the job ends, the rest never start. */
+static void spx_launch_start_more(void)
+{
+    uint32_t starting = 0;
+
+    if (L.next >= L.o->nodes)
+        return;
+    for (uint32_t k = 0; k < L.next; k++)
+        starting += !L.d[k].started;
+    while (L.next < L.o->nodes && !L.ending && starting < L.window) {
+        if (spx_launch_fork(L.next) < 0) {
+            perror("spmix-run: cannot start a node daemon");
+            spx_launch_end(1, true);
+            break;
+        }
+        L.next++;
+        starting++;
+    }
+    if (L.ending)
+        while (L.next < L.o->nodes)
+            spx_launch_never(L.next++);
+    if (L.next >= L.o->nodes)
+        explicit_bzero(L.secret, sizeof(L.secret));
+}
+
 /* ---- ending ---- */
 
 static void spx_launch_tell_all(uint32_t type, uint32_t a, int32_t b)
@@ -202,7 +275,7 @@ static void spx_launch_end(int code, bool now)
         return;
     L.ending = true;
     L.end_code = code;
-    L.kill_at = spx_run_now() + SPX_LAUNCH_KILL_AFTER;
+    L.kill_at = spx_run_now() + L.kill_after;
     spx_launch_tell_all(SPX_RUN_MSG_END, now ? 1 : 0, code);
 }
 
@@ -217,7 +290,7 @@ static void spx_launch_kill_everything(void)
 {
     spx_launch_kill_ranks(UINT32_MAX, SIGKILL);
     for (uint32_t k = 0; k < L.o->nodes; k++)
-        if (!L.d[k].reaped)
+        if (!L.d[k].reaped && L.d[k].pid > 0)
             kill(-L.d[k].pid, SIGKILL);
 }
 
@@ -229,13 +302,17 @@ static void spx_launch_report(const struct spx_run_msg *m, void *arg)
 
     switch (m->type) {
     case SPX_RUN_MSG_SPAWNED:
-        if (m->a < L.o->n && spx_run_node_of(L.o, m->a) == k)
+        if (m->a < L.o->n && spx_run_node_of(L.o, m->a) == k) {
             L.rank_pid[m->a] = (pid_t)m->b;
+            L.d[k].started |= ++L.d[k].nspawned >= spx_run_node_count(L.o, k);
+        }
         break;
     case SPX_RUN_MSG_END:
+        L.d[k].started = true;
         spx_launch_end(m->b, false);
         break;
     case SPX_RUN_MSG_DONE:
+        L.d[k].started = true;
         L.d[k].done = true;
         if (m->b > L.worst)
             L.worst = m->b;
@@ -297,6 +374,7 @@ static void spx_launch_reaped(uint32_t k, int ws)
 
     d->reaped = true;
     d->done = true;
+    d->started = true;
     if (d->ctl_fd >= 0)
         close(d->ctl_fd);
     d->ctl_fd = -1;
@@ -363,13 +441,13 @@ static void spx_launch_timers(void)
         all_done &= L.d[k].done;
     if (all_done && !L.finishing) {
         L.finishing = true;
-        L.finish_kill_at = now + SPX_LAUNCH_FINISH_GRACE;
+        L.finish_kill_at = now + L.finish_grace;
         spx_launch_tell_all(SPX_RUN_MSG_FINISH, 0, 0);
     }
     if (L.finishing && L.finish_kill_at > 0 && now >= L.finish_kill_at) {
         L.finish_kill_at = 0;
         fprintf(stderr, "spmix-run: node daemons did not exit %g s after the job ended; "
-                        "killing them\n", SPX_LAUNCH_FINISH_GRACE);
+                        "killing them\n", L.finish_grace);
         spx_launch_kill_everything();
     }
 }
@@ -414,6 +492,7 @@ static void spx_launch_loop(struct pollfd *pfd)
         }
         if (pfd[0].revents)
             spx_launch_signals();
+        spx_launch_start_more();
         spx_launch_timers();
     }
 }
@@ -445,13 +524,23 @@ static void spx_launch_print_stats(void)
 
 int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void *oldmask)
 {
-    unsigned char secret[SPX_RUN_SECRET_LEN];
     struct pollfd *pfd = NULL;
-    uint16_t port;
     sigset_t set;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int code = 1;
 
     L.o = o;
+    L.kill_after = SPX_LAUNCH_KILL_AFTER;
+    L.finish_grace = SPX_LAUNCH_FINISH_GRACE;
+    if (o->nodes > 100) {
+        L.kill_after += SPX_LAUNCH_GRACE_PER_NODE * (o->nodes - 100);
+        L.finish_grace += SPX_LAUNCH_GRACE_PER_NODE * (o->nodes - 100);
+    }
+    L.nspace = nspace;
+    L.oldmask = oldmask;
+    L.window = cpus > 0 && (uint32_t)cpus * SPX_LAUNCH_WINDOW_PER_CPU > SPX_LAUNCH_WINDOW_MIN
+                   ? (uint32_t)cpus * SPX_LAUNCH_WINDOW_PER_CPU
+                   : SPX_LAUNCH_WINDOW_MIN;
     L.d = calloc(o->nodes, sizeof(*L.d));
     L.rank_pid = calloc(o->n, sizeof(*L.rank_pid));
     L.stats = calloc(o->nodes, sizeof(*L.stats));
@@ -460,13 +549,18 @@ int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void 
         perror("spmix-run: setup");
         goto out;
     }
-    if (spx_launch_secret(secret, sizeof(secret)) < 0) {
+    for (uint32_t k = 0; k < o->nodes; k++)   /* not forked yet */
+        L.d[k] = (struct spx_launch_daemon){ .rep_fd = -1, .ctl_fd = -1, .err_fd = -1 };
+    if (spx_launch_secret(L.secret, sizeof(L.secret)) < 0) {
         perror("spmix-run: getrandom");
         goto out;
     }
-    port = spx_launch_pick_port(o->nodes);
-    if (port == 0) {
-        fprintf(stderr, "spmix-run: no TCP port is free on 127.0.0.1..127.0.0.%u\n", o->nodes);
+    L.port = spx_launch_pick_port(o->nodes);
+    if (L.port == 0) {
+        char last[32];
+        spx_run_node_addr(o->nodes - 1, 0, last, sizeof(last));
+        *strrchr(last, ':') = '\0';
+        fprintf(stderr, "spmix-run: no TCP port is free on 127.0.0.1..%s\n", last);
         goto out;
     }
     sigemptyset(&set);
@@ -481,24 +575,16 @@ int spx_run_launch(const struct spx_run_opts *o, const char *nspace, const void 
     }
     if (o->stats)
         setenv("SPMIX_STATS", "1", 1);
-    for (uint32_t k = 0; k < o->nodes; k++) {
-        if (spx_launch_fork(k, nspace, port, secret, oldmask) < 0) {
-            perror("spmix-run: cannot start a node daemon");
-            for (uint32_t j = k; j < o->nodes; j++)   /* never started: nothing to wait for */
-                L.d[j] = (struct spx_launch_daemon){ .pid = -1, .rep_fd = -1, .ctl_fd = -1,
-                                                     .err_fd = -1, .reaped = true, .done = true };
-            spx_launch_end(1, true);
-            break;
-        }
-    }
-    explicit_bzero(secret, sizeof(secret));
+    L.topo = spx_launch_topology();
     if (o->timeout > 0)
         L.deadline = spx_run_now() + o->timeout;
+    spx_launch_start_more();
     spx_launch_loop(pfd);
     code = L.ending ? L.end_code : L.worst;
     if (o->stats)
         spx_launch_print_stats();
 out:
+    explicit_bzero(L.secret, sizeof(L.secret));
     for (uint32_t k = 0; L.d != NULL && k < o->nodes; k++) {
         if (L.d[k].rep_fd > 0)
             close(L.d[k].rep_fd);
@@ -508,6 +594,8 @@ out:
     for (uint32_t k = 0; L.stats != NULL && k < o->nodes; k++)
         free(L.stats[k]);
     free(L.stats);
+    if (L.topo != NULL)
+        hwloc_topology_destroy(L.topo);
     free(L.d);
     free(L.rank_pid);
     free(pfd);

@@ -2,7 +2,7 @@
  * run_node: one node of an spmix-run job (see run_node.h).
  *
  * Data flow: spx_run_node_main() describes the job (node k is "sim<k>" at
- * 127.0.0.(k+1), with the ranks run_proto places there) in one struct
+ * spx_run_node_ip(k), with the ranks run_proto places there) in one struct
  * spx_host_job, starts the server with run_host's module through
  * lib/host (plus the SPMIX_TREE_* attributes under a launcher, from that same
  * layout), registers the job's namespace from it (local_node = this node),
@@ -24,6 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include "config.h"
 #include "run_node.h"
 #include "run_host.h"
 #include "run_out.h"
@@ -46,6 +47,9 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
+#include <malloc.h>
+#endif
 
 #include "run_clock.h"
 
@@ -496,7 +500,7 @@ static int spx_run_rm(const char *path, const struct stat *st, int flag, struct 
 }
 
 /* The job as lib/host sees it: node k is "sim<k>" (the host name with one
- * node) at 127.0.0.(k+1):port, with the ranks run_proto puts there. */
+ * node) at spx_run_node_addr(k), with the ranks run_proto puts there. */
 static int spx_run_describe_job(void)
 {
     const struct spx_run_opts *o = N.o;
@@ -545,6 +549,7 @@ static int spx_run_server_start(void)
      * the other nodes through the servers' tree */
     uint32_t launcher = N.cfg->report_fd >= 0 ? (uint32_t)getppid() : 0;
     struct spx_host_server_cfg sc = { .tmpdir = N.tmpdir, .local_fences = true,
+                                      .hwloc_topology = N.cfg->hwloc_topology,
                                       .system_tmpdir = td && *td ? td : "/tmp",
                                       .tool_support = true, .launcher_pid = launcher,
                                       .rendezvous_pid = N.cfg->index == 0 ? launcher : 0 };
@@ -665,6 +670,12 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
     if (spx_run_register_job() < 0)
         goto out;
     registered = true;
+#if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
+    /* building and storing the job's information (every node's and rank's)
+     * and loading the topology peak at several times what stays: give the
+     * free pages back, a node server is one of thousands with --nodes */
+    malloc_trim(0);
+#endif
     if (N.o->timeout > 0 && cfg->ctl_fd < 0)   /* under a launcher, it keeps the time */
         N.deadline = spx_run_now() + N.o->timeout;
     for (uint32_t i = 0; i < N.nlocal; i++) {

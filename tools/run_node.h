@@ -24,7 +24,12 @@
 #include <sys/resource.h>
 
 #define SPX_RUN_MAX_PROCS 4096
-#define SPX_RUN_MAX_NODES 254      /* node k listens on 127.0.0.(k+1) */
+/* Node k listens on 127.0.(k / 254).(k % 254 + 1) (spx_run_node_ip): nodes
+ * 0..253 on 127.0.0.1..127.0.0.254 as before, then 127.0.1.1.., up to
+ * 127.0.16.32 for node 4095. Every node needs a rank, so the rank limit
+ * bounds the node count too. */
+#define SPX_RUN_NODES_PER_OCTET 254u
+#define SPX_RUN_MAX_NODES 4096
 #define SPX_RUN_TIMEOUT_CODE 124
 #define SPX_RUN_SECRET_LEN 32
 
@@ -54,11 +59,13 @@ struct spx_run_node_cfg {
     const struct spx_run_opts *o;
     uint32_t index;                 /* this node, 0..nodes-1 */
     const char *nspace;             /* the job's namespace (same on every node) */
-    uint16_t port;                  /* the tree's port (node k at 127.0.0.(k+1));
+    uint16_t port;                  /* the tree's port (node k at spx_run_node_ip(k));
                                        0 with one node: no tree */
     const unsigned char *secret;    /* SPX_RUN_SECRET_LEN bytes; NULL with one node */
     int report_fd, ctl_fd;          /* pipes to/from the launcher; -1 with one node */
     int rank_err;                   /* fd the ranks' stderr goes to */
+    void *hwloc_topology;           /* the launcher's hwloc_topology_t, loaded once for
+                                       every node (borrowed); NULL: the server's own */
 };
 
 enum spx_run_msg_type {
@@ -92,7 +99,11 @@ int spx_run_msg_recv(int fd, struct spx_run_msgbuf *mb,
  * order (out must hold n entries; returns how many). */
 uint32_t spx_run_node_of(const struct spx_run_opts *o, uint32_t rank);
 uint32_t spx_run_node_ranks(const struct spx_run_opts *o, uint32_t node, uint32_t *out);
-/* Where node k's server listens for the tree: "127.0.0.(k+1):port" into out. */
+/* How many ranks node k holds. */
+uint32_t spx_run_node_count(const struct spx_run_opts *o, uint32_t node);
+/* Where node k's server listens for the tree: its IPv4 address in host
+ * order (127.0.(k / 254).(k % 254 + 1)), and "a.b.c.d:port" into out. */
+uint32_t spx_run_node_ip(uint32_t node);
 void spx_run_node_addr(uint32_t node, uint16_t port, char *out, size_t len);
 
 /* Run the node until its ranks are gone (and, under a launcher, until told to

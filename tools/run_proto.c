@@ -72,17 +72,47 @@ uint32_t spx_run_node_of(const struct spx_run_opts *o, uint32_t rank)
     return extra + (rank - extra * (base + 1)) / base;
 }
 
+/* Block and cyclic alike: the first n % nodes nodes hold one rank more. */
+uint32_t spx_run_node_count(const struct spx_run_opts *o, uint32_t node)
+{
+    if (node >= o->nodes)
+        return 0;
+    return o->n / o->nodes + (node < o->n % o->nodes ? 1 : 0);
+}
+
+/* Direct: block is a contiguous range, cyclic a stride (no walk over all
+ * ranks, which every node would repeat for every node). */
 uint32_t spx_run_node_ranks(const struct spx_run_opts *o, uint32_t node, uint32_t *out)
 {
-    uint32_t k = 0;
+    uint32_t base = o->n / o->nodes, extra = o->n % o->nodes, first, count;
 
-    for (uint32_t r = 0; r < o->n; r++)
-        if (spx_run_node_of(o, r) == node)
-            out[k++] = r;
-    return k;
+    if (node >= o->nodes)
+        return 0;
+    if (o->cyclic) {
+        count = 0;
+        for (uint32_t r = node; r < o->n; r += o->nodes)
+            out[count++] = r;
+        return count;
+    }
+    count = base + (node < extra ? 1 : 0);
+    first = node < extra ? node * (base + 1) : extra * (base + 1) + (node - extra) * base;
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = first + i;
+    return count;
+}
+
+/* 127.0.B.(C+1) with B = k / 254, C = k % 254: the first 254 nodes keep
+ * 127.0.0.1..127.0.0.254, and no address ends in .0 or .255. */
+uint32_t spx_run_node_ip(uint32_t node)
+{
+    return 0x7f000000u | ((node / SPX_RUN_NODES_PER_OCTET) << 8) |
+           (node % SPX_RUN_NODES_PER_OCTET + 1);
 }
 
 void spx_run_node_addr(uint32_t node, uint16_t port, char *out, size_t len)
 {
-    snprintf(out, len, "127.0.0.%u:%u", node + 1, (unsigned)port);
+    uint32_t ip = spx_run_node_ip(node);
+
+    snprintf(out, len, "127.%u.%u.%u:%u", (ip >> 16) & 0xffu, (ip >> 8) & 0xffu, ip & 0xffu,
+             (unsigned)port);
 }

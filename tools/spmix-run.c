@@ -72,20 +72,38 @@ static void spx_run_put_lib_first(void)
 }
 
 /* The ranks' output pipes, their stdin pipes and the server's sockets take
- * several descriptors per rank: the soft RLIMIT_NOFILE goes up to the hard
- * one (o->nofile keeps the old one, which the ranks get back). */
+ * several descriptors per rank, the launcher three pipes per node, and a node
+ * server up to a link per other node (a push to every rank goes from one
+ * server to each node): the soft RLIMIT_NOFILE goes up to the hard one, and
+ * the hard one too when that is still short of what the job may need and
+ * the process may raise it (CAP_SYS_RESOURCE). o->nofile keeps the old
+ * limit, which the ranks get back. */
 static void spx_run_raise_nofile(struct spx_run_opts *o)
 {
-    struct rlimit up;
+    rlim_t need = 256 + 4 * (rlim_t)o->n + (o->nodes > 1 ? 4 * (rlim_t)o->nodes : 0);
+    struct rlimit up, now;
 
-    if (getrlimit(RLIMIT_NOFILE, &o->nofile) != 0 || o->nofile.rlim_cur >= o->nofile.rlim_max)
+    if (getrlimit(RLIMIT_NOFILE, &o->nofile) != 0)
         return;
     up = o->nofile;
-    up.rlim_cur = up.rlim_max == RLIM_INFINITY || up.rlim_max > (1u << 20) ? (1u << 20)
-                                                                           : up.rlim_max;
-    if (up.rlim_cur <= o->nofile.rlim_cur)
-        return;
-    o->nofile_raised = setrlimit(RLIMIT_NOFILE, &up) == 0;
+    if (up.rlim_max != RLIM_INFINITY && up.rlim_max < need) {
+        up.rlim_cur = up.rlim_max = need;   /* refused unless privileged */
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            o->nofile_raised = true;
+        else
+            up = o->nofile;
+    }
+    if (up.rlim_cur < up.rlim_max) {
+        up.rlim_cur = up.rlim_max == RLIM_INFINITY || up.rlim_max > (1u << 20) ? (1u << 20)
+                                                                               : up.rlim_max;
+        if (up.rlim_cur > o->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &up) == 0)
+            o->nofile_raised = true;
+    }
+    if (getrlimit(RLIMIT_NOFILE, &now) == 0 && now.rlim_cur < need)
+        fprintf(stderr, "spmix-run: %u ranks on %u nodes may need %llu file descriptors, and "
+                        "the limit is %llu (ulimit -Hn); the job may fail to open pipes or "
+                        "sockets\n", o->n, o->nodes, (unsigned long long)need,
+                (unsigned long long)now.rlim_cur);
 }
 
 static void spx_run_usage(FILE *f)
@@ -95,7 +113,7 @@ static void spx_run_usage(FILE *f)
                "                 [--stdin tool] [--output-tap]\n"
                "                 [-x VAR[=VALUE]]... [--] program [args...]\n"
                "Run N ranks of program under embedded PMIx servers, on this host or on M\n"
-               "simulated nodes (node k at 127.0.0.(k+1)).\n"
+               "simulated nodes (node k at 127.0.(k/254).(k%%254+1)).\n"
                "The ranks' stdout and stderr are forwarded by whole lines, as srun does: a\n"
                "partial line waits for its newline (or the stream's end, or 64 KiB), so lines\n"
                "of different ranks never mix. --tag-output prefixes each with \"[rank] \".\n"

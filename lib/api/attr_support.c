@@ -109,6 +109,7 @@ ATTR(a_userid, PMIX_USERID, PMIX_UINT32, "the user the server's clients must run
 ATTR(a_grpid, PMIX_GRPID, PMIX_UINT32, "the group the server's clients must run as");
 ATTR(a_server_rank, PMIX_SERVER_RANK, PMIX_PROC_RANK, "the server's rank");
 ATTR(a_server_tool_support, PMIX_SERVER_TOOL_SUPPORT, PMIX_BOOL, "accept tool connections (writes the rendezvous file)");
+ATTR(a_topology2, PMIX_TOPOLOGY2, PMIX_TOPO, "the host's hwloc topology of this node, used instead of discovering it (borrowed)");
 
 #define ATTRS(...) ((const struct spx_attr *const[]){__VA_ARGS__, NULL})
 #define NO_ATTRS   ((const struct spx_attr *const[]){NULL})
@@ -184,7 +185,7 @@ static const struct spx_attr_fn client_fns[] = {
 static const struct spx_attr_fn server_fns[] = {
     {"PMIx_server_init",
      ATTRS(&a_server_tmpdir, &a_userid, &a_grpid, &a_server_nspace, &a_server_rank, &a_hostname,
-           &a_nodeid, &a_server_tool_support, &a_system_tmpdir)},
+           &a_nodeid, &a_server_tool_support, &a_system_tmpdir, &a_topology2)},
 };
 
 static const struct spx_attr_fn tool_fns[] = {

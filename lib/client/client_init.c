@@ -18,6 +18,10 @@
  */
 #include "config.h"
 
+#if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
+#include <malloc.h>
+#endif
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -528,6 +532,13 @@ pmix_status_t spx_client_init(const struct spx_tool_start *tool, pmix_proc_t *pr
         rc = first_init(tool);
         if (rc == PMIX_SUCCESS)
             __atomic_store_n(&spx_client.init_count, 1, __ATOMIC_RELEASE);
+#if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
+        /* decoding the job's information (O(job size): ~8 KiB per process,
+         * about half of it transient) leaves free holes inside the heap that
+         * free() keeps; give those pages back once (thousands of ranks on
+         * one host add up) */
+        malloc_trim(0);
+#endif
     } else {
         __atomic_add_fetch(&spx_client.init_count, 1, __ATOMIC_ACQ_REL);
     }

@@ -13,7 +13,7 @@
 
 #include <spmix.h>
 
-#define SPX_HOST_SERVER_INFO 17
+#define SPX_HOST_SERVER_INFO 18
 
 /* Waits use a heap object: after a timeout the callback may still come, so
  * the object is left to it (leaked) rather than freed. */
@@ -81,6 +81,11 @@ pmix_status_t spx_host_server_start(pmix_server_module_t *module,
         PMIx_Info_load(&info[n++], PMIX_SERVER_NSPACE, cfg->server_nspace, PMIX_STRING);
     if (cfg->local_fences)
         PMIx_Info_load(&info[n++], SPMIX_SERVER_LOCAL_FENCES, &local_fences, PMIX_BOOL);
+    if (cfg->hwloc_topology != NULL) {
+        char source[] = "hwloc";
+        pmix_topology_t topo = { .source = source, .topology = cfg->hwloc_topology };
+        PMIx_Info_load(&info[n++], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);   /* borrowed */
+    }
     if (tj != NULL) {
         PMIx_Info_load(&info[n++], SPMIX_TREE_NODE_INDEX, &tj->local_node, PMIX_UINT32);
         PMIx_Info_load(&info[n++], SPMIX_TREE_ADDRS, addrs, PMIX_STRING);

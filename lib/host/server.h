@@ -39,6 +39,9 @@ struct spx_host_server_cfg {
     const char *hostname;        /* PMIX_HOSTNAME; NULL: not given */
     const char *server_nspace;   /* PMIX_SERVER_NSPACE; NULL: not given */
     bool local_fences;           /* SPMIX_SERVER_LOCAL_FENCES true (single node) */
+    void *hwloc_topology;        /* PMIX_TOPOLOGY2: an hwloc_topology_t the caller loaded
+                                  * and keeps for the server's life; NULL: the server
+                                  * discovers the node itself */
     /* the tree: NULL for a single node without one. Index and addresses from
      * the job's layout; every node needs an addr. */
     const struct spx_host_job *tree_job;

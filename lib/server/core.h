@@ -355,6 +355,9 @@ void spx_srv_req_finish_now(struct spx_srv_req *r, pmix_status_t status);
 void spx_srv_req_reply_done(struct spx_srv_req *r);
 
 /* ---- topo.c: this node's topology for the clients ---- */
+/* The host's hwloc topology (PMIX_TOPOLOGY2 at PMIx_server_init; borrowed
+ * for the server's life) replaces the server's own discovery. */
+void spx_srv_topo_from_host(void *hwloc_topo);
 /* Adds PMIX_HWLOC_XML_V2 to ns's job info unless the host gave a topology. */
 pmix_status_t spx_srv_topo_add_xml(struct spx_srv_ns *ns);
 /* Stores PMIX_CPUSET and (bound processes) PMIX_LOCALITY_STRING of rank from

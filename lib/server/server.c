@@ -211,6 +211,11 @@ static void read_directives(const pmix_info_t *info, size_t ninfo, const char **
         spx_srv->nodeid = u;
         spx_srv->have_nodeid = true;
     }
+    spx_srv_topo_from_host(NULL);
+    if ((i = spx_info_find(info, ninfo, PMIX_TOPOLOGY2)) && i->value.type == PMIX_TOPO &&
+        i->value.data.topo && i->value.data.topo->topology && i->value.data.topo->source &&
+        strncmp(i->value.data.topo->source, "hwloc", 5) == 0)
+        spx_srv_topo_from_host(i->value.data.topo->topology);
     if (!*tmpdir || !**tmpdir)
         *tmpdir = getenv("TMPDIR");
     if (!*tmpdir || !**tmpdir)
@@ -225,7 +230,7 @@ static const char *const init_directives[] = {
     PMIX_SERVER_RANK,    PMIX_HOSTNAME,         PMIX_NODEID,        SPMIX_SERVER_LOCAL_FENCES,
     SPMIX_TREE_NODE_INDEX, SPMIX_TREE_ADDRS,    SPMIX_TREE_SECRET,  SPMIX_TREE_WIDTH,
     SPMIX_TREE_TIMEOUT,  PMIX_SERVER_TOOL_SUPPORT, PMIX_SYSTEM_TMPDIR,
-    SPMIX_SERVER_RENDEZVOUS_PID, SPMIX_SERVER_LAUNCHER_PID, NULL};
+    SPMIX_SERVER_RENDEZVOUS_PID, SPMIX_SERVER_LAUNCHER_PID, PMIX_TOPOLOGY2, NULL};
 
 SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                           size_t ninfo)

@@ -15,7 +15,11 @@
  *     "NM0:SK0:L30:L20:L10:CR0:HT0:". Peers compare these strings to tell
  *     how close two processes are.
  * A host that registers either key itself keeps its own. SPMIX_SHARE_TOPOLOGY=0
- * in the server's environment turns both off.
+ * in the server's environment turns both off. A host that loaded the
+ * topology already hands it to PMIx_server_init (PMIX_TOPOLOGY2, an hwloc
+ * topology it keeps alive while the server lives): it is used instead of a
+ * discovery of our own (spmix-run --nodes: one discovery in the launcher for
+ * every node server it forks, not one per server).
  * Thread use: spx_srv_topo_add_xml runs on the registering thread, the rest
  * on the progress thread; the topology is read-only once loaded (pthread_once).
  */
@@ -34,6 +38,12 @@
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 static hwloc_topology_t topo;   /* NULL when unavailable or turned off */
 static char *topo_xml;          /* hwloc's buffer (hwloc_free_xmlbuffer) */
+static hwloc_topology_t host_topo; /* the host's (PMIX_TOPOLOGY2), borrowed; or NULL */
+
+void spx_srv_topo_from_host(void *hwloc_topo)
+{
+    host_topo = hwloc_topo;
+}
 
 static void topo_load(void)
 {
@@ -41,11 +51,20 @@ static void topo_load(void)
     if (e && strcmp(e, "0") == 0)
         return;
     hwloc_topology_t t;
+    int len = 0;
+    if (host_topo) {
+        if (hwloc_topology_export_xmlbuffer(host_topo, &topo_xml, &len, 0) == 0) {
+            topo = host_topo;
+            spx_debug("hwloc: the host's topology, XML export %d bytes", len);
+            return;
+        }
+        spx_warn("hwloc: cannot export the host's topology; discovering this node's");
+        topo_xml = NULL;
+    }
     if (hwloc_topology_init(&t) != 0)
         return;
     /* what Open MPI asks for when it loads a topology itself */
     hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    int len = 0;
     if (hwloc_topology_load(t) != 0 || hwloc_topology_export_xmlbuffer(t, &topo_xml, &len, 0) != 0) {
         spx_warn("hwloc: cannot load or export this node's topology; clients discover it");
         hwloc_topology_destroy(t);

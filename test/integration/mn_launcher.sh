@@ -39,7 +39,7 @@ spx_expect_rc 124
 spx_expect_err "timeout of 1 s reached"
 spx_expect_faster 8
 
-for bad in "--nodes 0 -n 1 true" "--nodes 3 -n 2 true" "--nodes 255 -n 300 true" \
+for bad in "--nodes 0 -n 1 true" "--nodes 3 -n 2 true" "--nodes 4097 -n 4096 true" \
            "--nodes 2 -n 2 --map diagonal true" "--nodes 2 -n 2 --width 1 true"; do
     # shellcheck disable=SC2086
     job $bad
