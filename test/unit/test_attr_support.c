@@ -77,6 +77,7 @@ static pmix_data_type_t header_type(const char *hdr, const char *name)
                {"pmix_persistence_t", PMIX_PERSIST},
                {"pmix_data_array_t*", PMIX_DATA_ARRAY},
                {"pmix_proc_t*", PMIX_PROC},
+               {"pmix_topology_t*", PMIX_TOPO},
                {"void*", PMIX_POINTER},
                {"time_t", PMIX_TIME},
                {"pmix_device_type_t", PMIX_DEVTYPE},
