@@ -374,7 +374,7 @@ static int coll_send(spx_coll_t *c, uint32_t to, uint8_t kind, pmix_status_t sta
         /* a node already gone: its loss was reported, or it ended in order
          * (a stand-in's round, which does not hold a node back, can end
          * after that node left): nothing to warn about again */
-        if (to < e->nnodes && e->lost[to])
+        if (sorted_has(e->lost, e->nlost, to))
             spx_debug("tree: node %u: collective %s#%u: no %s to node %u, gone", c->e->self,
                       c->set_id, c->seq, spx_coll_kind_str(kind), to);
         else
