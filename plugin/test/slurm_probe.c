@@ -15,8 +15,9 @@
  *              until F is removed (at most 60 s)
  *   early_end  the ranks of the last node finalize and exit after a first
  *              fence; the others count the events they get for 3 s, then
- *              fence over the whole job, which must fail (its members on the
- *              last node are gone) and not hang; they print
+ *              fence over the whole job, which goes on without the
+ *              finalized ranks (their node ended in order) and must not
+ *              hang; they print
  *              "early_end <rank> events <n> fence <status> <seconds>"
  * Exit status 0 when the mode's checks pass; failures print "FAIL ...".
  */
