@@ -45,7 +45,8 @@ done
 # 2. the server goes with the tool's request unread in its socket
 d="$SPX_TMP/hold"
 mkdir -p "$d" || spx_fail "mkdir"
-TMPDIR="$rdv" "$SPX_RUN" -n 1 sh -c 'while [ ! -e "$0/done" ]; do sleep 0.05; done' "$d" \
+# (the rank also ends once the test's directory is gone: never a stray)
+TMPDIR="$rdv" "$SPX_RUN" -n 1 sh -c 'while [ -d "$0" ] && [ ! -e "$0/done" ]; do sleep 0.05; done' "$d" \
     >"$SPX_OUT" 2>"$SPX_ERR" &
 job=$!
 i=0
