@@ -30,6 +30,7 @@
 #include "util/compiler.h"
 #include "util/log.h"
 #include "util/ranklist.h"
+#include "util/trace.h"
 
 struct fence_req {
     pmix_proc_t *procs; /* owned copy */
@@ -57,9 +58,14 @@ static void fence_finish(struct fence_req *r, pmix_status_t status)
     fence_req_free(r);
 }
 
+/* PMIx_Fence calls of this process, for the trace (util/trace.h) */
+static uint32_t trace_calls;
+
 static void fence_reply(pmix_status_t status, spx_buf_t *payload, void *arg)
 {
     struct fence_req *r = arg;
+    spx_trace(SPX_TR_C_REPLY, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+              spx_client.myproc.rank, 0);
     if (status == PMIX_SUCCESS) {
         status = spx_buf_pull_i32(payload);
         if (spx_buf_finish(payload) != 0) {
@@ -124,6 +130,8 @@ static pmix_status_t fence_start(const pmix_proc_t procs[], size_t nprocs,
     spx_buf_init(&b);
     spx_codec_push_proc_array(&b, r->procs, r->nprocs);
     spx_codec_push_info_array(&b, r->info, r->ninfo);
+    spx_trace(SPX_TR_C_SEND, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+              spx_client.myproc.rank, 0);
     pmix_status_t rc = spx_buf_failed(&b) ? PMIX_ERR_NOMEM
                                           : spx_client_request(SPX_MSG_FENCE, &b, fence_reply, r);
     spx_buf_fini(&b);
@@ -262,7 +270,11 @@ static pmix_status_t fence_direct(bool collect)
         uint32_t gen = 0, nc = 0;
         pmix_status_t st = PMIX_SUCCESS;
         done = true;
-        switch (spx_shmb_arrive(b, spx_client.shmb_slot, collect, false, &gen, &nc, &st)) {
+        enum spx_shmb_arrive how = spx_shmb_arrive(b, spx_client.shmb_slot, collect, false, &gen,
+                                                   &nc, &st);
+        spx_trace(SPX_TR_C_ARRIVED, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+                  spx_client.myproc.rank, gen);
+        switch (how) {
         case SPX_SHMB_BROKEN:
             rc = st;
             break;
@@ -289,6 +301,8 @@ static pmix_status_t fence_direct(bool collect)
             spx_buf_t m;
             spx_buf_init(&m);
             spx_buf_push_u32(&m, gen);
+            spx_trace(SPX_TR_C_SEND, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+                      spx_client.myproc.rank, gen);
             rc = spx_buf_failed(&m) ? PMIX_ERR_NOMEM
                                     : spx_client_request(SPX_MSG_FENCE_LOCAL, &m, NULL, NULL);
             spx_buf_fini(&m);
@@ -300,6 +314,8 @@ static pmix_status_t fence_direct(bool collect)
         }
     }
     pthread_mutex_unlock(&spx_client.shmb_lock);
+    spx_trace(SPX_TR_C_WOKE, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+              spx_client.myproc.rank, 0);
     if (rc == PMIX_SUCCESS && collect)
         spx_client_cache_reset();
     return rc;
@@ -344,8 +360,11 @@ static pmix_status_t fence_blocking(const pmix_proc_t procs[], size_t nprocs,
     struct fence_wait fw;
     spx_wait_init(&fw.wait);
     rc = fence_start(procs, nprocs, info, ninfo, fence_wait_cb, &fw);
-    if (rc == PMIX_SUCCESS)
+    if (rc == PMIX_SUCCESS) {
         rc = spx_wait_block(&fw.wait);
+        spx_trace(SPX_TR_C_WOKE, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+                  spx_client.myproc.rank, 0);
+    }
     spx_wait_fini(&fw.wait);
     return rc;
 }
@@ -374,6 +393,8 @@ static pmix_status_t fence_nonblocking(const pmix_proc_t procs[], size_t nprocs,
 SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                     const pmix_info_t info[], size_t ninfo)
 {
+    spx_trace(SPX_TR_C_CALL, __atomic_add_fetch(&trace_calls, 1, __ATOMIC_RELAXED),
+              spx_client.myproc.rank, 0);
     pmix_proc_t *members = NULL;
     size_t n = 0;
     pmix_status_t rc = procs && nprocs > 0 && spx_client_initialized()
@@ -384,6 +405,8 @@ SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
     rc = members ? fence_blocking(members, n, info, ninfo)
                  : fence_blocking(procs, nprocs, info, ninfo);
     free(members);
+    spx_trace(SPX_TR_C_RET, __atomic_load_n(&trace_calls, __ATOMIC_RELAXED),
+              spx_client.myproc.rank, rc);
     return rc;
 }
 

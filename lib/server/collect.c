@@ -58,6 +58,7 @@
 #include "proto/records.h"
 #include "types/types.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 /* ---- COMMIT ---- */
 
@@ -235,6 +236,7 @@ static void op_reply(void *requester, pmix_status_t status, void *arg)
         free(r);
         return;
     }
+    spx_trace(SPX_TR_S_REPLY, 0, r->peer->proc.rank, status);
     spx_srv_reply_status(r->peer, SPX_MSG_FENCE, r->seq, status);
     spx_srv_peer_unref(r->peer);
     free(r);
@@ -320,6 +322,7 @@ int spx_srv_handle_fence(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     pmix_proc_t *procs = NULL;
     pmix_info_t *info = NULL;
     size_t nprocs = 0, ninfo = 0;
+    spx_trace(SPX_TR_S_REQ, 0, 0, p->proc.rank);
     if (spx_codec_pull_proc_array(b, &procs, &nprocs) != 0)
         return -1;
     if (spx_codec_pull_info_array(b, &info, &ninfo) != 0 || spx_buf_finish(b) != 0) {

@@ -35,6 +35,7 @@
 #include "progress/progress.h"
 #include "types/types.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #define MN_MAX_NODES 65536
 #define MN_MAX_ADDRS_LEN (1u << 22)
@@ -540,6 +541,7 @@ static void mn_coll_done_segs(pmix_status_t status, const struct iovec *segs, si
         len += segs[i].iov_len;
     struct spx_srv_ctx *ctx = c->ctx;
     struct spx_srv_mn *m = ctx->mn;
+    spx_trace(SPX_TR_T_DONE, 0, m ? m->me : 0, status);
     if (c->token && m && m->net) {
         spx_srv_net_stats_t st;
         m->net_ops->stats(m->net, &st);

@@ -41,6 +41,7 @@
 #include "proto/shm_barrier.h"
 #include "types/types.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 /* A FENCE request that came through the socket. */
 struct sock_waiter {
@@ -183,6 +184,7 @@ static void answer_waiters(struct spx_srv_shmf *f, bool all, uint32_t gen, pmix_
                 waiter_to_engine(w);
                 continue;
             }
+            spx_trace(SPX_TR_S_REPLY, gen, w->peer->proc.rank, st);
             spx_srv_reply_status(w->peer, SPX_MSG_FENCE, w->seq, st);
             waiter_free(w);
         } else {
@@ -313,6 +315,7 @@ static void server_release(struct spx_srv_ns *ns, uint32_t gen, pmix_status_t st
     struct spx_srv_shmf *f = ns->shmf;
     if (f->parked && f->parked_gen == gen)
         f->parked = false;
+    spx_trace(SPX_TR_S_RELEASE, gen, 0, st);
     spx_shmb_release(f->seg, gen, st);
     answer_waiters(f, false, gen, st);
     retry_deferred(ns);
@@ -329,6 +332,7 @@ static void gathered(struct spx_srv_ns *ns, uint32_t gen, uint32_t ncollect)
         return;
     }
     f->parked = false;
+    spx_trace(SPX_TR_S_GATHERED, gen, ncollect, 0);
     if (spx_shmb_self_complete(f->seg)) {
         bool agree = ncollect == 0 || ncollect == f->nlocal;
         server_release(ns, gen, agree ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM);
@@ -482,6 +486,7 @@ int spx_srv_handle_fence_local(struct spx_srv_peer *p, spx_buf_t *b)
     uint32_t gen = spx_buf_pull_u32(b);
     if (spx_buf_finish(b) != 0)
         return -1;
+    spx_trace(SPX_TR_S_REQ, gen, 1, p->proc.rank);
     struct spx_srv_ns *ns = p->client ? p->client->ns : NULL;
     if (!ns || !ns->shmf) {
         spx_debug("%s: FENCE_LOCAL without a shared-memory fence ignored", p->name);

@@ -35,6 +35,7 @@
 #include "tree/auth.h"
 #include "tree/internal.h"
 #include "util/log.h"
+#include "util/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -75,15 +76,17 @@ static long io_sendv(void *arg, uint32_t to, const spx_coll_msg_t *m, const stru
     spx_buf_push_u32(&b, (uint32_t)len);
     long n = -1;
     struct iovec small[18], *v = nsegs < 18 ? small : malloc((nsegs + 1) * sizeof(*v));
+    bool up = m->kind == SPX_COLL_UP;
     if (v && !spx_buf_failed(&b)) {
         v[0] = (struct iovec){ .iov_base = b.data, .iov_len = b.len };
         size_t k = 1;
         for (size_t i = 0; i < nsegs; i++)
             if (segs[i].iov_len)
                 v[k++] = segs[i];
-        n = spx_tree_send_framev(t, to,
-                                 m->kind == SPX_COLL_UP ? SPX_TREE_FRAME_UP : SPX_TREE_FRAME_DOWN,
-                                 v, k);
+        spx_trace(up ? SPX_TR_T_UP_SEND : SPX_TR_T_DOWN_SEND, m->seq, to,
+                  spx_trace_enabled ? spx_trace_hash(m->set_id) : 0);
+        n = spx_tree_send_framev(t, to, up ? SPX_TREE_FRAME_UP : SPX_TREE_FRAME_DOWN, v, k);
+        spx_trace(up ? SPX_TR_T_UP_SENT : SPX_TR_T_DOWN_SENT, m->seq, to, 0);
     }
     if (v != small)
         free(v);
@@ -404,6 +407,8 @@ static int dispatch_coll(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *
         free(set_id);
         return -1;
     }
+    spx_trace(type == SPX_TREE_FRAME_UP ? SPX_TR_T_UP_RECV : SPX_TR_T_DOWN_RECV, m.seq, from,
+              spx_trace_enabled ? spx_trace_hash(set_id) : 0);
     m.set_id = set_id;
     /* offer the frame: coll.c keeps data that must outlive this call where
      * it lies (m.data points into the frame); a frame it takes is detached
@@ -591,6 +596,7 @@ int spx_tree_coll_start(spx_tree_t *t, const char *set_id, const uint32_t *nodes
                         uint32_t flags, pmix_status_t status, const void *data, size_t len,
                         double timeout, spx_tree_done_f done, void *arg)
 {
+    spx_trace(SPX_TR_T_START, 0, nnodes, spx_trace_enabled ? spx_trace_hash(set_id) : 0);
     return spx_coll_start(t->coll, set_id, nodes, nnodes, flags, status, data, len, timeout,
                           done, arg);
 }
@@ -600,6 +606,7 @@ int spx_tree_coll_start_segs(spx_tree_t *t, const char *set_id, const uint32_t *
                              const void *data, size_t len, double timeout,
                              spx_tree_done_segs_f done, void *arg)
 {
+    spx_trace(SPX_TR_T_START, 0, nnodes, spx_trace_enabled ? spx_trace_hash(set_id) : 0);
     return spx_coll_start_segs(t->coll, set_id, nodes, nnodes, flags, status, data, len,
                                timeout, done, arg);
 }
