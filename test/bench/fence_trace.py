@@ -20,6 +20,8 @@ medians over the fences (microseconds):
   - the timeline: each event's median offset from the last arrival;
   - what rank 0 measured (its call to its return) and how much of it was
     waiting for the last arrival.
+--params FILE appends the medians the cost model uses (test/bench/cost_model.py)
+as "link TAG key=value" lines, TAG from --params-tag.
 --skip N leaves out fences 1..N of each client (default 6: bench_pmix's
 collecting init fence and 5 warm-ups), --upto K those after K (bench_pmix
 bench ITERS: --upto 6+ITERS keeps exactly its empty fences).
@@ -131,6 +133,7 @@ def analyse(procs, skip):
                 d[name + ":last"] = ns
     # the critical path of each fence
     stages = defaultdict(list)
+    chains = defaultdict(list)
     timeline = defaultdict(list)
     r0 = defaultdict(list)
     root = None
@@ -193,6 +196,46 @@ def analyse(procs, skip):
         for r, v in cl.items():
             add("10 release to client awake (futex)", srv.get(v["node"], {}).get("S_RELEASE"), v.get("C_WOKE"))
             add("11 client: awake to return", v.get("C_WOKE"), v.get("C_RET"))
+        # the chain from the last arrival to the last return, in segments that
+        # add up: what completed the root's gather, the root's decision, the
+        # DOWN to the last returner's node, its release, its wake-up
+        Z = max(cl, key=lambda r: cl[r]["C_RET"])
+        nZ = cl[Z]["node"]
+        trig = [(sr.get("T_START"), "root")] + [
+            (sr.get("T_UP_RECV:%d" % n), n) for n in nodes if n != root]
+        trig = [t for t in trig if t[0] is not None]
+        dec = sr.get("T_DOWN_SEND:first")
+        sZ = srv.get(nZ, {})
+        if trig and dec is not None and sZ.get("S_RELEASE") and cl[Z].get("C_WOKE"):
+            t_trig, who = max(trig)
+            seg = []
+            if who == "root":
+                case = "root's own clients last"
+                seg.append(("a. last arrival: call to FENCE_LOCAL written", t0, L.get("C_SEND")))
+                seg.append(("b. the root's server wakes on it", L.get("C_SEND"), sr.get("S_REQ")))
+                seg.append(("c. root: request to tree start", sr.get("S_REQ"), t_trig))
+            else:
+                case = "a child's UP last"
+                sw = srv.get(who, {})
+                seg.append(("a. last arrival: call to FENCE_LOCAL written", t0, L.get("C_SEND")))
+                seg.append(("b. its server wakes on it (or later: the last UP)", L.get("C_SEND"), sw.get("S_REQ")))
+                seg.append(("c. child: request to tree start", sw.get("S_REQ"), sw.get("T_START")))
+                seg.append(("d. child: UP written", sw.get("T_START"), sw.get("T_UP_SENT:first")))
+                seg.append(("e. UP read at the root", sw.get("T_UP_SENT:first"), t_trig))
+            seg.append(("f. root: decision (first DOWN write starts)", t_trig, dec))
+            if nZ == root:
+                seg.append(("g. root: DOWN writes to the children", dec, sr.get("T_DOWN_SENT:last")))
+                seg.append(("h. root: to its own release", sr.get("T_DOWN_SENT:last"), sZ["S_RELEASE"]))
+            else:
+                seg.append(("g. root: DOWN writes before this child's", dec, sr.get("T_DOWN_SEND:%d" % nZ)))
+                seg.append(("g2. DOWN to this child: write and read", sr.get("T_DOWN_SEND:%d" % nZ),
+                            sZ.get("T_DOWN_RECV:%d" % root)))
+                seg.append(("h. child: DOWN read to release", sZ.get("T_DOWN_RECV:%d" % root), sZ["S_RELEASE"]))
+            seg.append(("i. release to the last client awake", sZ["S_RELEASE"], cl[Z]["C_WOKE"]))
+            seg.append(("j. awake to return", cl[Z]["C_WOKE"], cl[Z]["C_RET"]))
+            case += ", the last to return on %s" % ("the root" if nZ == root else "a child")
+            if all(x[1] is not None and x[2] is not None for x in seg):
+                chains[case].append([(lab, us(x, y)) for lab, x, y in seg])
         # timeline
         for r, v in cl.items():
             for name in ("C_CALL", "C_SEND", "C_WOKE", "C_RET"):
@@ -210,7 +253,7 @@ def analyse(procs, skip):
                          "S_RELEASE"):
                 if name in d and d[name] >= t0 - 2_000_000:
                     timeline["server %-11s %s" % (role, name)].append(us(t0, d[name]))
-    return kept, stages, timeline, r0
+    return kept, stages, timeline, r0, chains
 
 
 def stage_key(s):
@@ -224,9 +267,11 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--skip", type=int, default=6)
     ap.add_argument("--upto", type=int, default=0, help="last fence index kept (0: all)")
+    ap.add_argument("--params", default="", help="append the stage medians as link lines to this file")
+    ap.add_argument("--params-tag", default="", help="words between 'link' and key=value")
     ap.add_argument("prefix", nargs="+")
     a = ap.parse_args()
-    allst, alltl, allr0 = defaultdict(list), defaultdict(list), defaultdict(list)
+    allst, alltl, allr0, allch = defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list)
     total = 0
     for pre in a.prefix:
         procs = load(pre)
@@ -236,9 +281,9 @@ def main():
         if a.upto:
             for p in procs:
                 p["ev"] = [e for e in p["ev"] if not e[0].startswith("C_") or e[3] <= a.upto]
-        kept, st, tl, r0 = analyse(procs, a.skip)
+        kept, st, tl, r0, ch = analyse(procs, a.skip)
         total += kept
-        for src, dst in ((st, allst), (tl, alltl), (r0, allr0)):
+        for src, dst in ((st, allst), (tl, alltl), (r0, allr0), (ch, allch)):
             for k, v in src.items():
                 dst[k].extend(v)
     out = ["## fence trace %s: %d fences" % (a.label, total)]
@@ -249,6 +294,31 @@ def main():
         xs = sorted(allr0[k])
         q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
         out.append("| %s | %.1f | %.1f | %.1f | %d |" % (k, med(xs), q[0], q[2], len(xs)))
+    nch = sum(len(v) for v in allch.values())
+    for case in sorted(allch, key=lambda c: -len(allch[c])):
+        segs = allch[case]
+        if not segs or len(segs) < 0.1 * nch:
+            continue
+        out.append("")
+        out.append("Critical path, %s (%d of %d fences):" % (case, len(segs), nch))
+        out.append("")
+        out.append("| segment | mean us | median us |")
+        out.append("|---|---:|---:|")
+        labels = []
+        for seglist in segs:
+            for lab, _ in seglist:
+                if lab not in labels:
+                    labels.append(lab)
+        tot = []
+        for seglist in segs:
+            tot.append(sum(v for _, v in seglist))
+        for lab in labels:
+            xs = [v for seglist in segs for l2, v in seglist if l2 == lab]
+            # a segment absent from a fence counts 0 (the means then add up)
+            mean = sum(xs) / len(segs)
+            out.append("| %s | %.1f | %.1f |" % (lab, mean, med(xs)))
+        out.append("| **last arrival to last return** | **%.1f** | **%.1f** |"
+                   % (sum(tot) / len(tot), med(tot)))
     out.append("")
     out.append("| stage of the critical path | median us | p25 | p75 | n |")
     out.append("|---|---:|---:|---:|---:|")
@@ -264,6 +334,31 @@ def main():
         q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
         out.append("| %s | %.1f | %.1f | %.1f | %d |" % (k, med(xs), q[0], q[2], len(xs)))
     print("\n".join(out))
+    if a.params:
+        # the per-hop parameters of the cost model (test/bench/cost_model.py)
+        names = {
+            "notify_us": ("1 ", "2 ", "3 "),      # last client to its server's tree start
+            "up_write_us": ("4 ",),
+            "up_wire_us": ("5 ",),
+            "root_us": ("6 root: last UP",),
+            "down_write_us": ("7 ",),
+            "down_wire_us": ("8 ",),
+            "release_us": ("9 ",),
+            "wake_us": ("10 ", "11 "),
+        }
+        with open(a.params, "a") as f:
+            tag = ("link " + a.params_tag).rstrip() + " "
+            f.write("# fence_trace.py %s: %d fences\n" % (a.label, total))
+            for key, pres in names.items():
+                v = 0.0
+                for pre in pres:
+                    ks = [k for k in allst if k.startswith(pre)]
+                    v += med(allst[ks[0]]) if ks and allst[ks[0]] else 0.0
+                f.write("%s%s=%.2f\n" % (tag, key, v))
+            for k in ("rank 0: PMIx_Fence call to return", "last arrival to last return"):
+                if allr0.get(k):
+                    f.write("%s%s=%.2f\n" % (tag, "fence_r0_us" if k.startswith("rank") else "path_us",
+                                              med(allr0[k])))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # empty fence's time goes"). As root; the Slurm part holds the cluster lock:
 #
 #   flock /tmp/spmix-vc.lock test/bench/fence_trace.sh --build DIR \
-#       [--old-build DIR2] [--mode local|slurm|both] [--runs K] [--iters N] [--keep-traces DIR]
+#       [--old-build DIR2] [--mode local|slurm|both] [--runs K] [--iters N]
+#       [--keep-traces DIR] [--params FILE]
 #
 # DIR (and DIR2) are configured build trees, built. Each run, alternating
 # old (DIR2) and new (DIR) when both are given:
@@ -27,13 +28,15 @@
 # CPU, and on different CPUs.
 # Prints the raw lines, the medians (bench_pmix's fence_empty, the round
 # trips) and the stage tables. Keeps the trace files in DIR given to
-# --keep-traces.
+# --keep-traces. --params FILE appends, per mode, the new build's stage
+# medians and the links' round trips and bandwidth (a 4 MiB ping-pong) as
+# "link MODE key=value" lines for test/bench/cost_model.py.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 CLUSTER=$TOP/test/slurm/cluster.sh
-BUILD="" OLD="" MODE=both RUNS=5 ITERS=200 KEEP=""
+BUILD="" OLD="" MODE=both RUNS=5 ITERS=200 KEEP="" PARAMS=""
 while [ $# -gt 0 ]; do
     case $1 in
         --build) BUILD=${2:?}; shift 2 ;;
@@ -42,7 +45,8 @@ while [ $# -gt 0 ]; do
         --runs) RUNS=${2:?}; shift 2 ;;
         --iters) ITERS=${2:?}; shift 2 ;;
         --keep-traces) KEEP=${2:?}; shift 2 ;;
-        *) echo "usage: $0 --build DIR [--old-build DIR2] [--mode local|slurm|both] [--runs K] [--iters N] [--keep-traces DIR]" >&2
+        --params) PARAMS=${2:?}; shift 2 ;;
+        *) echo "usage: $0 --build DIR [--old-build DIR2] [--mode local|slurm|both] [--runs K] [--iters N] [--keep-traces DIR] [--params FILE]" >&2
            exit 2 ;;
     esac
 done
@@ -89,6 +93,14 @@ rtt() {
         echo "rtt $label $how: $line"
         echo "$line" | awk '{ print $3 }' >>"$OUT/v/rtt.$label.$how"
     done
+    # bandwidth: a 4 MiB ping-pong, unpinned (2 x 4 MiB per round trip)
+    PORT=$((PORT + 1))
+    $srv "$OUT/tcp_pingpong" -s "$addr:$PORT" -b 4194304 &
+    spid=$!
+    line=$($cli "$OUT/tcp_pingpong" -c "$addr:$PORT" -b 4194304 -n 20 -w 3)
+    wait $spid
+    echo "rtt $label 4MiB: $line"
+    echo "$line" | awk '{ print $3 }' >>"$OUT/v/rtt.$label.big"
 }
 
 # record SIDE MODE FILE: bench_pmix's lines to $OUT/v/SIDE.MODE.metric
@@ -219,12 +231,28 @@ for mode in local slurm; do
         "$(median "$OUT/v/rtt.$mode.cross")"
 done
 for mode in local slurm; do
+    [ -n "$PARAMS" ] && [ -s "$OUT/v/rtt.$mode.free" ] || continue
+    {
+        echo "# fence_trace.sh $(date -u '+%Y-%m-%d %H:%M UTC'), $RUNS runs, load at end $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "link $mode rtt_free_us=$(median "$OUT/v/rtt.$mode.free")"
+        echo "link $mode rtt_same_us=$(median "$OUT/v/rtt.$mode.same")"
+        echo "link $mode rtt_cross_us=$(median "$OUT/v/rtt.$mode.cross")"
+        echo "link $mode rtt_4mib_us=$(median "$OUT/v/rtt.$mode.big")"
+        echo "link $mode fence_empty_us=$(median "$OUT/v/new.$mode.fence_empty")"
+        echo "link $mode fence_64b_us=$(median "$OUT/v/new.$mode.fence_64B")"
+        echo "link $mode init_ms=$(median "$OUT/v/new.$mode.init")"
+        echo "link $mode init_max_ms=$(median "$OUT/v/new.$mode.init_max")"
+    } >>"$PARAMS"
+done
+for mode in local slurm; do
     for side in $SIDES; do
         set --
         for d in "$OUT"/tr/$mode-$side-*; do [ -d "$d" ] && set -- "$@" "$d/t"; done
         [ $# -gt 0 ] || continue
         echo
-        python3 "$HERE/fence_trace.py" --label "$mode $side" --skip 6 --upto $((6 + ITERS)) "$@"
+        pp=""
+        [ -n "$PARAMS" ] && [ $side = new ] && pp="--params $PARAMS --params-tag $mode"
+        python3 "$HERE/fence_trace.py" --label "$mode $side" --skip 6 --upto $((6 + ITERS)) $pp "$@"
     done
 done
 echo
