@@ -174,8 +174,8 @@ def analyse(procs, skip):
         add("3 server: request to tree start", sL.get("S_REQ"), sL.get("T_START"))
         sr = srv.get(root, {})
         if nL != root:
-            add("4 UP: tree start to written", sL.get("T_START"), sL.get("T_UP_SENT:first"))
-            add("5 UP: written to read at the root", sL.get("T_UP_SENT:first"),
+            add("4 UP: tree start to its write", sL.get("T_START"), sL.get("T_UP_SEND:first"))
+            add("5 UP: write to read at the root", sL.get("T_UP_SEND:first"),
                 sr.get("T_UP_RECV:%d" % nL))
             add("6 root: last UP read to first DOWN write", sr.get("T_UP_RECV:last"),
                 sr.get("T_DOWN_SEND:first"))
@@ -185,8 +185,12 @@ def analyse(procs, skip):
         for n in nodes:
             if n == root:
                 continue
-            add("7 DOWN: one write (sendmsg)", sr.get("T_DOWN_SEND:%d" % n), sr.get("T_DOWN_SENT:%d" % n))
-            add("8 DOWN: written to read at the child", sr.get("T_DOWN_SENT:%d" % n),
+            add("7 DOWN: one write (sendmsg call to return)", sr.get("T_DOWN_SEND:%d" % n),
+                sr.get("T_DOWN_SENT:%d" % n))
+            if n != nodes[1]:
+                add("7b root: one DOWN write's start to the next one's", sr.get("T_DOWN_SEND:%d" % (n - 1)),
+                    sr.get("T_DOWN_SEND:%d" % n))
+            add("8 DOWN: write to read at the child", sr.get("T_DOWN_SEND:%d" % n),
                 srv.get(n, {}).get("T_DOWN_RECV:%d" % root))
             add("8b DOWN: root decision to read at the child", sr.get("T_DOWN_SEND:first"),
                 srv.get(n, {}).get("T_DOWN_RECV:%d" % root))
@@ -220,8 +224,8 @@ def analyse(procs, skip):
                 seg.append(("a. last arrival: call to FENCE_LOCAL written", t0, L.get("C_SEND")))
                 seg.append(("b. its server wakes on it (or later: the last UP)", L.get("C_SEND"), sw.get("S_REQ")))
                 seg.append(("c. child: request to tree start", sw.get("S_REQ"), sw.get("T_START")))
-                seg.append(("d. child: UP written", sw.get("T_START"), sw.get("T_UP_SENT:first")))
-                seg.append(("e. UP read at the root", sw.get("T_UP_SENT:first"), t_trig))
+                seg.append(("d. child: tree start to its UP write", sw.get("T_START"), sw.get("T_UP_SEND:first")))
+                seg.append(("e. UP: write to read at the root", sw.get("T_UP_SEND:first"), t_trig))
             seg.append(("f. root: decision (first DOWN write starts)", t_trig, dec))
             if nZ == root:
                 seg.append(("g. root: DOWN writes to the children", dec, sr.get("T_DOWN_SENT:last")))
@@ -248,7 +252,7 @@ def analyse(procs, skip):
             role = "root" if n == root else "child"
             if n == nL:
                 role += "(last)"
-            for name in ("S_REQ", "T_START", "T_UP_SENT:first", "T_UP_RECV:first", "T_UP_RECV:last",
+            for name in ("S_REQ", "T_START", "T_UP_SEND:first", "T_UP_RECV:first", "T_UP_RECV:last",
                          "T_DOWN_SEND:first", "T_DOWN_SENT:last", "T_DOWN_RECV:first", "T_DONE",
                          "S_RELEASE"):
                 if name in d and d[name] >= t0 - 2_000_000:
@@ -338,11 +342,10 @@ def main():
         # the per-hop parameters of the cost model (test/bench/cost_model.py)
         names = {
             "notify_us": ("1 ", "2 ", "3 "),      # last client to its server's tree start
-            "up_write_us": ("4 ",),
-            "up_wire_us": ("5 ",),
+            "up_us": ("4 ", "5 "),
             "root_us": ("6 root: last UP",),
-            "down_write_us": ("7 ",),
-            "down_wire_us": ("8 ",),
+            "down_next_us": ("7b ",),
+            "down_us": ("8 ",),
             "release_us": ("9 ",),
             "wake_us": ("10 ", "11 "),
         }

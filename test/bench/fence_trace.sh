@@ -172,18 +172,18 @@ SpmixLibDir=$AB/lib
 SpmixSetLdLibraryPath=yes
 EOF
     "$CLUSTER" reconfigure >"$OUT/reconf.log" 2>&1 || { cat "$OUT/reconf.log"; echo "$0: reconfigure failed" >&2; exit 1; }
-    # collect DIR: waits (5 s at most) for the three servers' files, then moves
-    # every trace file into DIR
+    # collect DIR [NSERVERS]: waits (5 s at most) for the servers' files (3),
+    # then moves every trace file into DIR
     collect() {
-        local i n
+        local i n want=${2:-3}
         for i in $(seq 50); do
             n=$(grep -l '^S_' "$OUT"/tr/cur/t.* 2>/dev/null | wc -l)
-            [ "$n" -ge 3 ] && break
+            [ "$n" -ge "$want" ] && break
             sleep 0.1
         done
         mkdir -p "$1"
         mv "$OUT"/tr/cur/t.* "$1/" 2>/dev/null
-        [ "$n" -ge 3 ] || echo "    (only $n server trace files)"
+        [ "$n" -ge "$want" ] || echo "    (only $n server trace files)"
     }
     if [ -n "$OLD" ]; then
         echo "## build check (files mapped by slurmstepd):"
@@ -194,7 +194,7 @@ EOF
             echo "$maps" | sed "s/^/   $side: /"
             [ "$(echo "$maps" | grep -c "^$OUT/stage-$side/")" = 2 ] ||
                 { echo "$0: the $side step did not map the $side build's plugin and library" >&2; exit 1; }
-            collect "$OUT/tr/check-$side"
+            collect "$OUT/tr/check-$side" 0
         done
     fi
     for r in $(seq "$RUNS"); do
@@ -240,6 +240,7 @@ for mode in local slurm; do
         echo "link $mode rtt_4mib_us=$(median "$OUT/v/rtt.$mode.big")"
         echo "link $mode fence_empty_us=$(median "$OUT/v/new.$mode.fence_empty")"
         echo "link $mode fence_64b_us=$(median "$OUT/v/new.$mode.fence_64B")"
+        echo "link $mode fence_8kib_us=$(median "$OUT/v/new.$mode.fence_8KiB")"
         echo "link $mode init_ms=$(median "$OUT/v/new.$mode.init")"
         echo "link $mode init_max_ms=$(median "$OUT/v/new.$mode.init_max")"
     } >>"$PARAMS"

@@ -170,7 +170,7 @@ int main(int argc, char **argv)
         default: goto usage;
         }
     }
-    if ((!srv) == (!cli) || bytes == 0 || bytes > (1u << 20) || iters < 10 || warmup < 0)
+    if ((!srv) == (!cli) || bytes == 0 || bytes > (64u << 20) || iters < 10 || warmup < 0)
         goto usage;
     struct sockaddr_in sa;
     if (parse(srv ? srv : cli, &sa) != 0) {
