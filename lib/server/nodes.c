@@ -470,6 +470,34 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The nodes of one whole namespace (ns->nodes, sorted and unique) and this
+ * node, in order, without sorting: a fence over the job, at every start. */
+static int whole_ns_nodes(struct spx_srv_mn *m, const struct spx_srv_ns *ns, bool skip_left,
+                          uint32_t **out, size_t *n)
+{
+    uint32_t *v = malloc((ns->nnodes + 1) * sizeof(*v));
+    if (!v)
+        return -1;
+    size_t k = 0;
+    bool me_in = false;
+    for (size_t j = 0; j < ns->nnodes; j++) {
+        uint32_t x = ns->nodes[j];
+        if (!me_in && m->me <= x) {
+            v[k++] = m->me;
+            me_in = true;
+            if (x == m->me)
+                continue;
+        }
+        if (x < m->nnodes && !(skip_left && m->node_lost[x] == NODE_LEFT))
+            v[k++] = x;
+    }
+    if (!me_in)
+        v[k++] = m->me;
+    *out = v;
+    *n = k;
+    return 0;
+}
+
 int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t nset,
                          bool skip_left, uint32_t **out, size_t *n)
 {
@@ -478,6 +506,11 @@ int spx_srv_mn_set_nodes(struct spx_srv_ctx *ctx, const pmix_proc_t *set, size_t
     *n = 0;
     if (!m)
         return -1;
+    if (nset == 1 && set[0].rank == PMIX_RANK_WILDCARD) {
+        const struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[0].nspace);
+        if (ns && ns->nnodes > 0)
+            return whole_ns_nodes(m, ns, skip_left, out, n);
+    }
     size_t cap = 1;
     for (size_t i = 0; i < nset; i++) {
         const struct spx_srv_ns *ns = spx_srv_ns_find(ctx, set[i].nspace);
