@@ -5,7 +5,7 @@
 #
 #   flock /tmp/spmix-vc.lock test/bench/fence_trace.sh --build DIR \
 #       [--old-build DIR2] [--mode local|slurm|both] [--runs K] [--iters N]
-#       [--keep-traces DIR] [--params FILE]
+#       [--keep-traces DIR] [--params FILE] [--no-trace]
 #
 # DIR (and DIR2) are configured build trees, built. Each run, alternating
 # old (DIR2) and new (DIR) when both are given:
@@ -30,13 +30,15 @@
 # trips) and the stage tables. Keeps the trace files in DIR given to
 # --keep-traces. --params FILE appends, per mode, the new build's stage
 # medians and the links' round trips and bandwidth (a 4 MiB ping-pong) as
-# "link MODE key=value" lines for test/bench/cost_model.py.
+# "link MODE key=value" lines for test/bench/cost_model.py. --no-trace runs
+# everything without SPMIX_TRACE_FENCE (what the trace points cost when off:
+# compare with a build without them) and prints no stage tables.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 CLUSTER=$TOP/test/slurm/cluster.sh
-BUILD="" OLD="" MODE=both RUNS=5 ITERS=200 KEEP="" PARAMS=""
+BUILD="" OLD="" MODE=both RUNS=5 ITERS=200 KEEP="" PARAMS="" TRACE=1
 while [ $# -gt 0 ]; do
     case $1 in
         --build) BUILD=${2:?}; shift 2 ;;
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
         --iters) ITERS=${2:?}; shift 2 ;;
         --keep-traces) KEEP=${2:?}; shift 2 ;;
         --params) PARAMS=${2:?}; shift 2 ;;
+        --no-trace) TRACE=0; shift ;;
         *) echo "usage: $0 --build DIR [--old-build DIR2] [--mode local|slurm|both] [--runs K] [--iters N] [--keep-traces DIR] [--params FILE]" >&2
            exit 2 ;;
     esac
@@ -121,7 +124,9 @@ if [ "$MODE" != slurm ]; then
         for side in $SIDES; do
             b=$(tree_of $side)
             mkdir -p "$OUT/tr/local-$side-$r"
-            if SPMIX_TRACE_FENCE="$OUT/tr/local-$side-$r/t" timeout 120 "$b/tools/spmix-run" --nodes 3 -n 6 \
+            tv="$OUT/tr/local-$side-$r/t"
+            [ $TRACE = 1 ] || tv=""
+            if SPMIX_TRACE_FENCE="$tv" timeout 120 "$b/tools/spmix-run" --nodes 3 -n 6 \
                     "$OUT/bench_local_$side" bench "$ITERS" >"$OUT/o" 2>"$OUT/e"; then
                 record "$side" local "$OUT/o"
                 echo "run $r $side local: $(grep -v '^library' "$OUT/o" | awk '{ printf "%s=%s%s ", $1, $2, $3 }')"
@@ -162,7 +167,9 @@ if [ "$MODE" != local ]; then
     # emptied into a directory per run after each step
     mkdir -p "$OUT/tr/cur"
     CLUSTER_UP=1
-    SPMIX_TRACE_FENCE="$OUT/tr/cur/t" "$CLUSTER" up -n 3 --plugin-dir "$AB/plugin" >"$OUT/up.log" 2>&1 ||
+    tv="$OUT/tr/cur/t"
+    [ $TRACE = 1 ] || tv=""
+    SPMIX_TRACE_FENCE="$tv" "$CLUSTER" up -n 3 --plugin-dir "$AB/plugin" >"$OUT/up.log" 2>&1 ||
         { cat "$OUT/up.log"; echo "$0: cluster up failed" >&2; exit 1; }
     . "$("$CLUSTER" env)"
     cat >"$SPMIX_VC_DIR/mpi.conf" <<EOF
@@ -194,20 +201,20 @@ EOF
             echo "$maps" | sed "s/^/   $side: /"
             [ "$(echo "$maps" | grep -c "^$OUT/stage-$side/")" = 2 ] ||
                 { echo "$0: the $side step did not map the $side build's plugin and library" >&2; exit 1; }
-            collect "$OUT/tr/check-$side" 0
+            [ $TRACE = 0 ] || collect "$OUT/tr/check-$side" 0
         done
     fi
     for r in $(seq "$RUNS"); do
         for side in $SIDES; do
             use_build $side
-            if SPMIX_TRACE_FENCE="$OUT/tr/cur/t" timeout 120 srun --mpi=spmix -N 3 -n 6 --ntasks-per-node=2 \
+            if SPMIX_TRACE_FENCE="$tv" timeout 120 srun --mpi=spmix -N 3 -n 6 --ntasks-per-node=2 \
                     "$OUT/bench_slurm" bench "$ITERS" >"$OUT/o" 2>"$OUT/e"; then
                 record "$side" slurm "$OUT/o"
                 echo "run $r $side slurm: $(grep -v '^library' "$OUT/o" | awk '{ printf "%s=%s%s ", $1, $2, $3 }')"
             else
                 echo "run $r $side slurm: FAILED"; tail -n 5 "$OUT/e" | sed 's/^/    /'
             fi
-            collect "$OUT/tr/slurm-$side-$r"
+            [ $TRACE = 0 ] || collect "$OUT/tr/slurm-$side-$r"
         done
         rtt slurm "$CLUSTER exec vn1" "$CLUSTER exec vn2" 10.77.0.11
     done
@@ -246,6 +253,7 @@ for mode in local slurm; do
     } >>"$PARAMS"
 done
 for mode in local slurm; do
+    [ $TRACE = 1 ] || break
     for side in $SIDES; do
         set --
         for d in "$OUT"/tr/$mode-$side-*; do [ -d "$d" ] && set -- "$@" "$d/t"; done
