@@ -17,7 +17,8 @@ The model (every node works in parallel, as on a real cluster):
   T(N, R, W) = local(N, R) + depth(N, W) * hop(W) + B * (1 + depth * W) / bw
                + apply(N * R) + c_n * N
 
-  depth(N, W)  levels of the W-ary tree over N nodes (1 + W + ... + W^d >= N)
+  depth(N, W)  levels of the W-ary tree over N nodes (1 + W + ... + W^d >= N);
+               an interior node has min(W, N - 1) children (W in the formula)
   hop(W)       one level up and down on a real link, from the trace: an UP
                written and read, the parent's decision, a DOWN written and
                read, and W - 1 more DOWN writes (a node writes to its children
@@ -25,14 +26,16 @@ The model (every node works in parallel, as on a real cluster):
                next one's)
   B            the collected bytes, N * R * b_rank (b_rank measured: what one
                rank's 64-byte value costs on the wire, key and framing included)
-  bw           the links' bandwidth (a 4 MiB ping-pong on the same links); the
+  bw           the links' bandwidth for a message of B bytes (64 KiB and 4 MiB
+               ping-pongs on the same links, log-interpolated between); the
                result is stored and forwarded: the root receives B, and each
                level receives it and writes it W times
   apply(M)     a node's CPU to read a result of M ranks into its store (the
                last leaf does it after the last DOWN): bench_apply, measured
                at M = 10^3 .. 1.28 * 10^7 and interpolated (log-log) between
                the measured points: the cost per rank grows with M (page
-               faults and cache misses), so no straight line fits it
+               faults and cache misses), so no straight line fits it; values
+               over 64 bytes add a copy per byte (bench_apply -v)
   c_n          a node's CPU per node of the job in a collective (node lists
                built and checked per start), fitted with the rest of a server's
                CPU per collecting fence under spmix-run: a0 + a_r * R + c_b * B
@@ -75,7 +78,7 @@ def parse(files):
                 elif w[0] == "harness":
                     harness[(int(kv["n"]), int(kv["w"]), kv["kind"])] = kv
                 elif w[0] == "apply":
-                    apply[int(kv["ranks"])] = {k: float(v) for k, v in kv.items()}
+                    apply[(int(kv["ranks"]), int(kv.get("value", 64)))] = {k: float(v) for k, v in kv.items()}
                 elif w[0] == "link" and len(w) >= 3:
                     for k, v in kv.items():
                         links.setdefault(w[1], {})[k] = float(v)
@@ -157,7 +160,7 @@ def main():
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     model, harness, links, apply = parse(a.files)
-    if not model or a.links_mode not in links or len(apply) < 3:
+    if not model or a.links_mode not in links or len([m for m in apply if m[1] == 64]) < 3:
         print("cost_model.py: need model, apply and link (%s) lines" % a.links_mode, file=sys.stderr)
         return 1
     L = links[a.links_mode]
@@ -179,9 +182,15 @@ def main():
     srv = Fit(f_srv).fit(pts, y_srv)
     icli = Fit(f_lin).fit(pts, y_icli)
     isrv = Fit(f_lin).fit(one, y_isrv)
-    apts = sorted(apply)
-    y_app = lambda m: apply[m]["cpu_us"]
-    app = lambda m: loglog([(q, y_app(q)) for q in apts], m)
+    apts = sorted(m for m, v in apply if v == 64)
+    y_app = lambda m: apply[(m, 64)]["cpu_us"]
+    app64 = lambda m: loglog([(q, y_app(q)) for q in apts], m)
+    # the copy of bigger values: per byte beyond 64, at the same M
+    cps = [(apply[(m, v)]["cpu_us"] - y_app(m)) / (m * (v - 64)) for m, v in apply if v > 64 and (m, 64) in apply]
+    c_copy = statistics.median(cps) if cps else 0.0
+
+    def app(m, value=64):
+        return app64(m) + m * (value - 64) * c_copy
 
     out.append("### Measured points and fits")
     out.append("")
@@ -200,7 +209,9 @@ def main():
     out.append("|---:|---:|---:|---:|---:|")
     for m in apts:
         out.append("| %d | %d | %s | %.2f us | %.0f B |" % (
-            m, apply[m]["bytes"], tm(y_app(m)), y_app(m) / m, apply[m]["heap_per_rank"]))
+            m, apply[(m, 64)]["bytes"], tm(y_app(m)), y_app(m) / m, apply[(m, 64)]["heap_per_rank"]))
+    out.append("")
+    out.append("Values bigger than 64 bytes add %.3f ns per byte (bench_apply -v, same M)." % (1e3 * c_copy))
     out.append("")
     out.append("| fitted term | value |")
     out.append("|---|---:|")
@@ -214,7 +225,17 @@ def main():
     up = L["up_us"] + L["root_us"]
     down = L["down_us"]
     wdown = L["down_next_us"]
-    bw = 2 * 4194304 / max(L["rtt_4mib_us"] - L["rtt_free_us"], 1.0)  # bytes per us
+    bw_big = 2 * 4194304 / max(L["rtt_4mib_us"] - L["rtt_free_us"], 1.0)  # bytes per us
+    bw_mid = 2 * 65536 / max(L.get("rtt_64kib_us", 0) - L["rtt_free_us"], 1.0) if "rtt_64kib_us" in L else bw_big
+
+    def bw(nbytes):
+        """The links' bandwidth for a message of nbytes: the 64 KiB ping-pong's
+        below 64 KiB, the 4 MiB one's above 4 MiB, log-interpolated between."""
+        if nbytes <= 65536:
+            return bw_mid
+        if nbytes >= 4194304:
+            return bw_big
+        return loglog([(65536, bw_mid), (4194304, bw_big)], nbytes)
     local_fence = L["notify_us"] + L["release_us"] + L["wake_us"]
     init3 = L["init_ms"] * 1000.0
     over = b_rank - 64  # key and framing around a rank's value
@@ -227,10 +248,11 @@ def main():
 
     def t_fence(n, r, w, bwv=None, collect=True, value=64):
         d = depth(n, w)
+        k = min(w, n - 1)  # children of an interior node (the root's, on 2 levels or less)
         b = n * r * (value + over) if collect else 0.0
-        return {"local": local_fence, "tree": d * hop(w),
-                "wire": b * (1 + d * w) / (bwv or bw),
-                "apply": app(n * r) * (value + over) / b_rank if collect else 0.0,
+        return {"local": local_fence, "tree": d * hop(k),
+                "wire": b * (1 + d * k) / (bwv or bw(b)) if collect else 0.0,
+                "apply": app(n * r, value) if collect else 0.0,
                 "nodes": n * srv.coef[3]}
 
     out.append("")
@@ -243,7 +265,7 @@ def main():
     out.append("| each further child: one DOWN write's start to the next one's | %.1f us |" % wdown)
     out.append("| hop(W), one level up and down | %.1f + %.1f (W - 1) us |" % (up + down, wdown))
     out.append("| local part of a fence: wake the own server, release, wake the clients | %.1f us |" % local_fence)
-    out.append("| bandwidth (4 MiB ping-pong) | %.0f MB/s |" % bw)
+    out.append("| bandwidth: 64 KiB ping-pong / 4 MiB ping-pong | %.0f / %.0f MB/s |" % (bw_mid, bw_big))
     out.append("| TCP round trip of 64 B: unpinned / one CPU / two CPUs | %.1f / %.1f / %.1f us |"
                % (L["rtt_free_us"], L["rtt_same_us"], L["rtt_cross_us"]))
     out.append("| PMIx_Init, 3 nodes x 2, rank 0 | %.2f ms |" % L["init_ms"])
@@ -289,6 +311,9 @@ def main():
     if "fence_8kib_us" in L:
         check("collecting fence 8 KiB/rank on the cluster, from the empty fences' stages", "3x2",
               sum(t_fence(3, 2, 16, value=8192).values()), L["fence_8kib_us"])
+    if L.get("fence_1mib_us"):
+        check("collecting fence 1 MiB/rank on the cluster, from the empty fences' stages", "3x2",
+              sum(t_fence(3, 2, 16, value=1048576).values()), L["fence_1mib_us"])
     fitted_errs = list(errs)
     for p in (p for p in allpts if p not in pts):
         e = pct(srv(p), y_srv(p))

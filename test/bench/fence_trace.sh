@@ -22,6 +22,9 @@
 # the ranks from srun's. Then test/bench/fence_trace.py joins the files into
 # the per-stage table of the ITERS empty fences (after bench_pmix's init
 # fence and 5 warm-ups), pooled over the runs of each build.
+# With --params, each run of the new build also times a collecting fence of
+# 1 MiB per rank (test/bench/bench_model, median over the ranks): the cost
+# model's check of its bytes/bandwidth term.
 # Beside each run, test/bench/tcp_pingpong (TCP_NODELAY, 64 B, blocking
 # reads) measures the round trip between two simulated nodes (127.0.0.1 and
 # 127.0.0.2) or two node namespaces (vn1 and vn2): unpinned, both ends on one
@@ -29,7 +32,8 @@
 # Prints the raw lines, the medians (bench_pmix's fence_empty, the round
 # trips) and the stage tables. Keeps the trace files in DIR given to
 # --keep-traces. --params FILE appends, per mode, the new build's stage
-# medians and the links' round trips and bandwidth (a 4 MiB ping-pong) as
+# medians and the links' round trips and bandwidth (64 KiB and 4 MiB
+# ping-pongs) as
 # "link MODE key=value" lines for test/bench/cost_model.py. --no-trace runs
 # everything without SPMIX_TRACE_FENCE (what the trace points cost when off:
 # compare with a build without them) and prints no stage tables.
@@ -96,14 +100,24 @@ rtt() {
         echo "rtt $label $how: $line"
         echo "$line" | awk '{ print $3 }' >>"$OUT/v/rtt.$label.$how"
     done
-    # bandwidth: a 4 MiB ping-pong, unpinned (2 x 4 MiB per round trip)
-    PORT=$((PORT + 1))
-    $srv "$OUT/tcp_pingpong" -s "$addr:$PORT" -b 4194304 &
-    spid=$!
-    line=$($cli "$OUT/tcp_pingpong" -c "$addr:$PORT" -b 4194304 -n 20 -w 3)
-    wait $spid
-    echo "rtt $label 4MiB: $line"
-    echo "$line" | awk '{ print $3 }' >>"$OUT/v/rtt.$label.big"
+    # bandwidth: 64 KiB and 4 MiB ping-pongs, unpinned (2 x size per round trip)
+    for how in 65536:mid:200 4194304:big:20; do
+        PORT=$((PORT + 1))
+        $srv "$OUT/tcp_pingpong" -s "$addr:$PORT" -b "${how%%:*}" &
+        spid=$!
+        line=$($cli "$OUT/tcp_pingpong" -c "$addr:$PORT" -b "${how%%:*}" -n "${how##*:}" -w 3)
+        wait $spid
+        echo "rtt $label ${how%%:*} B: $line"
+        how=${how#*:}
+        echo "$line" | awk '{ print $3 }' >>"$OUT/v/rtt.$label.${how%%:*}"
+    done
+}
+
+# big SIDE MODE FILE: bench_model's 1 MiB fence (median over the ranks) to
+# $OUT/v/SIDE.MODE.fence_1mib
+big() {
+    awk '/^bench_model:/ { for (i = 2; i < NF; i++) if ($i == "fence_us") print $(i + 1) }' "$3" |
+        sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }' >>"$OUT/v/$1.$2.fence_1mib"
 }
 
 # record SIDE MODE FILE: bench_pmix's lines to $OUT/v/SIDE.MODE.metric
@@ -120,6 +134,8 @@ if [ "$MODE" != slurm ]; then
         gcc $CFLAGS -I"$TOP/include" "$TOP/test/slurm/bench_pmix.c" -o "$OUT/bench_local_$side" \
             -L"$b/.libs" -lpmix -Wl,-rpath,"$b/.libs" || exit 1
     done
+    gcc $CFLAGS -I"$TOP/include" "$HERE/bench_model.c" -o "$OUT/model_local" \
+        -L"$BUILD/.libs" -lpmix -Wl,-rpath,"$BUILD/.libs" || exit 1
     for r in $(seq "$RUNS"); do
         for side in $SIDES; do
             b=$(tree_of $side)
@@ -134,6 +150,11 @@ if [ "$MODE" != slurm ]; then
                 echo "run $r $side local: FAILED"; tail -n 5 "$OUT/e" | sed 's/^/    /'
             fi
         done
+        if [ -n "$PARAMS" ] && timeout 120 "$BUILD/tools/spmix-run" --nodes 3 -n 6 "$OUT/model_local" 3 1048576 \
+                >"$OUT/o" 2>"$OUT/e"; then
+            big new local "$OUT/o"
+            echo "run $r new local: fence_1MiB=$(tail -n 1 "$OUT/v/new.local.fence_1mib")us"
+        fi
         rtt local "" "" 127.0.0.1
     done
 fi
@@ -162,6 +183,8 @@ if [ "$MODE" != local ]; then
     }
     use_build new
     gcc $CFLAGS -I"$TOP/include" "$TOP/test/slurm/bench_pmix.c" -o "$OUT/bench_slurm" \
+        -L"$AB/lib" -lpmix -Wl,-rpath,"$AB/lib" || exit 1
+    gcc $CFLAGS -I"$TOP/include" "$HERE/bench_model.c" -o "$OUT/model_slurm" \
         -L"$AB/lib" -lpmix -Wl,-rpath,"$AB/lib" || exit 1
     # the servers (slurmstepd) inherit slurmd's environment: a fixed prefix,
     # emptied into a directory per run after each step
@@ -216,6 +239,15 @@ EOF
             fi
             [ $TRACE = 0 ] || collect "$OUT/tr/slurm-$side-$r"
         done
+        if [ -n "$PARAMS" ]; then
+            use_build new
+            if timeout 120 srun --mpi=spmix -N 3 -n 6 --ntasks-per-node=2 "$OUT/model_slurm" 3 1048576 \
+                    >"$OUT/o" 2>"$OUT/e"; then
+                big new slurm "$OUT/o"
+                echo "run $r new slurm: fence_1MiB=$(tail -n 1 "$OUT/v/new.slurm.fence_1mib")us"
+            fi
+            [ $TRACE = 0 ] || collect "$OUT/tr/model-$r"
+        fi
         rtt slurm "$CLUSTER exec vn1" "$CLUSTER exec vn2" 10.77.0.11
     done
 fi
@@ -244,10 +276,12 @@ for mode in local slurm; do
         echo "link $mode rtt_free_us=$(median "$OUT/v/rtt.$mode.free")"
         echo "link $mode rtt_same_us=$(median "$OUT/v/rtt.$mode.same")"
         echo "link $mode rtt_cross_us=$(median "$OUT/v/rtt.$mode.cross")"
+        echo "link $mode rtt_64kib_us=$(median "$OUT/v/rtt.$mode.mid")"
         echo "link $mode rtt_4mib_us=$(median "$OUT/v/rtt.$mode.big")"
         echo "link $mode fence_empty_us=$(median "$OUT/v/new.$mode.fence_empty")"
         echo "link $mode fence_64b_us=$(median "$OUT/v/new.$mode.fence_64B")"
         echo "link $mode fence_8kib_us=$(median "$OUT/v/new.$mode.fence_8KiB")"
+        echo "link $mode fence_1mib_us=$(median "$OUT/v/new.$mode.fence_1mib")"
         echo "link $mode init_ms=$(median "$OUT/v/new.$mode.init")"
         echo "link $mode init_max_ms=$(median "$OUT/v/new.$mode.init_max")"
     } >>"$PARAMS"

@@ -16,7 +16,8 @@
 # and bench_apply (a node reading a collecting fence's result of M ranks into
 # its store) at M = 1000 .. 1280000 (10^4 nodes x 128), with RUN_MODEL_BIG=1
 # also 4000000 and 12800000 (10^5 nodes x 128: 3.5 minutes and 7.5 GB of
-# memory here): one "apply" line each. RUN_MODEL_EXTRAS=0 leaves the harness
+# memory here), and with 8 KiB values at 10000 and 100000 ranks (the copy
+# per byte): one "apply" line each. RUN_MODEL_EXTRAS=0 leaves the harness
 # and bench_apply out (e.g. for an older build).
 # On a 2-core machine every simulated node shares the two cores: the wall
 # times there measure the CPU; the CPU times are what one node spends.
@@ -92,6 +93,7 @@ for n in 1024 4096 16384; do
 done
 big=""
 [ "${RUN_MODEL_BIG:-0}" = 1 ] && big="4000000 12800000"
-"$apply" 1000 10000 100000 1000000 1280000 $big >"$work/a" || { echo "run_model.sh: bench_apply failed" >&2; exit 1; }
-awk '/^bench_apply:/ { printf "apply ranks=%s bytes=%s cpu_us=%s heap_per_rank=%s\n", $3, $5, $7, $13 }' "$work/a" |
+{ "$apply" 1000 10000 100000 1000000 1280000 $big && "$apply" -v 8192 10000 100000; } >"$work/a" ||
+    { echo "run_model.sh: bench_apply failed" >&2; exit 1; }
+awk '/^bench_apply:/ { printf "apply ranks=%s bytes=%s cpu_us=%s heap_per_rank=%s value=%s\n", $3, $5, $7, $13, $15 }' "$work/a" |
     tee -a "$outf"
