@@ -43,6 +43,7 @@
 #include "codec/frame.h"
 #include "net/conn.h"
 #include "net/unix_sock.h"
+#include "store/jobmap.h"
 #include "store/store.h"
 #include "util/compiler.h"
 
@@ -98,9 +99,10 @@ struct spx_srv_ns {
     size_t hello_len;
     SLIST_HEAD(, spx_srv_client) clients;   /* newest first (owned, nspace.c) */
     SLIST_HEAD(, spx_srv_cleanup) cleanups; /* newest first, run in that order (owned, cleanup.c) */
-    /* node of each rank from PMIX_NODE_MAP + PMIX_PROC_MAP (multi-node mode) */
-    uint32_t *rank_node;            /* [rank] = node index, UINT32_MAX unknown (owned) */
-    size_t nrank_node;
+    /* PMIX_NODE_MAP + PMIX_PROC_MAP, compact (nspace_maps.c) */
+    spx_jobmap_t map;               /* owned; valid when mapped */
+    bool mapped;
+    uint32_t my_node;               /* this node's index in the maps, UINT32_MAX unknown */
     uint32_t *nodes;                /* sorted unique nodes hosting ranks (owned) */
     size_t nnodes;
     struct spx_srv_shmf *shmf;      /* shared-memory fence (shmfence.c), NULL when none */
@@ -368,9 +370,31 @@ void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const cha
 /* Encodes what ns's clients are sent at PMIx_Init into ns->hello (see hello.c). */
 pmix_status_t spx_srv_ns_encode_hello(struct spx_srv_ns *ns);
 
-/* ---- nspace.c ---- */
+/* ---- nspace_maps.c ---- */
+/* Parses ns's maps from its job-level info into ns->map and ns->nodes, and
+ * this node's index from the job level's PMIX_NODEID. */
+void spx_srv_ns_maps_load(struct spx_srv_ns *ns);
+/* This node's index from the node parts registered (when the job level
+ * did not say it). */
+void spx_srv_ns_maps_my_node(struct spx_srv_ns *ns);
 /* Node index of (ns, rank), UINT32_MAX when unknown. */
 uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank);
+/* Ranks of node, ascending, into *out (malloc'd, caller frees); 0 when none. */
+size_t spx_srv_ns_node_ranks(const struct spx_srv_ns *ns, uint32_t node, pmix_rank_t **out);
+/* Highest rank the maps place + 1 (0: unmapped). */
+pmix_rank_t spx_srv_ns_rank_top(const struct spx_srv_ns *ns);
+/* Name of node (malloc'd, caller frees), NULL when unmapped or past the end. */
+char *spx_srv_ns_node_name(const struct spx_srv_ns *ns, uint32_t node);
+/* Index of the node called name in ns's map. */
+bool spx_srv_ns_node_by_name(const struct spx_srv_ns *ns, const char *name, uint32_t *node);
+/* Whether a process block (in: its entries after PMIX_RANK) or a node
+ * array of the host need not be stored: another node's, and all the maps
+ * say. */
+bool spx_srv_ns_block_derivable(const struct spx_srv_ns *ns, pmix_rank_t rank,
+                                const pmix_info_t *in, size_t n);
+bool spx_srv_ns_part_derivable(const struct spx_srv_ns *ns, const pmix_info_t *in, size_t n);
+/* Job-level keys the maps give that are stored (PMIX_NUM_NODES). */
+pmix_status_t spx_srv_ns_derive_keys(struct spx_srv_ns *ns);
 
 /* ---- nodes.c: multi-node mode, over the net-ops seam (net.h) (everything is a no-op / false in single-node) ---- */
 /* Channels of the network's send / bcast used by the server; nodes.c hands a

@@ -483,8 +483,8 @@ static bool all_local(struct spx_srv_ctx *ctx, const char *name)
     struct spx_srv_ns *ns = spx_srv_ns_find(ctx, name);
     if (!ns)
         return false;
-    for (size_t r = 0; r < ns->nrank_node; r++)
-        if (ns->rank_node[r] != spx_srv_mn_me(ctx))
+    for (size_t i = 0; i < ns->nnodes; i++)
+        if (ns->nodes[i] != spx_srv_mn_me(ctx))
             return false;
     return true;
 }

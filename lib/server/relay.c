@@ -131,9 +131,8 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         return;
     struct spx_srv_ns *ns;
     LIST_FOREACH(ns, &ctx->nspaces, link) {
-        size_t n = 0;
-        for (size_t r = 0; r < ns->nrank_node; r++)
-            n += ns->rank_node[r] == node;
+        pmix_rank_t *ranks;
+        size_t n = spx_srv_ns_node_ranks(ns, node, &ranks);
         if (n == 0)
             continue;
         /* a lost node ends the shared-memory fences of the job at once; after
@@ -142,14 +141,15 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         if (notify_clients)
             spx_srv_shmf_break(ns, PMIX_ERR_UNREACH, false);
         pmix_proc_t *procs = calloc(n, sizeof(*procs));
-        if (!procs)
+        if (!procs) {
+            free(ranks);
             continue;
-        n = 0;
-        for (size_t r = 0; r < ns->nrank_node; r++)
-            if (ns->rank_node[r] == node) {
-                spx_proc_load(&procs[n++], ns->name, (pmix_rank_t)r);
-                spx_srv_mn_mark_lost(ctx, &procs[n - 1]);
-            }
+        }
+        for (size_t k = 0; k < n; k++) {
+            spx_proc_load(&procs[k], ns->name, ranks[k]);
+            spx_srv_mn_mark_lost(ctx, &procs[k]);
+        }
+        free(ranks);
         if (!notify_clients) {
             free(procs);
             continue;
