@@ -173,11 +173,6 @@ static long cache_check_peer(const char *nspace, pmix_rank_t rank)
     return slot;
 }
 
-/* Called with spx_client.lock held. key of (ns, rank), a process of another
- * node whose block PMIx_Init's reply left out (server/hello.c: every value
- * in it is what the job's maps give), computed from the maps into the cache
- * of fetched values; borrowed like any cached value. NULL when the maps do
- * not give key: the server, which holds the block, is asked. */
 /* Called with spx_client.lock held; the result is borrowed until it is released. */
 static const pmix_value_t *lookup_local(const struct get_req *r)
 {

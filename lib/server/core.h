@@ -95,8 +95,9 @@ struct spx_srv_ns {
     size_t ninfo_ranks;
     pmix_rank_t *local;             /* local ranks from PMIX_LOCAL_PEERS (owned, may be NULL) */
     size_t nlocal;
-    uint8_t *hello;                 /* u32 nblocks + blocks (owned) */
+    uint8_t *hello;                 /* the blocks every client is sent (owned, hello.c) */
     size_t hello_len;
+    uint32_t hello_nblocks;
     SLIST_HEAD(, spx_srv_client) clients;   /* newest first (owned, nspace.c) */
     SLIST_HEAD(, spx_srv_cleanup) cleanups; /* newest first, run in that order (owned, cleanup.c) */
     /* PMIX_NODE_MAP + PMIX_PROC_MAP, compact (nspace_maps.c) */
@@ -367,8 +368,10 @@ pmix_status_t spx_srv_topo_add_xml(struct spx_srv_ns *ns);
 void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const char *cpulist);
 
 /* ---- hello.c ---- */
-/* Encodes what ns's clients are sent at PMIx_Init into ns->hello (see hello.c). */
+/* Encodes what all of ns's clients are sent at PMIx_Init into ns->hello (see hello.c). */
 pmix_status_t spx_srv_ns_encode_hello(struct spx_srv_ns *ns);
+/* The HELLO reply's blocks for process rank of ns into b. */
+void spx_srv_hello_push(spx_buf_t *b, const struct spx_srv_ns *ns, pmix_rank_t rank);
 
 /* ---- nspace_maps.c ---- */
 /* Parses ns's maps from its job-level info into ns->map and ns->nodes, and

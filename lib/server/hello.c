@@ -2,8 +2,13 @@
  * reply), encoded once per namespace into ns->hello.
  *
  * The reply is blocks of (rank, info[]) from the namespace's registered info
- * (ns->info): the job level (rank WILDCARD), the process blocks held, and
- * the job's parts (store/jobparts.h: nodes, apps, session). What the job's
+ * (ns->info): the job level (rank WILDCARD), the job's parts
+ * (store/jobparts.h: nodes, apps, session), encoded once, and the process's
+ * own block, encoded for it. Other processes' blocks are not sent, this
+ * node's neither: a client asks its server for one at its first Get of a
+ * key of that process (one round trip, and the whole record comes and is
+ * cached), so that a client's reply and memory do not grow with the
+ * number of processes on its node. What the job's
  * node and process maps give was not stored at registration
  * (nspace_maps.c): another node's process blocks and node parts that say
  * nothing else, and PMIX_NODE_LIST. The client computes those at a miss
@@ -59,13 +64,9 @@ static void hello_block(spx_buf_t *b, const struct spx_srv_ns *ns, pmix_rank_t r
 pmix_status_t spx_srv_ns_encode_hello(struct spx_srv_ns *ns)
 {
     bool parts = spx_jobparts_any(ns->info, ns->name);
-    uint32_t nblocks = 1 + parts + (uint32_t)ns->ninfo_ranks;
     spx_buf_t b;
     spx_buf_init(&b);
-    spx_buf_push_u32(&b, nblocks);
     hello_block(&b, ns, PMIX_RANK_WILDCARD);
-    for (size_t i = 0; i < ns->ninfo_ranks; i++)
-        hello_block(&b, ns, ns->info_ranks[i]);
     if (parts)
         hello_block(&b, ns, SPX_RANK_JOBPARTS);
     if (spx_buf_failed(&b)) {
@@ -74,7 +75,17 @@ pmix_status_t spx_srv_ns_encode_hello(struct spx_srv_ns *ns)
     }
     free(ns->hello);
     ns->hello = spx_buf_release(&b, &ns->hello_len);
-    spx_debug("namespace %s: PMIx_Init reply of %zu bytes, %zu process blocks", ns->name,
-              ns->hello_len, ns->ninfo_ranks);
+    ns->hello_nblocks = 1 + parts;
+    spx_debug("namespace %s: PMIx_Init reply of %zu bytes and the process's own block",
+              ns->name, ns->hello_len);
     return PMIX_SUCCESS;
+}
+
+void spx_srv_hello_push(spx_buf_t *b, const struct spx_srv_ns *ns, pmix_rank_t rank)
+{
+    bool own = spx_store_count(ns->info, ns->name, rank) > 0;
+    spx_buf_push_u32(b, ns->hello_nblocks + own);
+    spx_buf_push_raw(b, ns->hello, ns->hello_len);
+    if (own)
+        hello_block(b, ns, rank);
 }

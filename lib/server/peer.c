@@ -255,7 +255,7 @@ static void hello_done(struct spx_srv_req *r)
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_push_i32(&b, PMIX_SUCCESS);
-    spx_buf_push_raw(&b, cl->ns->hello, cl->ns->hello_len);
+    spx_srv_hello_push(&b, cl->ns, cl->rank);
     peer_set_state(p, SPX_PEER_READY);
     cl->connected_once = true;
     cl->pid = p->pid > 0 ? p->pid : 0; /* the socket's credentials, not what HELLO says */
