@@ -305,8 +305,28 @@ static void fence_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
     spx_srv_fence_standin_stop(ctx, nspace);
 }
 
+static int route_commit(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    (void)seq; /* no reply */
+    return spx_srv_handle_commit(p, b);
+}
+
+static int route_fence_local(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    (void)seq; /* answered through the shared segment */
+    return spx_srv_handle_fence_local(p, b);
+}
+
+static const struct spx_srv_route fence_routes[] = {
+    {SPX_MSG_COMMIT, false, route_commit},
+    {SPX_MSG_FENCE, false, spx_srv_handle_fence},
+    {SPX_MSG_FENCE_LOCAL, false, route_fence_local},
+    {0, false, NULL},
+};
+
 const struct spx_srv_engine_ops spx_srv_fence_engine = {
     .name = "fence",
+    .routes = fence_routes,
     .setup = fence_setup,
     .teardown = fence_teardown,
     .node_gone = fence_node_gone,

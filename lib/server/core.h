@@ -176,7 +176,7 @@ struct spx_srv_ctx;
 
 /* An engine of the server, as the core sees it: its life and what the
  * other nodes send it. Each engine defines one const table (in its engine
- * header); server.c lists them in spx_srv_engines. Every hook runs on the
+ * header); server.c lists them in ctx->engines. Every hook runs on the
  * progress thread and may be NULL.
  *   setup      server start, in list order, before the network is made:
  *              creates the engine's state in ctx; 0, or -1 (start fails).
@@ -188,10 +188,20 @@ struct spx_srv_ctx;
  *   recv       a message from node `from` on one of `channels` (bit 1 << ch
  *              of enum spx_srv_channel); b holds the payload (borrowed).
  *   node_gone  node is gone (lost: it failed; else it ended in order), in
- *              list order, only while the server is active. */
+ *              list order, only while the server is active.
+ *   routes     the client messages the engine handles (hooks.c routes each
+ *              type to the first engine listing it), ended by type 0. */
+struct spx_srv_peer;
+struct spx_srv_route {
+    uint8_t type;                   /* SPX_MSG_*, 0 ends a table */
+    bool tools;                     /* tools may send it too */
+    /* 0, or -1 for a malformed payload (the connection is then closed) */
+    int (*handle)(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *payload);
+};
 struct spx_srv_engine_ops {
     const char *name;
     uint32_t channels;
+    const struct spx_srv_route *routes;
     int (*setup)(struct spx_srv_ctx *ctx);
     void (*stop)(struct spx_srv_ctx *ctx);
     void (*teardown)(struct spx_srv_ctx *ctx);
@@ -207,8 +217,17 @@ struct spx_srv_engine_ops {
      *              kept for its processes. */
     void (*nspace_gone)(struct spx_srv_ctx *ctx, const char *nspace);
 };
-/* Tells every engine with a proc_gone hook (server.c). */
+/* ---- hooks.c: the core's view of the engines, which server.c lists in
+ * ctx->engines at init; the core names no engine ---- */
+/* Tells every engine with a proc_gone hook. */
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
+/* Every engine with a node_gone hook, in list order. */
+void spx_srv_engines_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost);
+/* The engine that takes messages of channel, or NULL. */
+const struct spx_srv_engine_ops *spx_srv_engine_of_channel(const struct spx_srv_ctx *ctx,
+                                                           uint8_t channel);
+/* The route of a client message type, or NULL: no engine handles it. */
+const struct spx_srv_route *spx_srv_route_of(const struct spx_srv_ctx *ctx, uint8_t type);
 /* The tools' rendezvous files (rendezvous.c): written in dir (0, or -1 with a
  * log line) when the first namespace is registered (progress thread);
  * removed at finalize (no file: nothing). */
@@ -219,11 +238,8 @@ void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx);
 int spx_srv_handle_iof_push(struct spx_srv_req *r, spx_buf_t *b);
 /* The IOF engine (iof.c): pushes to hosts of this and other nodes. */
 extern const struct spx_srv_engine_ops spx_srv_iof_engine;
-/* Tells every engine with a nspace_gone hook (server.c). */
+/* Tells every engine with a nspace_gone hook. */
 void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
-/* The engines of the server in order (fence, get/dmodex, pubsub, events),
- * NULL-terminated (server.c). */
-extern const struct spx_srv_engine_ops *const spx_srv_engines[];
 
 /* Counters of the last collective (answered to SPMIX_QUERY_* keys). */
 struct spx_srv_stats {
@@ -234,6 +250,8 @@ struct spx_srv_stats {
 
 struct spx_srv_ctx {
     bool active;
+    /* the engines in order, NULL-terminated (borrowed: server.c's list) */
+    const struct spx_srv_engine_ops *const *engines;
     pmix_server_module_t host;      /* the host module (copied at init; its pointers borrowed) */
     pmix_proc_t me;
     char hostname[256];
@@ -501,5 +519,9 @@ void spx_srv_cleanup_free(struct spx_srv_ns *ns);
 
 /* ---- upcalls.c: requests forwarded to the host (0, or -1 for a malformed payload) ---- */
 int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *b);
+/* The message types spx_srv_handle_upcall takes, and those of them tools
+ * may send. */
+bool spx_srv_upcall_handles(uint8_t type);
+bool spx_srv_upcall_for_tools(uint8_t type);
 
 #endif

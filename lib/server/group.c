@@ -859,8 +859,21 @@ static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, sp
         spx_srv_grp_recv(ctx->grp, from, b);
 }
 
+static int route_group_local(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    (void)seq; /* answered through the shared segment */
+    return spx_srv_handle_group_local(p, b);
+}
+
+static const struct spx_srv_route group_routes[] = {
+    {SPX_MSG_GROUP, false, spx_srv_handle_group},
+    {SPX_MSG_GROUP_LOCAL, false, route_group_local},
+    {0, false, NULL},
+};
+
 const struct spx_srv_engine_ops spx_srv_group_engine = {
     .name = "group",
+    .routes = group_routes,
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_GROUP),
     .setup = grp_setup,
     .recv = grp_recv,

@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include "server/core.h"
+#include "proto/msg.h"
 #include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
@@ -203,8 +204,14 @@ static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, 
     spx_info_array_free(info, ninfo);
 }
 
+static const struct spx_srv_route event_routes[] = {
+    {SPX_MSG_NOTIFY, false, spx_srv_handle_notify},
+    {0, false, NULL},
+};
+
 const struct spx_srv_engine_ops spx_srv_relay_engine = {
     .name = "events",
+    .routes = event_routes,
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_EVENT) | SPX_SRV_CH_BIT(SPX_SRV_CH_PROC_LOST),
     .recv = relay_recv,
     .node_gone = relay_node_gone,

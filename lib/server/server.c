@@ -48,24 +48,11 @@ static struct spx_srv_ctx srv_state;
 struct spx_srv_ctx *const spx_srv = &srv_state;
 
 /* The engines, in the order they are set up and hear of a gone node. */
-const struct spx_srv_engine_ops *const spx_srv_engines[] = {
+static const struct spx_srv_engine_ops *const server_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
     &spx_srv_group_engine, &spx_srv_iof_engine, &spx_srv_pmi_engine, &spx_srv_query_engine,
     NULL};
 
-void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
-{
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->proc_gone)
-            spx_srv_engines[i]->proc_gone(ctx, proc, finalized);
-}
-
-void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
-{
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->nspace_gone)
-            spx_srv_engines[i]->nspace_gone(ctx, nspace);
-}
 /* Why a lock here, where the progress thread owns the state: init and
  * finalize run on the host's threads (any of them; they refuse to run on the
  * progress thread), and they are what creates and ends the progress thread's
@@ -118,8 +105,9 @@ static void start_on_thread(void *arg)
     st->rc = PMIX_ERR_NOMEM;
     if (!(spx_srv->store = spx_store_create()))
         return;
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->setup && spx_srv_engines[i]->setup(spx_srv) != 0)
+    spx_srv->engines = server_engines;
+    for (size_t i = 0; server_engines[i]; i++)
+        if (server_engines[i]->setup && server_engines[i]->setup(spx_srv) != 0)
             return;
     if (spx_srv_mn_start(spx_srv) != 0) {
         st->rc = PMIX_ERR_INIT;
@@ -141,13 +129,13 @@ static void stop_on_thread(void *arg)
     (void)arg;
     spx_srv->active = false;
     size_t n = 0;
-    while (spx_srv_engines[n])
+    while (server_engines[n])
         n++;
     /* what waits in the engines (lookups for node 0, direct modex requests)
      * is answered while clients are connected */
     for (size_t i = n; i-- > 0;)
-        if (spx_srv_engines[i]->stop)
-            spx_srv_engines[i]->stop(spx_srv);
+        if (server_engines[i]->stop)
+            server_engines[i]->stop(spx_srv);
     spx_srv_mn_stop(spx_srv); /* pending fences are answered while clients are connected */
     if (spx_srv->listener)
         spx_listener_destroy(spx_srv->listener);
@@ -155,8 +143,8 @@ static void stop_on_thread(void *arg)
     spx_srv_close_all(spx_srv);
     spx_srv_get_fail_all(spx_srv);
     for (size_t i = n; i-- > 0;)
-        if (spx_srv_engines[i]->teardown)
-            spx_srv_engines[i]->teardown(spx_srv);
+        if (server_engines[i]->teardown)
+            server_engines[i]->teardown(spx_srv);
     spx_srv_ns_free_all(spx_srv);
     if (spx_srv->store)
         spx_store_destroy(spx_srv->store);

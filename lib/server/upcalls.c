@@ -408,6 +408,18 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     return 0;
 }
 
+bool spx_srv_upcall_handles(uint8_t type)
+{
+    return type == SPX_MSG_QUERY || type == SPX_MSG_PUBLISH || type == SPX_MSG_LOOKUP ||
+           type == SPX_MSG_UNPUBLISH || type == SPX_MSG_JOBCTL || type == SPX_MSG_ABORT ||
+           type == SPX_MSG_FINALIZE;
+}
+
+bool spx_srv_upcall_for_tools(uint8_t type)
+{
+    return type == SPX_MSG_QUERY || type == SPX_MSG_FINALIZE;
+}
+
 int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *b)
 {
     if (type == SPX_MSG_QUERY)
@@ -425,7 +437,6 @@ int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, sp
     case SPX_MSG_JOBCTL: rc = handle_jobctl(r, b); break;
     case SPX_MSG_ABORT: rc = handle_abort(r, b); break;
     case SPX_MSG_FINALIZE: rc = handle_finalize(r, b); break;
-    case SPX_MSG_IOF_PUSH: rc = spx_srv_handle_iof_push(r, b); break;
     default: rc = -1; break;
     }
     if (rc != 0)
