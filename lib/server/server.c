@@ -62,14 +62,9 @@ static const struct spx_srv_engine_ops *const server_engines[] = {
  * second init waits for the first to succeed (then is refused) or fail (then
  * starts), and a finalize waits for an init in progress. The progress thread
  * never takes the lock (finalize waits for it while holding it), nor does
- * anything else. server_up answers "is there a server" without the lock. */
+ * anything else. spx_server_active (util/role.c) answers "is there a
+ * server" without the lock. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool server_up; /* read with atomics from any thread */
-
-bool spx_server_active(void)
-{
-    return __atomic_load_n(&server_up, __ATOMIC_ACQUIRE);
-}
 
 struct sync_call {
     void (*fn)(void *);
@@ -284,7 +279,7 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         pthread_mutex_unlock(&init_lock);
         return st.rc;
     }
-    __atomic_store_n(&server_up, true, __ATOMIC_RELEASE);
+    spx_role_server_set(true);
     pthread_mutex_unlock(&init_lock);
     spx_info("server %s:%u listening on %s (uid %ld)", spx_srv->me.nspace, spx_srv->me.rank,
              spx_srv->sock_path, (long)spx_srv->uid);
@@ -300,7 +295,7 @@ SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
-    __atomic_store_n(&server_up, false, __ATOMIC_RELEASE);
+    spx_role_server_set(false);
     spx_srv_run_sync(stop_on_thread, NULL);
     spx_srv_rendezvous_remove(spx_srv);
     free(spx_srv->tool_dir);
