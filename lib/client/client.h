@@ -222,12 +222,12 @@ void spx_client_gshm_attach(void);
 void spx_client_gshm_detach(void);
 /* A blocking construct of grp over procs (expanded; borrowed) through shared
  * memory; SPX_GSHM_RETRY (proto/group_shm.h) when it does not apply or the
- * server sends it to the socket: then nothing was started. *results: the
- * caller's (may be NULL). */
+ * server sends it to the socket: then nothing was started. On success
+ * *outcome (malloc'd, the caller's: spx_client_group_take_outcome) holds the
+ * encoded outcome. */
 pmix_status_t spx_client_group_construct_shm(const char *grp, const pmix_proc_t *procs,
                                              size_t nprocs, const pmix_info_t *info,
-                                             size_t ninfo, pmix_info_t **results,
-                                             size_t *nresults);
+                                             size_t ninfo, uint8_t **outcome, size_t *noutcome);
 /* client_group.c, called with spx_client.lock held: puts the endpoint data
  * a live group's construct brought for (nspace, rank) into the cache if it
  * is still waiting (true when it did); drops all that waits (the cache is

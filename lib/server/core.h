@@ -285,6 +285,8 @@ struct spx_srv_ctx {
     struct spx_srv_pubsub *pubsub;  /* directory requests for node 0 (pubsub.c's engine; owned) */
     struct spx_srv_grp *grp;        /* groups of this node (group.c's engine; owned) */
     struct spx_srv_iof *iof;        /* pushes waiting for other nodes (iof.c's engine; owned) */
+    struct spx_srv_pulls *iof_pulls; /* output pulled by tools (iof_pull.c; owned by iof.c's
+                                      * engine) */
     struct spx_srv_pmi *pmi;        /* PMI wire connections (pmi_wire.c's engine; owned) */
     struct spx_srv_qry *qry;        /* queries waiting for other nodes (query engine; owned) */
     struct spx_srv_stats stats;

@@ -76,13 +76,7 @@ struct spx_srv_iof {
      * too late (UNREACH), not to a process that never was (BAD_PARAM) */
     char gone[GONE_NSPACES][PMIX_MAX_NSLEN + 1];
     unsigned ngone;
-    struct spx_srv_pulls *pulls; /* output pulled by tools (iof_pull.c; owned) */
 };
-
-struct spx_srv_pulls *spx_srv_iof_pulls(struct spx_srv_ctx *ctx)
-{
-    return ctx->iof ? ctx->iof->pulls : NULL;
-}
 
 static bool nspace_was_here(const struct spx_srv_iof *s, const char *nspace)
 {
@@ -463,7 +457,7 @@ static int iof_setup(struct spx_srv_ctx *ctx)
     if (!(ctx->iof = calloc(1, sizeof(*ctx->iof))))
         return -1;
     LIST_INIT(&ctx->iof->pushes);
-    if (!(ctx->iof->pulls = spx_srv_pulls_create())) {
+    if (!(ctx->iof_pulls = spx_srv_pulls_create())) {
         free(ctx->iof);
         ctx->iof = NULL;
         return -1;
@@ -504,7 +498,8 @@ static void iof_teardown(struct spx_srv_ctx *ctx)
         free(ps->nodes);
         free(ps);
     }
-    spx_srv_pulls_destroy(ctx->iof->pulls);
+    spx_srv_pulls_destroy(ctx->iof_pulls);
+    ctx->iof_pulls = NULL;
     free(ctx->iof);
     ctx->iof = NULL;
 }
