@@ -119,6 +119,14 @@ enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_
 /* Name of a state for log lines ("new", "handshake", "ready", "closed"). */
 const char *spx_srv_peer_state_str(enum spx_srv_peer_state s);
 
+/* How replies reach a peer that has no PMIx connection, and how it closes:
+ * the core calls these and names no engine (a PMI wire peer's are
+ * pmi_wire.c's). Progress thread. reply takes payload (may be NULL). */
+struct spx_srv_peer_ops {
+    void (*reply)(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
+    void (*close)(struct spx_srv_peer *p, const char *reason);
+};
+
 struct spx_srv_peer {
     LIST_ENTRY(spx_srv_peer) link;  /* in ctx->peers */
     struct spx_srv_ctx *ctx;        /* the server it belongs to (borrowed) */
@@ -132,6 +140,9 @@ struct spx_srv_peer {
     bool tool;                      /* a tool's connection (HELLO kind TOOL accepted) */
     int refs;
     char *cpus;                     /* cpu list sent with HELLO, or NULL (owned) */
+    /* a peer without a PMIx connection (a PMI wire one) carries the ops its
+     * replies and its closing go through, and their argument (engine_pmi.h) */
+    const struct spx_srv_peer_ops *ops;
     struct spx_srv_pmi_conn *pmi;   /* a PMI wire connection's peer (engine_pmi.h):
                                      * no conn; replies and closing go there (borrowed) */
     char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
@@ -248,8 +259,26 @@ struct spx_srv_stats {
     uint64_t last_payload;          /* contribution bytes of the last one */
 };
 
+/* The server's own publish/lookup directory, which the core's upcalls use
+ * when the host module has none (the publish/lookup engine sets ctx->directory
+ * at its setup): the host module's contracts, on ctx. proc_done: proc
+ * finalized or was lost (used: it used the directory from this node). */
+struct spx_srv_directory {
+    pmix_status_t (*publish)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                             const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                             void *cbdata);
+    pmix_status_t (*lookup)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, char **keys,
+                            const pmix_info_t info[], size_t ninfo, pmix_lookup_cbfunc_t cbfunc,
+                            void *cbdata);
+    pmix_status_t (*unpublish)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, char **keys,
+                               const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                               void *cbdata);
+    void (*proc_done)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool used);
+};
+
 struct spx_srv_ctx {
     bool active;
+    const struct spx_srv_directory *directory; /* NULL: none (borrowed, static) */
     /* the engines in order, NULL-terminated (borrowed: server.c's list) */
     const struct spx_srv_engine_ops *const *engines;
     pmix_server_module_t host;      /* the host module (copied at init; its pointers borrowed) */

@@ -17,7 +17,6 @@
 #include "server/engine_get.h"
 #include "server/engine_group.h"
 #include "server/engine_pmi.h"
-#include "server/engine_pubsub.h"
 #include "server/iof_int.h"
 
 #include <stdio.h>
@@ -108,8 +107,8 @@ void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason)
             spx_srv_get_target_gone(ctx, p->proc.nspace, p->proc.rank);
             if (ctx->mn && !cl->finalized)
                 spx_srv_relay_proc_lost(ctx, &p->proc, true);
-            else if (!cl->finalized && !ctx->host.publish)
-                spx_srv_pubsub_proc_done(ctx, &p->proc, false);
+            else if (!cl->finalized && !ctx->host.publish && ctx->directory)
+                ctx->directory->proc_done(ctx, &p->proc, false);
             if (ctx->fence && cl->finalized)
                 spx_fence_proc_departed(ctx->fence, &p->proc);
             else if (ctx->fence)
@@ -126,8 +125,8 @@ void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason)
 
 void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason)
 {
-    if (p->pmi)
-        spx_srv_pmi_close(p, reason);
+    if (p->ops)
+        p->ops->close(p, reason);
     else if (p->conn)
         spx_conn_close(p->conn, reason, 1);
 }
@@ -138,8 +137,8 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
     while ((p = LIST_FIRST(&ctx->peers))) {
         if (p->conn)
             spx_conn_close_final(p->conn, "server finalizing"); /* the peer sees EOF */
-        else if (p->pmi)
-            spx_srv_pmi_close(p, "server finalizing");
+        else if (p->ops)
+            p->ops->close(p, "server finalizing");
         if (LIST_FIRST(&ctx->peers) == p) /* not unlinked by on_close (no conn) */
             peer_unlink(p);
     }
@@ -149,8 +148,8 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
 
 void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
 {
-    if (p && p->pmi) {
-        spx_srv_pmi_reply(p, type, seq, payload);
+    if (p && p->ops) {
+        p->ops->reply(p, type, seq, payload);
         return;
     }
     if (!p || !p->conn) {

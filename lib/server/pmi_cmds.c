@@ -424,7 +424,7 @@ void spx_pmi_nodeattr_wake(struct spx_srv_ctx *ctx, const char *nspace, const ch
             continue;
         c->wait = SPX_PMI_WAIT_NONE;
         send_value(c, "info-getnodeattr-response", nodeattr_get(c, key));
-        spx_srv_pmi_reply(c->peer, 0, 0, NULL); /* goes on with its input */
+        spx_pmi_resume(c); /* goes on with its input */
     }
 }
 

@@ -22,7 +22,6 @@
 #include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
-#include "server/engine_pubsub.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +93,8 @@ void spx_srv_relay_proc_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, b
         spx_fence_fail_if(ctx->fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
     spx_srv_shmf_break(spx_srv_ns_find(ctx, p.nspace), PMIX_ERR_PROC_ABORTED, false);
     spx_srv_dmx_target_gone(ctx, p.nspace, p.rank);
-    spx_srv_pubsub_proc_done(ctx, &p, false); /* node 0 hears of every lost process */
+    if (ctx->directory) /* node 0 hears of every lost process */
+        ctx->directory->proc_done(ctx, &p, false);
     raise_aborted(ctx, &p);
 }
 

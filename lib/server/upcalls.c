@@ -16,7 +16,6 @@
 #include "server/core.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
-#include "server/engine_pubsub.h"
 #include "server/engine_query.h"
 
 #include <errno.h>
@@ -303,8 +302,9 @@ static int handle_publish(struct spx_srv_req *r, spx_buf_t *b)
         upcall_result(r, ctx->host.publish(&r->peer->proc, r->info, r->ninfo,
                                            spx_srv_req_op_cb, r));
     else
-        upcall_result(r, spx_srv_pubsub_publish(ctx, &r->peer->proc, r->info, r->ninfo,
-                                                spx_srv_req_op_cb, r));
+        upcall_result(r, !ctx->directory ? PMIX_ERR_NOT_SUPPORTED
+                                         : ctx->directory->publish(ctx, &r->peer->proc, r->info,
+                                                                   r->ninfo, spx_srv_req_op_cb, r));
     return 0;
 }
 
@@ -319,8 +319,10 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
             upcall_result(r, ctx->host.unpublish(&r->peer->proc, r->keys, r->info, r->ninfo,
                                                  spx_srv_req_op_cb, r));
         else
-            upcall_result(r, spx_srv_pubsub_unpublish(ctx, &r->peer->proc, r->keys, r->info,
-                                                      r->ninfo, spx_srv_req_op_cb, r));
+            upcall_result(r, !ctx->directory
+                                 ? PMIX_ERR_NOT_SUPPORTED
+                                 : ctx->directory->unpublish(ctx, &r->peer->proc, r->keys, r->info,
+                                                             r->ninfo, spx_srv_req_op_cb, r));
         return 0;
     }
     r->done = lookup_done;
@@ -330,8 +332,9 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
         upcall_result(r, ctx->host.lookup(&r->peer->proc, r->keys, r->info, r->ninfo, lookup_cb,
                                           r));
     else
-        upcall_result(r, spx_srv_pubsub_lookup(ctx, &r->peer->proc, r->keys, r->info, r->ninfo,
-                                               lookup_cb, r));
+        upcall_result(r, !ctx->directory ? PMIX_ERR_NOT_SUPPORTED
+                                         : ctx->directory->lookup(ctx, &r->peer->proc, r->keys,
+                                                                  r->info, r->ninfo, lookup_cb, r));
     return 0;
 }
 
@@ -397,8 +400,8 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
         if (ctx->fence)
             spx_fence_proc_departed(ctx->fence, &r->peer->proc);
         spx_srv_fence_standin_check(ctx, cl->ns);
-        if (!ctx->host.publish)
-            spx_srv_pubsub_proc_done(ctx, &r->peer->proc, cl->used_directory);
+        if (!ctx->host.publish && ctx->directory)
+            ctx->directory->proc_done(ctx, &r->peer->proc, cl->used_directory);
     }
     if (!cl || !ctx->host.client_finalized)
         spx_srv_req_finish_now(r, PMIX_SUCCESS);
