@@ -284,6 +284,7 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     const char *sh = slurm_getenvp(env, "SLURM_SRUN_COMM_HOST");
     uint32_t sp;
     const char *td = slurm_getenvp(env, "TMPDIR");
+    enum spx_plg_width_from wfrom;
     struct spx_host_server_cfg sc = {
         .tmpdir = S.dir, .set_ids = true, .uid = S.uid, .gid = S.gid, .hostname = myname,
         /* tools of the job's user find this node's server by the rendezvous
@@ -294,9 +295,15 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
         .tool_support = true, .system_tmpdir = td != NULL && td[0] == '/' ? td : "/tmp",
         .server_nspace = srvns, .tree_job = &S.job, .secret = secret, .secret_len = slen,
         .auth_munge = munge, .auth_uids = uidlist, .auth_id = S.nspace,
-        .width = spx_plg_conf.tree_width, .timeout = spx_plg_conf.timeout,
+        .width = spx_plg_conf_tree_width(&wfrom), .timeout = spx_plg_conf.timeout,
     };
     pmix_status_t rc;
+
+    if (wfrom != SPX_PLG_WIDTH_MPICONF && wfrom != SPX_PLG_WIDTH_SLURM)
+        spx_plg_info("step %u.%u: Slurm's TreeWidth=%u is not usable as the tree's width "
+                     "(%u..%u): width %u (set SpmixTreeWidth in mpi.conf to choose)", S.jobid,
+                     S.stepid, (unsigned)slurm_conf.tree_width, SPX_PLG_WIDTH_MIN,
+                     SPX_PLG_WIDTH_MAX, sc.width);
 
     for (size_t i = 0; i < nuids; i++)
         at += (size_t)snprintf(uidlist + at, sizeof(uidlist) - at, "%s%u", i ? "," : "",
@@ -330,8 +337,9 @@ static int spx_plg_server_start(char **env, const char *myname, const char *secr
     memset(secret, 0, sizeof(secret));
     if (rc == PMIX_SUCCESS) {
         char *addrs = spx_host_node_list(S.nodes, S.nnodes, SPX_HOST_LIST_ADDRS);
-        spx_plg_dbg("node %u of %u (%s), tree %s, width %u, timeout %u s, links proven by %s%s",
-                    S.me, S.nnodes, myname, addrs ? addrs : "?", sc.width, sc.timeout,
+        spx_plg_dbg("node %u of %u (%s), tree %s, width %u (%s), timeout %u s, links proven "
+                    "by %s%s", S.me, S.nnodes, myname, addrs ? addrs : "?", sc.width,
+                    spx_plg_width_from_str(wfrom), sc.timeout,
                     munge ? "munge, uids " : "the step secret", munge ? uidlist : "");
         free(addrs);
     } else if (munge && !spx_plg_munge_answers()) {
