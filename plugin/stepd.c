@@ -83,6 +83,8 @@
 #include <pmix.h>
 
 #define SPX_PLG_SYNC_SEC 30
+/* hwloc plugins slurmstepd need not load for the server (see prefork) */
+#define SPX_PLG_HWLOC_SKIP "hwloc_gl,hwloc_xml_libxml"
 
 struct spx_plg_stepd {
     bool loaded, up, registered;
@@ -479,6 +481,16 @@ int spx_plg_stepd_prefork(char ***env)
         char lvl[2] = { (char)('0' + spx_plg_conf.debug), '\0' };
         setenv("SPMIX_DEBUG", lvl, 0);
     }
+    /* The server discovers this node's topology once (hwloc) to hand its
+     * XML to the tasks. hwloc loads every plugin it finds at the process's
+     * first discovery; two of them only cost memory here (about 2.5 MB of
+     * shared libraries mapped into slurmstepd for the step's lifetime):
+     * hwloc_gl queries X displays (libX11, libxcb), and hwloc_xml_libxml
+     * writes XML through libxml2 (and libicu) where hwloc's built-in writer
+     * gives the same document. The XML the tasks get is unchanged. An
+     * HWLOC_PLUGINS_BLACKLIST in slurmd's environment (even empty) is kept.
+     * slurmstepd's own environment only: the tasks' is *env. */
+    setenv("HWLOC_PLUGINS_BLACKLIST", SPX_PLG_HWLOC_SKIP, 0);
     if (spx_plg_pmix_open(spx_plg_conf.libdir, err, sizeof(err)) != 0) {
         spx_plg_err("cannot load the PMIx library: %s (see SpmixLibDir)", err);
         goto out;
