@@ -81,6 +81,9 @@
 #include <unistd.h>
 
 #include <pmix.h>
+#if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
+#include <malloc.h>
+#endif
 
 #define SPX_PLG_SYNC_SEC 30
 /* hwloc plugins slurmstepd need not load for the server (see prefork) */
@@ -515,6 +518,13 @@ int spx_plg_stepd_prefork(char ***env)
     spx_plg_dbg("step %u.%u: %s ready on %s (node %u of %u, %u local ranks, library %s)",
                 S.jobid, S.stepid, S.nspace, myname, S.me, S.nnodes, S.map.count[S.me],
                 spx_plg_pmix_path());
+#if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
+    /* building and registering the job's information (per node of the step:
+     * about 10 KiB freed again at 32 nodes) leaves free holes in the heaps
+     * that free() keeps for the step's lifetime: give those pages back once
+     * (measured: 300 KiB of slurmstepd RSS at 32 nodes x 1, 50 KiB at 3 x 2) */
+    malloc_trim(0);
+#endif
     rc = 0;
 out:
     if (secret != NULL) {
