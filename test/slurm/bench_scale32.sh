@@ -246,13 +246,14 @@ for lay in $LAYOUTS; do
         echo "| $lay | ${k/med/median} | $nn | $o | $th | $oa | $ta | $ra | $g |"
     done
 done
-nl=$(med none 3x2 left) nn=$(med none 3x2 rss_med) o=$(med ours 3x2 rss_med) th=$(med theirs 3x2 rss_med)
-own=$(spx_bench_sub "$o" "$(spx_bench_sub "$nn" "$nl")") ta=$(spx_bench_sub "$th" "$nn")
+nl=$(med none 3x2 left) nn=$(med none 3x2 rss_med) ol=$(med ours 3x2 left) o=$(med ours 3x2 rss_med)
+th=$(med theirs 3x2 rss_med)
+own=$(spx_bench_sub "$(spx_bench_sub "$o" "$ol")" "$(spx_bench_sub "$nn" "$nl")") ta=$(spx_bench_sub "$th" "$nn")
 r2=$(spx_bench_ratio "$own" "$ta")
 echo
-echo "Ours' own cost at 3x2: ours minus (mpi/none minus the libstdc++ and libgcc_s pages Slurm's own"
-echo "hwloc XML export leaves in mpi/none's slurmstepd, $nl MiB; ours has none: $(med ours 3x2 left) MiB):"
-echo "$o - ($nn - $nl) = $own MiB, $r2 x theirs added ($ta MiB); goal <= 2 MiB and <= 0.25 x:" \
+echo "Ours' own cost at 3x2, without the libstdc++ and libgcc_s pages that Slurm's own hwloc XML"
+echo "export leaves in its slurmstepd ($nl MiB under mpi/none, $ol MiB under ours):"
+echo "($o - $ol) - ($nn - $nl) = $own MiB, $r2 x theirs added ($ta MiB); goal <= 2 MiB and <= 0.25 x:" \
     "$( [ "$(met "$own" 2)" = yes ] && [ "$(met "$r2" 0.25)" = yes ] && echo met || echo not met)."
 echo
 f=$(med ours 3x2 fence_empty) rt=$(med net 3x2 rtt) q=$(med net 3x2 ratio)
