@@ -279,7 +279,7 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         pthread_mutex_unlock(&init_lock);
         return st.rc;
     }
-    spx_role_server_set(true);
+    spx_role_server_set(true, spx_server_notify);
     pthread_mutex_unlock(&init_lock);
     spx_info("server %s:%u listening on %s (uid %ld)", spx_srv->me.nspace, spx_srv->me.rank,
              spx_srv->sock_path, (long)spx_srv->uid);
@@ -295,7 +295,7 @@ SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
-    spx_role_server_set(false);
+    spx_role_server_set(false, NULL);
     spx_srv_run_sync(stop_on_thread, NULL);
     spx_srv_rendezvous_remove(spx_srv);
     free(spx_srv->tool_dir);
