@@ -120,6 +120,7 @@ struct spx_tree {
     struct event *listen_ev;
     uint16_t port;
     spx_tree_peer_t *peers; /* n entries */
+    const struct spx_tree_upcalls *up; /* tree.c's (transport.c calls up through it) */
     LIST_HEAD(, spx_tree_link) links;     /* newest first */
     LIST_HEAD(, spx_tree_link) graveyard; /* closed, freed by spx_tree_reap */
     int n_unauth;
@@ -159,13 +160,18 @@ void spx_tree_reap(spx_tree_t *t);
 /* Schedules the deferred event (coll completions, link reaping). */
 void spx_tree_kick(spx_tree_t *t);
 
-/* tree.c */
-/* A non-AUTH frame from an authenticated peer; -1 if malformed (the link is closed). */
-int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *payload);
-/* informer: the node that told us (-1: we saw it ourselves). */
-void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer);
-/* A link to a leaving node closed: settle its departure once none is left. */
-void spx_tree_left_check(spx_tree_t *t, uint32_t node);
+/* What transport.c tells the tree (tree.c's, set in t->up at create):
+ *   dispatch      a non-AUTH frame from an authenticated peer; -1 if
+ *                 malformed (the link is closed);
+ *   declare_lost  node is lost (informer: the node that told us, -1: we saw
+ *                 it ourselves);
+ *   left_check    a link to a leaving node closed: settle its departure once
+ *                 none is left. */
+struct spx_tree_upcalls {
+    int (*dispatch)(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *payload);
+    void (*declare_lost)(spx_tree_t *t, uint32_t node, const char *reason, long informer);
+    void (*left_check)(spx_tree_t *t, uint32_t node);
+};
 /* Whether an authenticated link to node is still open (transport.c). */
 bool spx_tree_has_ready_link(const spx_tree_t *t, uint32_t node);
 

@@ -478,7 +478,7 @@ static void link_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *p,
     bool own_end = h->type == SPX_TREE_FRAME_NODE_LEFT && p->len >= 4 &&
                    ((uint32_t)p->data[0] | (uint32_t)p->data[1] << 8 |
                     (uint32_t)p->data[2] << 16 | (uint32_t)p->data[3] << 24) == l->peer;
-    if (spx_tree_dispatch(t, l->peer, h->type, p) < 0 && l->state == SPX_TREE_LINK_READY) {
+    if (t->up->dispatch(t, l->peer, h->type, p) < 0 && l->state == SPX_TREE_LINK_READY) {
         spx_warn("tree: node %u: malformed frame (type 0x%x, %s) from node %u; closing",
                  t->self, h->type, spx_tree_frame_type_str(h->type), l->peer);
         spx_conn_close(l->conn, "tree: malformed frame", 1);
@@ -504,7 +504,7 @@ static void attempt_failed(spx_tree_t *t, uint32_t node, const char *reason)
     char why[300];
     snprintf(why, sizeof(why), "cannot connect to node %u (%s): %s", node,
              t->addrs[node] ? t->addrs[node] : "?", reason);
-    spx_tree_declare_lost(t, node, why, -1);
+    t->up->declare_lost(t, node, why, -1);
 }
 
 static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
@@ -523,7 +523,7 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
     if (p && p->send_link == l)
         p->send_link = NULL;
     if (state == SPX_TREE_LINK_READY && spx_tree_peer_said_left(t->peers[node].state)) {
-        spx_tree_left_check(t, node); /* it said it ends: settled once all its links closed */
+        t->up->left_check(t, node); /* it said it ends: settled once all its links closed */
     } else if (state == SPX_TREE_LINK_READY) {
         /* A node that ends normally closes all its links at once; its last
          * frames (a collective's DOWN) may still wait unread on another link
@@ -538,7 +538,7 @@ static void link_on_close(spx_conn_t *c, const char *reason, void *arg)
                 spx_conn_drain(others[i]->conn);
         char why[300];
         snprintf(why, sizeof(why), "connection to node %u lost: %s", node, reason);
-        spx_tree_declare_lost(t, node, why, -1);
+        t->up->declare_lost(t, node, why, -1);
     } else if (l->outgoing && p->connecting == l) {
         attempt_failed(t, node, reason);
     } else {
@@ -625,7 +625,7 @@ static void connect_now(spx_tree_t *t, uint32_t node)
         char why[300];
         snprintf(why, sizeof(why), "bad address for node %u: %s", node,
                  t->addrs[node] ? t->addrs[node] : "(none)");
-        spx_tree_declare_lost(t, node, why, -1);
+        t->up->declare_lost(t, node, why, -1);
         return;
     }
     spx_tree_link_t *l = link_new(t, true, node);
