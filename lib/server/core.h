@@ -239,6 +239,11 @@ const struct spx_srv_engine_ops *spx_srv_engine_of_channel(const struct spx_srv_
                                                            uint8_t channel);
 /* The route of a client message type, or NULL: no engine handles it. */
 const struct spx_srv_route *spx_srv_route_of(const struct spx_srv_ctx *ctx, uint8_t type);
+/* A request of peer p handled as if it had come on its connection (peer.c:
+ * the engine's route, else the host's upcalls): 0, or -1 for a malformed
+ * payload or a type nobody handles. For peers that speak another protocol
+ * (the PMI wire engine turns its commands into these). */
+int spx_srv_request(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
 /* The tools' rendezvous files (rendezvous.c): written in dir (0, or -1 with a
  * log line) when the first namespace is registered (progress thread);
  * removed at finalize (no file: nothing). */

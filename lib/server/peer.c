@@ -438,6 +438,14 @@ static int tool_refuse(struct spx_srv_peer *p, uint8_t type, uint32_t seq, const
     return 0;
 }
 
+int spx_srv_request(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
+{
+    const struct spx_srv_route *rt = spx_srv_route_of(p->ctx, type);
+    if (rt)
+        return rt->handle(p, seq, payload);
+    return spx_srv_upcall_handles(type) ? spx_srv_handle_upcall(p, type, seq, payload) : -1;
+}
+
 /* A request of a ready peer: to the engine whose routes list its type
  * (hooks.c), else to the host's upcalls; what tools may not send is refused.
  * 0, or -1 for a malformed payload; *why set when the connection must close. */
