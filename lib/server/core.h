@@ -329,7 +329,7 @@ struct spx_srv_ctx {
                                      * the tree then does not announce an orderly end */
 };
 
-/* The one server context of this process (server.c), for the PMIx_server_*
+/* The one server context of this process (hooks.c), for the PMIx_server_*
  * entry points (and PMIx_Notify_event in a server) that start a request, and
  * for host callbacks that get nothing else back. Every other function gets
  * the context from its caller: engines as their ops' argument, through the

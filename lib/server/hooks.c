@@ -1,11 +1,18 @@
-/* hooks.c - the core's view of the engines: server.c puts its list in
- * ctx->engines at init, and the core reaches an engine only through it:
- * life events broadcast to the hooks of every engine, network messages
- * routed by channel, client messages by type (each engine's routes).
- * Nothing here names an engine.
+/* hooks.c - the server's context (spx_srv) and the core's view of the
+ * engines: server.c puts its list in ctx->engines at init, and the core
+ * reaches an engine only through it: life events broadcast to the hooks of
+ * every engine, network messages routed by channel, client messages by type
+ * (each engine's routes). Nothing here names an engine.
  */
 #include "config.h"
 #include "server/core.h"
+
+/* The server of this process: defined here, at the bottom with the core's
+ * other shared state, so that no file reaches up to server.c for it. Its
+ * one global name, spx_srv (core.h), is a pointer for the PMIx_server_*
+ * entry points; everything else gets the context from its caller. */
+static struct spx_srv_ctx srv_state;
+struct spx_srv_ctx *const spx_srv = &srv_state;
 
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
 {

@@ -41,12 +41,6 @@
 
 #define SPX_SERVER_VERSION_STR "4.2.2-spmix"
 
-/* The server of this process. Its one global name, spx_srv (core.h), is a
- * pointer for the PMIx_server_* entry points; everything else gets the
- * context from its caller. */
-static struct spx_srv_ctx srv_state;
-struct spx_srv_ctx *const spx_srv = &srv_state;
-
 /* The engines, in the order they are set up and hear of a gone node. */
 static const struct spx_srv_engine_ops *const server_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
@@ -231,7 +225,7 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         spx_error("PMIx_server_init: a server is already running in this process");
         return PMIX_ERR_INIT;
     }
-    memset(&srv_state, 0, sizeof(srv_state));
+    memset(spx_srv, 0, sizeof(*spx_srv));
     /* only the PMIx v4 part: a host built against v4 headers passes a table
      * that ends before session_control (which we never call; it stays NULL) */
     if (module)
