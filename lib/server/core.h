@@ -281,8 +281,22 @@ struct spx_srv_directory {
     void (*proc_done)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool used);
 };
 
+/* The end of a run of the server's own query answers: own[0..nown) the
+ * answers (handed to the callee: spx_info_array_free(own, nown); NULL when
+ * none), all: every key asked is answered, by the caller's answers or by
+ * own. */
+typedef void (*spx_srv_query_own_f)(pmix_info_t *own, size_t nown, bool all, void *arg);
+/* Answers the keys of q[0..nq) that ans[0..nans) lacks and the server
+ * library knows (the query engine's spx_srv_query_own_run, engine_query.h,
+ * which it sets in ctx->query_own at setup). */
+typedef void (*spx_srv_query_own_run_f)(struct spx_srv_ctx *ctx, const struct spx_srv_peer *p,
+                                        const pmix_query_t *q, size_t nq,
+                                        const pmix_info_t *ans, size_t nans,
+                                        spx_srv_query_own_f done, void *arg);
+
 struct spx_srv_ctx {
     bool active;
+    spx_srv_query_own_run_f query_own; /* NULL: none (the core's upcalls answer only the host's) */
     const struct spx_srv_directory *directory; /* NULL: none (borrowed, static) */
     /* the engines in order, NULL-terminated (borrowed: server.c's list) */
     const struct spx_srv_engine_ops *const *engines;
@@ -350,7 +364,7 @@ long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long d
  * spx_argv_free, types/types.h.) */
 int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
 
-/* A timer for tracker id of a fence engine (fence.h timer_arm): when it
+/* (fence_timer.c) A timer for tracker id of a fence engine (fence.h timer_arm): when it
  * fires, spx_fence_timeout(engine_of(ctx), id), nothing if that is NULL by
  * then. The handle (NULL on failure) goes to spx_srv_fence_timer_cancel
  * unless the timer fired. */

@@ -16,7 +16,6 @@
 #include "server/core.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
-#include "server/engine_query.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -171,6 +170,18 @@ static void query_own_done(pmix_info_t *own, size_t nown, bool all, void *arg)
     spx_srv_req_free(r);
 }
 
+/* The server library's own answers (the query engine's, ctx->query_own)
+ * after ans[0..nans): query_own_done runs once, now or later. */
+static void query_own(struct spx_srv_req *r, const struct query_set *qs, const pmix_info_t *ans,
+                      size_t nans)
+{
+    struct spx_srv_ctx *ctx = r->peer->ctx;
+    if (ctx->query_own)
+        ctx->query_own(ctx, r->peer, qs->q, qs->n, ans, nans, query_own_done, r);
+    else
+        query_own_done(NULL, 0, false, r);
+}
+
 static void query_done(struct spx_srv_req *r)
 {
     /* r->extra: the host's answer (released by spx_srv_req_free through relfn) */
@@ -183,8 +194,7 @@ static void query_done(struct spx_srv_req *r)
         r->extra = NULL; /* still released through relfn */
     const struct query_set *qs = r->owned;
     /* the library's own keys the host left unanswered */
-    spx_srv_query_own_run(r->peer->ctx, r->peer, qs->q, qs->n, r->extra, r->nextra,
-                          query_own_done, r);
+    query_own(r, qs, r->extra, r->nextra);
 }
 
 /* Answers from what the server knows: namespaces, its counters and
@@ -243,7 +253,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 : PMIX_ERR_NOT_FOUND;
     r->info = res; /* the request's from now on (spx_srv_req_free) */
     r->ninfo = found;
-    spx_srv_query_own_run(r->peer->ctx, r->peer, qs->q, qs->n, res, found, query_own_done, r);
+    query_own(r, qs, res, found);
 }
 
 static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
