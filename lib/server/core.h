@@ -227,11 +227,21 @@ struct spx_srv_engine_ops {
      *              proc_gone for each of its local clients: drop what was
      *              kept for its processes. */
     void (*nspace_gone)(struct spx_srv_ctx *ctx, const char *nspace);
+    /* client_ready  local client cl finished its handshake (a PMIx HELLO, or
+     *               a PMI task's first command): it is connected and its
+     *               cpuset known. cl: borrowed. */
+    void (*client_ready)(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
+    /* client_finalized  local client cl called PMIx_Finalize (it is still
+     *               connected; what waits for it goes on without it). */
+    void (*client_finalized)(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
 };
 /* ---- hooks.c: the core's view of the engines, which server.c lists in
  * ctx->engines at init; the core names no engine ---- */
 /* Tells every engine with a proc_gone hook. */
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
+/* Every engine with a client_ready / client_finalized hook, in list order. */
+void spx_srv_engines_client_ready(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
+void spx_srv_engines_client_finalized(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
 /* Every engine with a node_gone hook, in list order. */
 void spx_srv_engines_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost);
 /* The engine that takes messages of channel, or NULL. */

@@ -28,6 +28,20 @@ void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
             ctx->engines[i]->nspace_gone(ctx, nspace);
 }
 
+void spx_srv_engines_client_ready(struct spx_srv_ctx *ctx, struct spx_srv_client *cl)
+{
+    for (size_t i = 0; ctx->engines && ctx->engines[i]; i++)
+        if (ctx->engines[i]->client_ready)
+            ctx->engines[i]->client_ready(ctx, cl);
+}
+
+void spx_srv_engines_client_finalized(struct spx_srv_ctx *ctx, struct spx_srv_client *cl)
+{
+    for (size_t i = 0; ctx->engines && ctx->engines[i]; i++)
+        if (ctx->engines[i]->client_finalized)
+            ctx->engines[i]->client_finalized(ctx, cl);
+}
+
 void spx_srv_engines_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
     for (size_t i = 0; ctx->engines && ctx->engines[i]; i++)

@@ -259,11 +259,10 @@ static void hello_done(struct spx_srv_req *r)
     cl->connected_once = true;
     cl->pid = p->pid > 0 ? p->pid : 0; /* the socket's credentials, not what HELLO says */
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
-    spx_srv_shmf_client_ready(cl->ns);
     /* its cpuset and locality, for the peers that ask (and have waited) */
     if (p->cpus)
         spx_srv_topo_client_cpus(cl->ns, cl->rank, p->cpus);
-    spx_srv_get_target_hello(p->ctx, cl->ns->name, cl->rank);
+    spx_srv_engines_client_ready(p->ctx, cl);
     spx_debug("%s: connected", p->name);
     spx_srv_req_free(r);
 }

@@ -268,8 +268,7 @@ int spx_pmi_bind(struct spx_srv_pmi_conn *c, const char **why)
     c->bound = true;
     spx_srv_peer_ref(p); /* the peer list's */
     LIST_INSERT_HEAD(&ctx->peers, p, link);
-    spx_srv_shmf_client_ready(cl->ns);
-    spx_srv_get_target_hello(ctx, cl->ns->name, cl->rank);
+    spx_srv_engines_client_ready(ctx, cl);
     spx_debug("%s: PMI client connected", p->name);
     return 0;
 }

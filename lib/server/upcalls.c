@@ -404,12 +404,7 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     struct spx_srv_ctx *ctx = r->peer->ctx;
     if (cl) {
         cl->finalized = true;
-        spx_srv_get_target_gone(ctx, r->peer->proc.nspace, r->peer->proc.rank);
-        /* fences go on without it from now on */
-        spx_srv_shmf_retire(cl->ns);
-        if (ctx->fence)
-            spx_fence_proc_departed(ctx->fence, &r->peer->proc);
-        spx_srv_fence_standin_check(ctx, cl->ns);
+        spx_srv_engines_client_finalized(ctx, cl); /* fences go on without it, gets end */
         if (!ctx->host.publish && ctx->directory)
             ctx->directory->proc_done(ctx, &r->peer->proc, cl->used_directory);
     }
