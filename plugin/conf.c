@@ -48,7 +48,7 @@ void spx_plg_conf_defaults(void)
     spx_plg_conf.port_lo = SPX_PLG_DEFAULT_PORT_LO;
     spx_plg_conf.port_hi = SPX_PLG_DEFAULT_PORT_HI;
     spx_plg_conf.timeout = SPX_PLG_DEFAULT_TIMEOUT;
-    spx_plg_conf.tree_width = SPX_PLG_DEFAULT_WIDTH;
+    spx_plg_conf.tree_width = 0;   /* Slurm's TreeWidth */
     spx_plg_conf.stdin_tool = false;
     spx_plg_conf.output_tap = false;
 }
@@ -82,6 +82,11 @@ static void spx_plg_conf_take(char **dst, char *src)
     }
     if (src != NULL)
         SPX_XFREE(src);
+}
+
+uint32_t spx_plg_conf_tree_width(enum spx_plg_width_from *from)
+{
+    return spx_plg_width_choose(spx_plg_conf.tree_width, slurm_conf.tree_width, from);
 }
 
 void spx_plg_conf_options(s_p_options_t **full_options, int *full_options_cnt)
@@ -130,11 +135,11 @@ void spx_plg_conf_set(s_p_hashtbl_t *tbl)
             spx_plg_err("SpmixTimeout=%u is not in 1..3600; using %u", u, spx_plg_conf.timeout);
     }
     if (slurm_s_p_get_uint32(&u, "SpmixTreeWidth", tbl)) {
-        if (u >= 2 && u <= 1024)
+        if (u >= SPX_PLG_WIDTH_MIN && u <= SPX_PLG_WIDTH_MAX)
             spx_plg_conf.tree_width = u;
         else
-            spx_plg_err("SpmixTreeWidth=%u is not in 2..1024; using %u", u,
-                        spx_plg_conf.tree_width);
+            spx_plg_err("SpmixTreeWidth=%u is not in %u..%u; ignored (Slurm's TreeWidth "
+                        "decides)", u, SPX_PLG_WIDTH_MIN, SPX_PLG_WIDTH_MAX);
     }
     if (slurm_s_p_get_string(&s, "SpmixTmpDir", tbl)) {
         if (s != NULL && s[0] == '/')
@@ -171,8 +176,11 @@ s_p_hashtbl_t *spx_plg_conf_get(void)
     slurm_s_p_parse_pair(tbl, "SpmixPortRange", v);
     snprintf(v, sizeof(v), "%u", spx_plg_conf.timeout);
     slurm_s_p_parse_pair(tbl, "SpmixTimeout", v);
-    snprintf(v, sizeof(v), "%u", spx_plg_conf.tree_width);
-    slurm_s_p_parse_pair(tbl, "SpmixTreeWidth", v);
+    if (spx_plg_conf.tree_width != 0) {
+        /* unset stays unset: each slurmstepd then follows its TreeWidth */
+        snprintf(v, sizeof(v), "%u", spx_plg_conf.tree_width);
+        slurm_s_p_parse_pair(tbl, "SpmixTreeWidth", v);
+    }
     if (spx_plg_conf.tmpdir != NULL)
         slurm_s_p_parse_pair(tbl, "SpmixTmpDir", spx_plg_conf.tmpdir);
     if (spx_plg_conf.munge_socket != NULL)
@@ -205,7 +213,13 @@ spx_slurm_list_t spx_plg_conf_get_printable(void)
     spx_plg_conf_print(l, "SpmixPortRange", v);
     snprintf(v, sizeof(v), "%u", spx_plg_conf.timeout);
     spx_plg_conf_print(l, "SpmixTimeout", v);
-    snprintf(v, sizeof(v), "%u", spx_plg_conf.tree_width);
+    if (spx_plg_conf.tree_width != 0) {
+        snprintf(v, sizeof(v), "%u", spx_plg_conf.tree_width);
+    } else {
+        enum spx_plg_width_from from;
+        uint32_t w = spx_plg_conf_tree_width(&from);
+        snprintf(v, sizeof(v), "%u (from %s)", w, spx_plg_width_from_str(from));
+    }
     spx_plg_conf_print(l, "SpmixTreeWidth", v);
     spx_plg_conf_print(l, "SpmixTmpDir", spx_plg_conf.tmpdir ? spx_plg_conf.tmpdir : "(TMPDIR or /tmp)");
     spx_plg_conf_print(l, "SpmixMungeSocket",

@@ -12,6 +12,7 @@
  *   SpmixPortRange=LO-HI      TCP ports for the servers' tree (when Slurm reserved none)
  *   SpmixTimeout=SEC          how long a server waits for its tree peers to come up
  *   SpmixTreeWidth=N          fan-out of the tree between the nodes' servers
+ *                             (default: Slurm's TreeWidth, see tree_width.h)
  *   SpmixTmpDir=DIR           base of the per-step directories (default: job's TMPDIR or /tmp)
  *   SpmixStdinTool=B          the tasks' stdin is fed by tools' pushes merged with
  *                             srun's stdin (default no; a step asks with SPMIX_STDIN=tool)
@@ -28,6 +29,7 @@
 #include <stdint.h>
 
 #include "plugin/slurm_glue.h"
+#include "plugin/tree_width.h"
 
 #ifndef SPX_PLG_LIBDIR
 #define SPX_PLG_LIBDIR "/usr/local/lib/spmix"
@@ -36,7 +38,6 @@
 #define SPX_PLG_DEFAULT_PORT_LO 26000
 #define SPX_PLG_DEFAULT_PORT_HI 27999
 #define SPX_PLG_DEFAULT_TIMEOUT 30
-#define SPX_PLG_DEFAULT_WIDTH 16
 
 struct spx_plg_conf {
     uint32_t debug;
@@ -44,7 +45,7 @@ struct spx_plg_conf {
     bool set_ld_library_path;
     uint16_t port_lo, port_hi;
     uint32_t timeout;
-    uint32_t tree_width;
+    uint32_t tree_width;       /* SpmixTreeWidth; 0: not set (Slurm's TreeWidth) */
     char *tmpdir;              /* malloc'd; NULL: job's TMPDIR or /tmp */
     bool stdin_tool;           /* SpmixStdinTool */
     bool output_tap;           /* SpmixOutputTap */
@@ -58,6 +59,10 @@ void spx_plg_conf_defaults(void);
 void spx_plg_conf_free(void);
 /* Parses "LO-HI" (1 <= LO <= HI <= 65535). 0 or -1. */
 int spx_plg_conf_parse_ports(const char *s, uint16_t *lo, uint16_t *hi);
+
+/* The tree's fan-out: SpmixTreeWidth when set, else slurm_conf.tree_width
+ * clamped into 2..1024 (tree_width.h); *from (may be NULL) says which. */
+uint32_t spx_plg_conf_tree_width(enum spx_plg_width_from *from);
 
 /* The mpi_p_conf_* hooks. */
 void spx_plg_conf_options(s_p_options_t **full_options, int *full_options_cnt);

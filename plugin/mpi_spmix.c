@@ -1,5 +1,5 @@
 /*
- * mpi_spmix.c - the symbols Slurm 22.05 looks up in an MPI plugin.
+ * mpi_spmix.c - the symbols Slurm (22.05 to 26.05) looks up in an MPI plugin.
  *
  * Who calls what: slurmctld and slurmd load the plugin at start-up for its
  * mpi.conf options (conf_options, conf_set, conf_get, conf_get_printable);

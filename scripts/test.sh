@@ -117,6 +117,8 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ]; then
     "$top/configure" -q --enable-werror --enable-python --prefix="$sroot/inst"
     make -s -j"$jobs" >/dev/null
     vc "$top/test/slurm/test_plugin.sh" --build "$sroot/build"
+    step "Slurm: the tree's width follows slurm.conf's TreeWidth; mpi.conf's SpmixTreeWidth overrides it"
+    vc "$top/test/slurm/test_treewidth.sh" --build "$sroot/build"
     step "Slurm: PMIx groups (it_group, it_grpinvite, it_grpfault, python3-pmix) on 3 nodes x 2"
     vc "$top/test/slurm/test_groups.sh" --build "$sroot/build"
     step "Slurm: heterogeneous steps (srun A : B, sbatch hetjob) as one namespace; --multi-prog applications"
@@ -148,7 +150,7 @@ if [ "${SPX_SKIP_SLURM:-0}" != 1 ] && [ "${SPX_SKIP_CHROOTS:-0}" != 1 ]; then
         t0=$(date +%s)
         # the Open MPI matrix: Open MPI 5 (trixie) under mpi/spmix, Open MPI 6
         # (forky, no mpi/pmix of Slurm's own) under the drop-in mpi/pmix
-        tests="test_plugin.sh test_groups.sh test_iof.sh" dtests=test_dropin.sh
+        tests="test_plugin.sh test_treewidth.sh test_groups.sh test_iof.sh" dtests=test_dropin.sh
         case $suite in
             trixie) tests="$tests test_openmpi.sh" ;;
             forky) dtests="$dtests test_openmpi.sh" ;;

@@ -165,6 +165,22 @@ static void spx_launch_child_fds(uint32_t upto)
     close(L.sigfd);
 }
 
+/* In a forked daemon: drop its copy of the launcher's per-node and per-rank
+ * tables (about 2 KB a node, mostly each daemon's error buffer), so that a
+ * node server holds, and shows in its resident memory, nothing of the
+ * launcher that grows with the job. */
+static void spx_launch_child_release(void)
+{
+    free(L.d);
+    L.d = NULL;
+    free(L.rank_pid);
+    L.rank_pid = NULL;
+    for (uint32_t j = 0; L.stats && j < L.o->nodes; j++)
+        free(L.stats[j]);
+    free(L.stats);
+    L.stats = NULL;
+}
+
 static int spx_launch_fork(uint32_t k)
 {
     struct spx_launch_daemon *d = &L.d[k];
@@ -194,6 +210,7 @@ static int spx_launch_fork(uint32_t k)
         };
         setpgid(0, 0);
         spx_launch_child_fds(k);
+        spx_launch_child_release();
         close(rep[0]);
         close(ctl[1]);
         close(err[0]);

@@ -581,6 +581,22 @@ static int spx_run_server_start(void)
     return 0;
 }
 
+/* The layout served the registration and the tree's start only: a node
+ * server keeps nothing per node of the job beyond what the library holds. */
+static void spx_run_forget_layout(void)
+{
+    free(N.nodes);
+    free(N.node_ranks);
+    free(N.names);
+    free(N.addrs);
+    N.nodes = NULL;
+    N.node_ranks = NULL;
+    N.names = NULL;
+    N.addrs = NULL;
+    N.job.nodes = NULL;
+    N.job.nnodes = 0;
+}
+
 /* Register the whole job (the layout of spx_run_describe_job). */
 static int spx_run_register_job(void)
 {
@@ -670,6 +686,7 @@ int spx_run_node_main(const struct spx_run_node_cfg *cfg, const void *oldmask)
     if (spx_run_register_job() < 0)
         goto out;
     registered = true;
+    spx_run_forget_layout();
 #if defined(HAVE_MALLOC_H) && defined(HAVE_MALLOC_TRIM)
     /* building and storing the job's information (every node's and rank's)
      * and loading the topology peak at several times what stays: give the

@@ -13,6 +13,7 @@
 #endif
 #include "run_launch.h"
 #include "run_node.h"
+#include "run_stale.h"
 
 #include <pmix.h>
 
@@ -277,6 +278,9 @@ int main(int argc, char **argv)
     if (getenv("SPMIX_RUN_NSPACE") && getenv("SPMIX_RUN_NSPACE")[0]) /* a fixed name (tests) */
         snprintf(nspace, sizeof(nspace), "%s", getenv("SPMIX_RUN_NSPACE"));
     spx_run_hint_openmpi();
+    /* what killed jobs of this user left in the temporary directory */
+    const char *td = getenv("TMPDIR");
+    spx_run_remove_stale(td && *td ? td : "/tmp");
     spx_run_raise_nofile(&o);
     if (!o.no_lib_path)
         spx_run_put_lib_first();

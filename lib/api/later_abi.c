@@ -5,7 +5,7 @@
  * Real: the string functions, PMIx_server_generate_cpuset (the parser of
  * PMIx_server_generate_cpuset_string's strings). The regex2 functions live
  * with the other regex code in lib/types/regex.c.
- * Not supported (README lists them): resource blocks, IOF flow control,
+ * Not supported (doc/api-status.md lists them): resource blocks, IOF flow control,
  * collecting job info into a buffer (PMIX_ERR_NOT_SUPPORTED, no callback);
  * PMIx_Heartbeat sends through PMIx_Process_monitor_nb, which is not
  * supported either; PMIx_Progress_thread_stop leaves our one progress thread

@@ -2,7 +2,7 @@
  *
  * Each exists so that programs linked against libpmix.so.2 load and run; each
  * returns PMIX_ERR_NOT_SUPPORTED at once and never calls its callback (a
- * non-blocking call that returns an error does not call back). README.md lists
+ * non-blocking call that returns an error does not call back). doc/api-status.md lists
  * them. The cpuset/topology destructors are real: they only release memory.
  */
 #include "config.h"

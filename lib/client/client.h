@@ -104,10 +104,35 @@ struct spx_client {
     size_t next_handler_id;
 };
 
+/* ---- client_state.c: the state every client file reads, at the bottom ---- */
 extern struct spx_client spx_client;
 
 /* True when PMIx_Init has been called more times than PMIx_Finalize. */
 bool spx_client_initialized(void);
+
+/* What a server sends unasked (a message that is not a reply) goes to the
+ * handler set for its type: the files that handle them set them at init
+ * (client_init.c), so the connection code names none of them. Progress
+ * thread; payload borrowed. */
+typedef void (*spx_client_frame_f)(spx_buf_t *payload);
+void spx_client_frames_set(uint8_t type, spx_client_frame_f fn);
+spx_client_frame_f spx_client_frame_handler(uint8_t type);
+/* Told when a server's connection ends other than on purpose (affected: the
+ * server's process for a tool, NULL for a client's one server): set at init
+ * to the event code's delivery of PMIX_ERR_LOST_CONNECTION. */
+typedef void (*spx_client_lost_f)(const pmix_proc_t *affected);
+void spx_client_on_lost_set(spx_client_lost_f fn);
+void spx_client_lost(const pmix_proc_t *affected);
+/* Told when the chain of handlers of an event ended (or will not decide
+ * anything: see client_event.c), with what it decided: set at init to the
+ * group code's spx_client_group_event_done, so the event code never calls
+ * the group code. Borrowed arguments, progress thread. */
+typedef void (*spx_client_chain_end_f)(pmix_status_t status, const pmix_proc_t *source,
+                                       const pmix_info_t *info, size_t ninfo, bool abort,
+                                       bool lead);
+void spx_client_on_chain_end_set(spx_client_chain_end_f fn);
+void spx_client_chain_ended(pmix_status_t status, const pmix_proc_t *source,
+                            const pmix_info_t *info, size_t ninfo, bool abort, bool lead);
 
 /* ---- client_conn.c: server connections, requests and replies ----
  * Any thread, without spx_client.lock held. payload: bytes taken. fn may be NULL
@@ -181,7 +206,8 @@ struct spx_evkept *spx_evcache_take(spx_evcache_want_f want, void *arg);
 void spx_evcache_free(struct spx_evkept *e);
 void spx_evcache_clear(void);
 
-/* Slot of a local process in the shared-memory segment, or -1. */
+/* Slot of a local process in the shared-memory segment, or -1
+ * (client_state.c: the segment's rank table is state). */
 long spx_client_local_slot(pmix_rank_t rank);
 
 /* Drops cached remote values (after a collecting fence, or on finalize). */
@@ -196,12 +222,12 @@ void spx_client_gshm_attach(void);
 void spx_client_gshm_detach(void);
 /* A blocking construct of grp over procs (expanded; borrowed) through shared
  * memory; SPX_GSHM_RETRY (proto/group_shm.h) when it does not apply or the
- * server sends it to the socket: then nothing was started. *results: the
- * caller's (may be NULL). */
+ * server sends it to the socket: then nothing was started. On success
+ * *outcome (malloc'd, the caller's: spx_client_group_take_outcome) holds the
+ * encoded outcome. */
 pmix_status_t spx_client_group_construct_shm(const char *grp, const pmix_proc_t *procs,
                                              size_t nprocs, const pmix_info_t *info,
-                                             size_t ninfo, pmix_info_t **results,
-                                             size_t *nresults);
+                                             size_t ninfo, uint8_t **outcome, size_t *noutcome);
 /* client_group.c, called with spx_client.lock held: puts the endpoint data
  * a live group's construct brought for (nspace, rank) into the cache if it
  * is still waiting (true when it did); drops all that waits (the cache is
@@ -269,6 +295,8 @@ void spx_client_iof_stop(bool send_eof, uint32_t server);
 /* client_iof_pull.c: an IOF_DATA frame from the server (progress thread;
  * payload lent): the output goes to the PMIx_IOF_pull registration it names. */
 void spx_client_iof_data(spx_buf_t *payload);
+/* The event code's end of a lost connection (spx_client_on_lost_set). */
+void spx_client_event_conn_lost(const pmix_proc_t *affected);
 /* Forgets every PMIx_IOF_pull registration (finalize, progress thread). */
 void spx_client_iof_pull_clear(void);
 

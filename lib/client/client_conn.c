@@ -183,12 +183,13 @@ static void on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload
             p->fn(PMIX_SUCCESS, payload, p->arg);
             free(p);
         }
-    } else if (h->type == SPX_MSG_EVENT)
-        spx_client_event_dispatch(payload);
-    else if (h->type == SPX_MSG_IOF_DATA)
-        spx_client_iof_data(payload);
-    else
-        spx_conn_close(c, "unexpected message from the server", 1);
+    } else {
+        spx_client_frame_f fn = spx_client_frame_handler(h->type);
+        if (fn)
+            fn(payload);
+        else
+            spx_conn_close(c, "unexpected message from the server", 1);
+    }
     spx_client.rx = NULL;
 }
 
@@ -236,13 +237,10 @@ static void on_close(spx_conn_t *c, const char *reason, void *arg)
     if (!srv->quiet && spx_client.tool) { /* a tool outlives the jobs it looks at */
         spx_info("the PMIx server %s:%u closed the connection: %s", srv->proc.nspace,
                  srv->proc.rank, reason);
-        pmix_info_t info;
-        PMIx_Info_load(&info, PMIX_EVENT_AFFECTED_PROC, &srv->proc, PMIX_PROC);
-        spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, &info, 1);
-        PMIX_INFO_DESTRUCT(&info);
+        spx_client_lost(&srv->proc);
     } else if (!srv->quiet) {
         spx_error("lost connection to the PMIx server: %s", reason);
-        spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, NULL, 0);
+        spx_client_lost(NULL);
     }
     free(srv->path);
     free(srv);

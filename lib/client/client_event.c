@@ -30,10 +30,10 @@
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
-#include "server/server.h"
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/role.h"
 
 enum hdlr_category { CAT_FIRST, CAT_SINGLE, CAT_MULTI, CAT_DEFAULT, CAT_LAST };
 
@@ -137,13 +137,13 @@ static struct spx_evhdlr *hdlr_find(size_t id)
 
 static void chain_step(void *arg);
 
-/* The chain of ev ended: group events tell the server what the handlers
- * decided (client_group.c). */
+/* The chain of ev ended: whoever observes chain ends (the group code, which
+ * tells the server what the handlers decided of a group event) hears it. */
 static void chain_end(struct event_run *ev)
 {
     if (!ev->told)
-        spx_client_group_event_done(ev->status, &ev->source, ev->info, ev->ninfo, ev->abort,
-                                    ev->lead);
+        spx_client_chain_ended(ev->status, &ev->source, ev->info, ev->ninfo, ev->abort,
+                               ev->lead);
     event_run_free(ev);
 }
 
@@ -230,7 +230,7 @@ static void run_start(pmix_status_t status, const pmix_proc_t *source, const pmi
     TAILQ_FOREACH(h, &spx_client.handlers, link)
         specific |= h->ncodes > 0 && hdlr_matches(h, status);
     if (!specific && !ev->told) {
-        spx_client_group_event_done(status, &ev->source, ev->info, ev->ninfo, false, false);
+        spx_client_chain_ended(status, &ev->source, ev->info, ev->ninfo, false, false);
         ev->told = true;
     }
     chain_step(ev);
@@ -444,4 +444,16 @@ SPX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_o
     spx_wait_fini(&r->wait);
     free(r);
     return rc;
+}
+
+void spx_client_event_conn_lost(const pmix_proc_t *affected)
+{
+    if (!affected) {
+        spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, NULL, 0);
+        return;
+    }
+    pmix_info_t info;
+    PMIx_Info_load(&info, PMIX_EVENT_AFFECTED_PROC, affected, PMIX_PROC);
+    spx_client_event_deliver(PMIX_ERR_LOST_CONNECTION, &spx_client.myproc, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
 }

@@ -213,23 +213,6 @@ void spx_client_shmb_attach(void)
     spx_client.shmb = b;
 }
 
-long spx_client_local_slot(pmix_rank_t rank)
-{
-    if (!spx_client.shmb || !spx_client.shmb_ranks)
-        return -1;
-    size_t lo = 0, hi = spx_shmb_nlocal(spx_client.shmb);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (spx_client.shmb_ranks[mid] == rank)
-            return (long)mid;
-        if (spx_client.shmb_ranks[mid] < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 void spx_client_shmb_detach(void)
 {
     spx_shmb_t *b = spx_client.shmb;

@@ -710,11 +710,15 @@ static pmix_status_t info_op_block(const char *name, uint8_t op, const char grp[
         pmix_proc_t *expanded = NULL;
         size_t nexp = 0;
         if (spx_client_group_expand(procs, nprocs, &expanded, &nexp) == PMIX_SUCCESS) {
+            uint8_t *outcome = NULL;
+            size_t noutcome = 0;
             rc = expanded ? spx_client_group_construct_shm(grp, expanded, nexp, info, ninfo,
-                                                           results, nresults)
+                                                           &outcome, &noutcome)
                           : spx_client_group_construct_shm(grp, procs, nprocs, info, ninfo,
-                                                           results, nresults);
+                                                           &outcome, &noutcome);
             free(expanded);
+            if (rc == PMIX_SUCCESS) /* outcome taken */
+                return spx_client_group_take_outcome(outcome, noutcome, results, nresults);
             if (rc != SPX_GSHM_RETRY)
                 return rc;
         }

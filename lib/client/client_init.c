@@ -44,15 +44,14 @@
 
 #define SPX_HELLO_TIMEOUT_MS 30000
 
-struct spx_client spx_client = {.init_lock = PTHREAD_MUTEX_INITIALIZER,
-                                .lock = PTHREAD_MUTEX_INITIALIZER,
-                                .shmb_lock = PTHREAD_MUTEX_INITIALIZER,
-                                .pending = TAILQ_HEAD_INITIALIZER(spx_client.pending),
-                                .handlers = TAILQ_HEAD_INITIALIZER(spx_client.handlers)};
-
-bool spx_client_initialized(void)
+/* The handlers of what a server sends unasked, and of a lost connection:
+ * the connection code (client_conn.c) reaches them through client_state.c. */
+static void spx_client_handlers_install(void)
 {
-    return __atomic_load_n(&spx_client.init_count, __ATOMIC_ACQUIRE) > 0;
+    spx_client_frames_set(SPX_MSG_EVENT, spx_client_event_dispatch);
+    spx_client_frames_set(SPX_MSG_IOF_DATA, spx_client_iof_data);
+    spx_client_on_lost_set(spx_client_event_conn_lost);
+    spx_client_on_chain_end_set(spx_client_group_event_done);
 }
 
 /* ---- init ---- */
@@ -419,6 +418,7 @@ static void wait_spin_tune(void)
 static pmix_status_t first_init(const struct spx_tool_start *tool)
 {
     spx_log_set_role(tool ? "tool" : "client");
+    spx_client_handlers_install();
     spx_client.tool = tool != NULL;
     spx_client.own = spx_store_create();
     spx_client.jobinfo = spx_store_create();

@@ -1,6 +1,6 @@
 /* client_iof.c - PMIx_IOF_push: bytes to the stdin of processes of a job,
  * through this process's server (proto/msg.h IOF_PUSH), which hands them to
- * its host; spec: ../shared/spec/PMIx_IOF_push.rst.
+ * its host; behaviour: PMIx_IOF_push(3).
  *
  * A push is cut into requests of at most SPX_IOF_MAX_CHUNK bytes, at most
  * PUSH_WINDOW of them in flight; each is answered when the host took its

@@ -173,26 +173,6 @@ static long cache_check_peer(const char *nspace, pmix_rank_t rank)
     return slot;
 }
 
-/* Called with spx_client.lock held. key of (ns, rank), a process of another
- * node whose block PMIx_Init's reply left out (server/hello.c: every value
- * in it is what the job's maps give), computed from the maps into the cache
- * of fetched values; borrowed like any cached value. NULL when the maps do
- * not give key: the server, which holds the block, is asked. */
-static const pmix_value_t *derive_proc(const char *ns, pmix_rank_t rank, const char *key)
-{
-    spx_jobmap_t m;
-    if (!spx_client.cache || spx_jobmap_load(&m, spx_client.jobinfo, ns) != 0)
-        return NULL;
-    pmix_value_t v = {.type = PMIX_UNDEF};
-    bool ok = spx_jobmap_proc(&m, rank, key, &v);
-    spx_jobmap_fini(&m);
-    if (!ok)
-        return NULL;
-    pmix_status_t rc = spx_store_put(spx_client.cache, ns, rank, key, &v, PMIX_GLOBAL);
-    PMIx_Value_destruct(&v);
-    return rc == PMIX_SUCCESS ? spx_store_peek(spx_client.cache, ns, rank, key, NULL) : NULL;
-}
-
 /* Called with spx_client.lock held; the result is borrowed until it is released. */
 static const pmix_value_t *lookup_local(const struct get_req *r)
 {
@@ -210,9 +190,9 @@ static const pmix_value_t *lookup_local(const struct get_req *r)
                     spx_store_count(spx_client.jobinfo, ns, rank) == 0;
     if (left_out && spx_store_peek(spx_client.jobinfo, ns, spx_client.myproc.rank, r->key, NULL)) {
         /* a process key (this process's block has it) of a process whose block
-         * PMIx_Init left out: the maps give it, or its server has it */
-        v = spx_store_peek(spx_client.cache, ns, rank, r->key, NULL);
-        return v ? v : derive_proc(ns, rank, r->key);
+         * PMIx_Init left out and the maps do not give (store/jobderived.h):
+         * its server may have it */
+        return spx_store_peek(spx_client.cache, ns, rank, r->key, NULL);
     }
     if (!v && mine && rank != PMIX_RANK_WILDCARD && spx_key_is_reserved(r->key))
         v = spx_store_peek(spx_client.jobinfo, ns, PMIX_RANK_WILDCARD, r->key, NULL);

@@ -1,6 +1,7 @@
 /* client_notify.c - PMIx_Notify_event.
  *
- * In a server process the call belongs to the server (spx_server_notify,
+ * In a server process the call belongs to the server (its notify, reached
+ * through util/role.h: spx_server_notify,
  * lib/server/events.c). Elsewhere, as in OpenPMIx, the notifier's own
  * handlers run once for its event (source: the given one, or this process)
  * whenever the process is in the event's range: always for
@@ -28,10 +29,10 @@
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
-#include "server/server.h"
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/role.h"
 
 /* The directives PMIx_Notify_event honours (lib/server/events.c and relay.c
  * read them too). The array also carries user data: only reserved keys count
@@ -150,8 +151,9 @@ SPX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc
     if (rc != PMIX_SUCCESS)
         return rc;
     if (!spx_client_initialized()) {
-        if (spx_server_active())
-            return spx_server_notify(status, source, range, info, ninfo, cbfunc, cbdata);
+        spx_role_notify_f server_notify = spx_role_server_notify();
+        if (spx_server_active() && server_notify)
+            return server_notify(status, source, range, info, ninfo, cbfunc, cbdata);
         return PMIX_ERR_INIT;
     }
     bool run_here = in_own_range(range, info, ninfo);

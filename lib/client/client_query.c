@@ -11,9 +11,10 @@
  * its answers are appended to the local ones. Some keys answered:
  * PMIX_ERR_PARTIAL_SUCCESS with those answers.
  * Resolve_* read the node map (PMIX_NODE_MAP) and process map (PMIX_PROC_MAP)
- * of the job info: "spmix:" lists, nodes separated by ',' and the ranks of
- * successive nodes by ';'; a node's ranks ("0,2-4") are read into an hwloc
- * bitmap (util/ranklist.h) and returned in ascending order.
+ * of the job info through their parsed compact forms (types/maps.h): a
+ * node's ranks are found by its name, read into an hwloc bitmap
+ * (util/ranklist.h) and returned in ascending order; Resolve_nodes writes
+ * every name of the node map out.
  */
 #include "config.h"
 
@@ -27,6 +28,7 @@
 #include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/msg.h"
+#include "store/jobmap.h"
 #include "types/types.h"
 #include "util/compiler.h"
 #include "util/ranklist.h"
@@ -432,50 +434,33 @@ SPX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries
 
 /* ---- resolve ---- */
 
-/* Splits s at sep into a NULL-terminated malloc'd array of malloc'd strings. */
-static char **split(const char *s, char sep)
-{
-    size_t n = 1;
-    for (const char *p = s; *p; p++)
-        n += *p == sep;
-    char **out = calloc(n + 1, sizeof(char *));
-    if (!out)
-        return NULL;
-    size_t i = 0;
-    const char *start = s;
-    for (const char *p = s;; p++) {
-        if (*p == sep || *p == '\0') {
-            out[i] = strndup(start, (size_t)(p - start));
-            if (!out[i]) {
-                for (size_t k = 0; k < i; k++)
-                    free(out[k]);
-                free(out);
-                return NULL;
-            }
-            i++;
-            start = p + 1;
-            if (*p == '\0')
-                break;
-        }
-    }
-    return out;
-}
-
-static void split_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 static const char *map_string(const char *key)
 {
     const pmix_value_t *v = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
                                            PMIX_RANK_WILDCARD, key, NULL);
     if (!v || (v->type != PMIX_STRING && v->type != PMIX_REGEX) || !v->data.string)
         return NULL;
-    const char *s = v->data.string;
-    return strncmp(s, "spmix:", 6) == 0 ? s + 6 : s;
+    return v->data.string;
+}
+
+/* Every name of the node map joined by ',' (malloc'd), or NULL. */
+static char *map_node_names(void)
+{
+    char **names = NULL;
+    const char *nodes = map_string(PMIX_NODE_MAP);
+    if (!nodes || spx_regex_parse(nodes, &names) != PMIX_SUCCESS)
+        return NULL;
+    size_t len = 1, off = 0;
+    for (size_t i = 0; names[i]; i++)
+        len += strlen(names[i]) + 1;
+    char *out = malloc(len);
+    if (out) {
+        out[0] = '\0';
+        for (size_t i = 0; names[i]; i++)
+            off += (size_t)snprintf(out + off, len - off, "%s%s", i ? "," : "", names[i]);
+    }
+    spx_regex_free(names);
+    return out;
 }
 
 struct resolve_req {
@@ -504,16 +489,12 @@ static char *ranks_of_node(const char *nodename)
         const char *peers = map_string(PMIX_LOCAL_PEERS);
         return peers ? strdup(peers) : NULL;
     }
-    char **nv = split(nodes, ',');
-    char **pv = split(ppn, ';');
+    spx_jobmap_t m;
+    uint32_t node;
     char *out = NULL;
-    for (size_t i = 0; nv && pv && nv[i] && pv[i]; i++)
-        if (strcmp(nv[i], nodename) == 0) {
-            out = strdup(pv[i]);
-            break;
-        }
-    split_free(nv);
-    split_free(pv);
+    if (spx_jobmap_parse(&m, nodes, ppn, false) == 0 && spx_nodemap_find(&m.hosts, nodename, &node))
+        out = spx_procmap_node_list(&m.procs, node);
+    spx_jobmap_fini(&m);
     return out;
 }
 
@@ -536,13 +517,13 @@ static void resolve_locked(struct resolve_req *r)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     if (r->want_nodes) {
-        const char *nodes = map_string(PMIX_NODE_MAP);
-        if (!nodes) {
+        r->nodelist = map_node_names();
+        if (!r->nodelist) {
             const pmix_value_t *h = spx_store_peek(spx_client.jobinfo, spx_client.myproc.nspace,
                                                    PMIX_RANK_WILDCARD, PMIX_HOSTNAME, NULL);
-            nodes = (h && h->type == PMIX_STRING) ? h->data.string : NULL;
+            r->nodelist = (h && h->type == PMIX_STRING && h->data.string) ? strdup(h->data.string)
+                                                                          : NULL;
         }
-        r->nodelist = nodes ? strdup(nodes) : NULL;
         rc = r->nodelist ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
         r->status = rc;
         return;

@@ -11,8 +11,12 @@
  *     which app each rank is in: heterogeneous and --multi-prog steps),
  *     with its command line (PMIX_APP_ARGV) when the host knows it;
  *   - a PMIX_SESSION_INFO_ARRAY when the host knows its allocation's size;
- *   - one PMIX_NODE_INFO_ARRAY per node;
- *   - one PMIX_PROC_DATA array per rank.
+ *   - a PMIX_NODE_INFO_ARRAY for this node, and for another node only when
+ *     the maps would not give the same (see spx_jobinfo_by_maps);
+ *   - a PMIX_PROC_DATA array for each of this node's ranks, and for another
+ *     node's rank on the same condition.
+ * So the array, and the server's work on it, grow with this node's ranks,
+ * not the job's, wherever the maps say it all (doc/scale.md).
  * Types follow what clients check: sizes and node ids uint32, local and node
  * ranks uint16, ranks pmix_rank_t, names and lists strings.
  */
@@ -336,6 +340,22 @@ static pmix_status_t spx_jobinfo_apps(const struct spx_host_job *job, struct spx
     return PMIX_SUCCESS;
 }
 
+/* Whether what the server and clients compute from the maps
+ * (store/jobmap.h) is what this node's array and its ranks' blocks would
+ * say: a job of one app whose node lists its ranks in ascending order (a
+ * rank's local rank is then its place in the map's list) and holds some. */
+static bool spx_jobinfo_by_maps(const struct spx_host_job *job, const struct spx_host_node *nd)
+{
+    if (job->app_of && job->napps > 1)
+        return false;
+    if (nd->nranks == 0)
+        return false;
+    for (uint32_t k = 1; k < nd->nranks; k++)
+        if (nd->ranks[k] <= nd->ranks[k - 1])
+            return false;
+    return true;
+}
+
 pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
                                      pmix_info_t **info, size_t *ninfo)
 {
@@ -363,7 +383,13 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
     if (rc != PMIX_SUCCESS)
         goto out;
 
-    o.cap = SPX_JOBINFO_JOB_KEYS + apps.n + 1 + job->nnodes + job->job_size;
+    uint32_t nnode_arrays = 0, nblocks = 0;
+    for (uint32_t i = 0; i < job->nnodes; i++)
+        if (i == job->local_node || !spx_jobinfo_by_maps(job, &job->nodes[i])) {
+            nnode_arrays++;
+            nblocks += job->nodes[i].nranks;
+        }
+    o.cap = SPX_JOBINFO_JOB_KEYS + apps.n + 1 + nnode_arrays + nblocks;
     PMIX_INFO_CREATE(o.info, o.cap);
     if (o.info == NULL) {
         rc = PMIX_ERR_NOMEM;
@@ -389,11 +415,17 @@ pmix_status_t spx_host_jobinfo_build(const struct spx_host_job *job,
 
     if (job->alloc_nnodes && rc == PMIX_SUCCESS)
         rc = spx_jobinfo_session(&o, job);
-    for (uint32_t i = 0; i < job->nnodes && rc == PMIX_SUCCESS; i++)
-        rc = spx_jobinfo_node(&o, &job->nodes[i], i);
-    for (uint32_t r = 0; r < job->job_size && rc == PMIX_SUCCESS; r++)
-        rc = spx_jobinfo_proc(&o, r, job->nodes[node_of[r]].hostname, node_of[r], lrank_of[r],
-                              apps.app[r], apps.ldr[apps.app[r]], apps.apprank[r]);
+    for (uint32_t i = 0; i < job->nnodes && rc == PMIX_SUCCESS; i++) {
+        const struct spx_host_node *nd = &job->nodes[i];
+        if (i != job->local_node && spx_jobinfo_by_maps(job, nd))
+            continue;
+        rc = spx_jobinfo_node(&o, nd, i);
+        for (uint32_t k = 0; k < nd->nranks && rc == PMIX_SUCCESS; k++) {
+            pmix_rank_t r = nd->ranks[k];
+            rc = spx_jobinfo_proc(&o, r, nd->hostname, i, lrank_of[r], apps.app[r],
+                                  apps.ldr[apps.app[r]], apps.apprank[r]);
+        }
+    }
 out:
     if (rc != PMIX_SUCCESS && o.info != NULL) {
         PMIX_INFO_FREE(o.info, o.cap);

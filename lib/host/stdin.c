@@ -1,25 +1,26 @@
 /*
  * host/stdin: the ranks' stdin fed by tools (spmix-run --stdin tool, the
- * Slurm plugin's opt-in stdin; see stdin.h).
+ * Slurm plugin's opt-in stdin; see stdin.h): the pump, which moves bytes
+ * between fds on the owner's loop. What each rank's cache keeps and drops
+ * is host/stdin_cache.c's (no I/O there); this file holds the pipes, the
+ * second sources, the upcall's queue and lock, and the callbacks.
  *
  * Data flow: the push_stdin upcall (library thread) checks a push (targets of
  * this job, directives), notes an EOF it asks for and appends one struct
  * spx_stdin_push to the incoming queue (lock), then wakes the owner's loop.
  * The loop (spx_host_stdin_service) takes the queue and hands each push to
- * its local targets, where it waits in a FIFO (struct spx_stdin_pend) until
- * its bytes enter the target's cache: at once with PMIX_IOF_DROP_NEWEST (what
- * does not fit is dropped) or PMIX_IOF_DROP_OLDEST (cached bytes are dropped
- * to make room), or as the rank reads with neither (back-pressure, nothing
- * lost). A target's second source (src: Slurm's stdin of the task) is read
- * into the same cache while it has room, never dropped; while the cache is
- * empty and no push waits, splice(2) moves its bytes straight into the pipe. The cache is written
- * into the rank's pipe (non-blocking) whenever it is writable (with
- * PMIX_IOF_BUFFERING_SIZE, in whole blocks of that size unless
- * PMIX_IOF_BUFFERING_TIME passed since the oldest of them came, the cache is
- * full or EOF follows). A push whose bytes sit in every target's cache is
- * done: its callback runs on the loop's thread, the library's bytes are no
- * longer used. A target whose rank exited, or closed its stdin, ends: its
- * waiting pushes complete with PMIX_ERR_UNREACH, and so do later pushes to it.
+ * its local targets' caches, where it waits until its bytes enter the cache
+ * as its policy allows (stdin_cache.h: back-pressure, or dropping the newest
+ * or oldest bytes while the pipe is full). A target's second source (src:
+ * Slurm's stdin of the task) is read into the same cache while it has room,
+ * never dropped; while the cache is empty and no push waits, splice(2) moves
+ * its bytes straight into the pipe. The cache is written into the rank's
+ * pipe (non-blocking) whenever it is writable, as much as the cache says is
+ * ready (PMIX_IOF_BUFFERING_SIZE / _TIME: in blocks). A push whose bytes sit
+ * in every target's cache is done: its callback runs on the loop's thread,
+ * the library's bytes are no longer used. A target whose rank exited, or
+ * closed its stdin, ends: its waiting pushes complete with PMIX_ERR_UNREACH,
+ * and so do later pushes to it.
  *
  * Locking: S.lock guards the incoming queue, S.closed and each target's
  * eof_req, ended and tty flags (read by the upcall to refuse a push).
@@ -34,6 +35,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include "host/stdin.h"
+#include "host/stdin_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,48 +49,13 @@
 
 #define SPX_STDIN_READ_MAX (64u * 1024u)   /* one read of a second source */
 
-enum spx_stdin_policy {
-    SPX_STDIN_BLOCK = 0,     /* wait for room: nothing lost */
-    SPX_STDIN_DROP_NEWEST,
-    SPX_STDIN_DROP_OLDEST,
-};
-
-struct spx_stdin_push {
-    struct spx_stdin_push *next;      /* incoming queue, then the done list */
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata;
-    const unsigned char *data;        /* the library's bytes, borrowed until cbfunc */
-    size_t size;
-    size_t cache;                     /* PMIX_IOF_CACHE_SIZE, 0: not given */
-    size_t bsize;                     /* PMIX_IOF_BUFFERING_SIZE, 0: not given */
-    double btime;                     /* PMIX_IOF_BUFFERING_TIME (s), 0: not given */
-    enum spx_stdin_policy policy;
-    bool eof;                         /* end the targets' stdin after the bytes */
-    uint32_t *slots, nslots;          /* local targets */
-    uint32_t left;                    /* targets still holding it */
-    pmix_status_t status;
-};
-
-/* A push waiting at one target; done: bytes of it already taken. */
-struct spx_stdin_pend {
-    struct spx_stdin_pend *next;
-    struct spx_stdin_push *p;
-    size_t done;
-};
-
 struct spx_stdin_target {
     uint32_t rank;
     int fd, rfd;                      /* write end (ours), read end until the fork */
     int src;                          /* second source (Slurm's stdin), -1: none */
     bool attached;                    /* fd given (make_pipes: at init) */
-    unsigned char *buf;               /* cache: buf[off .. off+len) */
-    size_t off, len, cap, limit;
-    size_t bsize;                     /* deliver in blocks of bsize (0: at once) */
-    double btime, held_at;            /* ... or btime s after held_at (0: never) */
+    struct spx_stdin_cache cache;     /* what is kept for the rank (stdin_cache.h) */
     bool pipe_full;                   /* the last write met a full pipe */
-    struct spx_stdin_pend *head, *tail;
-    bool eof_queued;                  /* close the pipe once the cache is written */
-    uint64_t dropped;
     bool eof_req, ended, tty;         /* under S.lock (written by the loop's thread) */
     bool tty_logged;                  /* under S.lock */
     bool no_splice;                   /* splice(2) refused these fds: read instead */
@@ -105,7 +72,7 @@ static struct {
     int32_t *slot_of;                 /* rank -> slot, -1: another node's */
     struct spx_stdin_target *t;
     struct spx_stdin_push *in_head, *in_tail;   /* under lock */
-    struct spx_stdin_push *done_head, *done_tail;
+    struct spx_stdin_done_list done;  /* pushes to call back */
     int wake_fd;
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1 };
 
@@ -160,7 +127,7 @@ int spx_host_stdin_init(const struct spx_host_stdin_cfg *cfg)
         }
         t->rank = cfg->local[i];
         t->fd = t->rfd = t->src = -1;
-        t->limit = SPX_HOST_STDIN_CACHE_DEFAULT;
+        spx_stdin_cache_init(&t->cache);
         S.slot_of[cfg->local[i]] = (int32_t)i;
         S.nlocal = i + 1;
         if (!cfg->make_pipes)
@@ -203,34 +170,12 @@ static void spx_stdin_close_fd(int *fd)
 
 /* ---- completion ---- */
 
-static void spx_stdin_done(struct spx_stdin_push *p)
-{
-    p->next = NULL;
-    if (S.done_tail)
-        S.done_tail->next = p;
-    else
-        S.done_head = p;
-    S.done_tail = p;
-}
-
-/* One target lets go of p (with st, the first error wins). */
-static void spx_stdin_release(struct spx_stdin_push *p, pmix_status_t st)
-{
-    if (st != PMIX_SUCCESS && p->status == PMIX_SUCCESS)
-        p->status = st;
-    if (--p->left == 0)
-        spx_stdin_done(p);
-}
-
 /* Call back the finished pushes (main thread, no lock held). */
 static void spx_stdin_call_back(void)
 {
-    while (S.done_head != NULL) {
-        struct spx_stdin_push *p = S.done_head;
+    struct spx_stdin_push *p;
 
-        S.done_head = p->next;
-        if (S.done_head == NULL)
-            S.done_tail = NULL;
+    while ((p = spx_stdin_done_take(&S.done)) != NULL) {
         if (p->cbfunc)
             p->cbfunc(p->status, p->cbdata);
         free(p->slots);
@@ -248,25 +193,13 @@ static void spx_stdin_end(struct spx_stdin_target *t, pmix_status_t st, const ch
     spx_stdin_close_fd(&t->fd);
     spx_stdin_close_fd(&t->rfd);
     spx_stdin_close_fd(&t->src);
-    while (t->head != NULL) {
-        struct spx_stdin_pend *pe = t->head;
-
-        t->head = pe->next;
-        spx_stdin_release(pe->p, st);
-        free(pe);
-    }
-    t->tail = NULL;
-    if (t->dropped > 0)
+    if (t->cache.dropped > 0)
         spx_stdin_log("rank %u: stdin ended (%s); %llu bytes pushed by tools were dropped "
-                      "(cache full)", t->rank, why, (unsigned long long)t->dropped);
-    if (t->len > 0 && st != PMIX_SUCCESS)
+                      "(cache full)", t->rank, why, (unsigned long long)t->cache.dropped);
+    if (t->cache.len > 0 && st != PMIX_SUCCESS)
         spx_stdin_log("rank %u: stdin ended (%s) with %zu bytes pushed by tools unread",
-                      t->rank, why, t->len);
-    t->dropped = 0;
-    free(t->buf);
-    t->buf = NULL;
-    t->off = t->len = t->cap = 0;
-    t->eof_queued = false;
+                      t->rank, why, t->cache.len);
+    spx_stdin_cache_end(&t->cache, st, &S.done);
 }
 
 void spx_host_stdin_spawned(uint32_t slot, bool ok)
@@ -328,50 +261,6 @@ static void spx_stdin_wake(void)
     do {
         rc = write(S.wake_fd, "s", 1);
     } while (rc < 0 && errno == EINTR);   /* EAGAIN: already awake */
-}
-
-static bool spx_stdin_size_arg(const pmix_value_t *v, size_t *out)
-{
-    switch (v->type) {
-    case PMIX_UINT32: *out = v->data.uint32; return true;
-    case PMIX_SIZE: *out = v->data.size; return true;
-    case PMIX_UINT64: *out = (size_t)v->data.uint64; return true;
-    case PMIX_INT: *out = v->data.integer > 0 ? (size_t)v->data.integer : 0; return true;
-    default: return false;
-    }
-}
-
-static pmix_status_t spx_stdin_directives(struct spx_stdin_push *p, const pmix_info_t dirs[],
-                                          size_t ndirs)
-{
-    bool oldest = false, newest = false;
-
-    for (size_t i = 0; dirs != NULL && i < ndirs; i++) {
-        const pmix_info_t *d = &dirs[i];
-
-        if (PMIX_CHECK_KEY(d, PMIX_IOF_CACHE_SIZE)) {
-            if (!spx_stdin_size_arg(&d->value, &p->cache) || p->cache == 0)
-                return PMIX_ERR_BAD_PARAM;
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_OLDEST)) {
-            oldest = PMIX_INFO_TRUE(d);
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_NEWEST)) {
-            newest = PMIX_INFO_TRUE(d);
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_BUFFERING_SIZE)) {
-            if (!spx_stdin_size_arg(&d->value, &p->bsize))
-                return PMIX_ERR_BAD_PARAM;
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_BUFFERING_TIME)) {
-            size_t secs;
-            if (!spx_stdin_size_arg(&d->value, &secs))
-                return PMIX_ERR_BAD_PARAM;
-            p->btime = (double)secs;
-        } else if (PMIX_CHECK_KEY(d, PMIX_IOF_COMPLETE)) {
-            p->eof |= PMIX_INFO_TRUE(d);
-        }
-    }
-    if (oldest && newest)
-        return PMIX_ERR_BAD_PARAM;
-    p->policy = oldest ? SPX_STDIN_DROP_OLDEST : newest ? SPX_STDIN_DROP_NEWEST : SPX_STDIN_BLOCK;
-    return PMIX_SUCCESS;
 }
 
 /* Under the lock: a push to t, whose stdin is a terminal, is refused;
@@ -477,7 +366,7 @@ pmix_status_t spx_host_stdin_push(const pmix_proc_t *source, const pmix_proc_t t
         p->size = bo->size;
     }
     p->eof = p->size == 0;   /* a zero-byte push is EOF */
-    rc = spx_stdin_directives(p, directives, ndirs);
+    rc = spx_stdin_push_directives(p, directives, ndirs);
     pthread_mutex_lock(&S.lock);
     if (rc == PMIX_SUCCESS)
         rc = S.closed ? PMIX_ERR_UNREACH : spx_stdin_targets(p, targets, ntargets);
@@ -501,116 +390,15 @@ pmix_status_t spx_host_stdin_push(const pmix_proc_t *source, const pmix_proc_t t
 
 /* ---- the main loop's side ---- */
 
-/* Append n bytes to t's cache (room checked by the caller). */
-static int spx_stdin_append(struct spx_stdin_target *t, const unsigned char *src, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (t->off + t->len + n > t->cap && t->off > 0) {
-        memmove(t->buf, t->buf + t->off, t->len);
-        t->off = 0;
-    }
-    if (t->len + n > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        unsigned char *nb;
-
-        while (cap < t->len + n)
-            cap *= 2;
-        nb = realloc(t->buf, cap);
-        if (nb == NULL)
-            return -1;
-        t->buf = nb;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->off + t->len, src, n);
-    t->len += n;
-    return 0;
-}
-
-/* Move waiting bytes into t's cache as its policy allows. A drop policy
- * drops only when the pipe is full too (full): until then its bytes wait for
- * room like the others. True when anything moved (taken or dropped). -1 in
- * *err on a memory failure. */
-static bool spx_stdin_admit(struct spx_stdin_target *t, bool full, int *err)
-{
-    bool moved = false;
-
-    while (t->head != NULL) {
-        struct spx_stdin_pend *pe = t->head;
-        struct spx_stdin_push *p = pe->p;
-        const unsigned char *src = p->data + pe->done;
-        size_t rem = p->size - pe->done, space, n;
-
-        if (p->cache)
-            t->limit = p->cache;   /* the target keeps the sizes asked last */
-        if (p->bsize)
-            t->bsize = p->bsize;
-        if (p->btime > 0)
-            t->btime = p->btime;
-        space = t->len < t->limit ? t->limit - t->len : 0;
-        if (p->policy == SPX_STDIN_DROP_OLDEST && rem > space && full) {
-            if (rem >= t->limit) {   /* the new bytes alone fill it: keep their end */
-                size_t skip = rem - t->limit;
-                t->dropped += t->len + skip;
-                t->off = t->len = 0;
-                src += skip;
-                pe->done += skip;
-                rem = t->limit;
-            } else {
-                size_t k = t->len + rem - t->limit;
-                t->dropped += k;
-                t->off += k;
-                t->len -= k;
-            }
-            space = rem;
-        }
-        n = rem < space ? rem : space;
-        if (t->len == 0 && n > 0)
-            t->held_at = spx_stdin_now();
-        if (spx_stdin_append(t, src, n) < 0) {
-            *err = -1;
-            return moved;
-        }
-        pe->done += n;
-        moved |= n > 0;
-        if (n < rem && p->policy == SPX_STDIN_DROP_NEWEST && full) {
-            t->dropped += rem - n;
-            pe->done = p->size;
-        }
-        if (pe->done < p->size)
-            return moved;   /* wait until the rank reads (or, dropping, until full) */
-        if (p->eof)
-            t->eof_queued = true;
-        t->head = pe->next;
-        if (t->head == NULL)
-            t->tail = NULL;
-        spx_stdin_release(p, PMIX_SUCCESS);
-        free(pe);
-        moved = true;
-    }
-    return moved;
-}
-
-/* How many cached bytes may go to the pipe now: all, or with a block size
- * the whole blocks, or all again once the time is up, the cache is full or
- * EOF follows. */
-static size_t spx_stdin_ready(const struct spx_stdin_target *t, double now)
-{
-    if (t->bsize == 0 || t->eof_queued || t->len >= t->limit ||
-        (t->btime > 0 && now >= t->held_at + t->btime))
-        return t->len;
-    return t->len - t->len % t->bsize;
-}
-
 /* Write what is ready into the pipe until it is written or the pipe is full.
  * Bytes written, or -1 when the rank no longer reads (EPIPE). */
 static ssize_t spx_stdin_write(struct spx_stdin_target *t)
 {
-    size_t total = 0, ready = spx_stdin_ready(t, spx_stdin_now());
+    size_t total = 0, ready = spx_stdin_cache_ready(&t->cache, spx_stdin_now());
 
     t->pipe_full = false;
     while (ready > 0) {
-        ssize_t w = write(t->fd, t->buf + t->off, ready);
+        ssize_t w = write(t->fd, t->cache.buf + t->cache.off, ready);
 
         if (w < 0 && errno == EINTR)
             continue;
@@ -620,13 +408,10 @@ static ssize_t spx_stdin_write(struct spx_stdin_target *t)
         }
         if (w <= 0)
             return -1;
-        t->off += (size_t)w;
-        t->len -= (size_t)w;
+        spx_stdin_cache_consumed(&t->cache, (size_t)w);
         ready -= (size_t)w;
         total += (size_t)w;
     }
-    if (t->len == 0)
-        t->off = 0;
     return (ssize_t)total;
 }
 
@@ -640,7 +425,7 @@ static int spx_stdin_splice_src(struct spx_stdin_target *t, size_t room)
 {
     ssize_t n;
 
-    if (t->len != 0 || t->head != NULL || t->bsize != 0 || t->no_splice)
+    if (!spx_stdin_cache_bypassable(&t->cache) || t->no_splice)
         return 0;
     do {
         n = splice(t->src, NULL, t->fd, NULL, room, SPLICE_F_NONBLOCK);
@@ -658,7 +443,7 @@ static int spx_stdin_splice_src(struct spx_stdin_target *t, size_t room)
  * many as fit (one read). Its EOF or an error closes that source only. */
 static void spx_stdin_read_src(struct spx_stdin_target *t)
 {
-    size_t room = t->len < t->limit ? t->limit - t->len : 0;
+    size_t room = spx_stdin_cache_room(&t->cache);
     unsigned char tmp[SPX_STDIN_READ_MAX];
     ssize_t n;
     int spliced;
@@ -685,9 +470,7 @@ static void spx_stdin_read_src(struct spx_stdin_target *t)
         spx_stdin_close_fd(&t->src);
         return;
     }
-    if (t->len == 0)
-        t->held_at = spx_stdin_now();
-    if (spx_stdin_append(t, tmp, (size_t)n) < 0)
+    if (spx_stdin_cache_put(&t->cache, tmp, (size_t)n, spx_stdin_now()) < 0)
         spx_stdin_end(t, PMIX_ERR_NOMEM, "out of memory");
 }
 
@@ -713,14 +496,14 @@ static void spx_stdin_pump(struct spx_stdin_target *t, short revents, short src_
             spx_stdin_end(t, PMIX_ERR_UNREACH, "the rank closed it");
             return;
         }
-        moved = spx_stdin_admit(t, t->pipe_full, &err);
+        moved = spx_stdin_cache_admit(&t->cache, t->pipe_full, spx_stdin_now(), &S.done, &err);
         if (err < 0) {
             spx_stdin_end(t, PMIX_ERR_NOMEM, "out of memory");
             return;
         }
     } while (moved);
     /* ends once both sources did: the pushed EOF and the second source's */
-    if (t->len == 0 && t->eof_queued && t->src < 0)
+    if (spx_stdin_cache_drained_to_eof(&t->cache) && t->src < 0)
         spx_stdin_end(t, PMIX_SUCCESS, "EOF pushed");
 }
 
@@ -730,25 +513,14 @@ static void spx_stdin_distribute(struct spx_stdin_push *p)
     p->left = p->nslots + 1;   /* + 1: held until every target has it */
     for (uint32_t i = 0; i < p->nslots; i++) {
         struct spx_stdin_target *t = &S.t[p->slots[i]];
-        struct spx_stdin_pend *pe;
 
-        if (t->ended) {   /* a rank not attached yet keeps its pushes */
-            spx_stdin_release(p, t->tty ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_UNREACH);
-            continue;
-        }
-        pe = calloc(1, sizeof(*pe));
-        if (pe == NULL) {
-            spx_stdin_release(p, PMIX_ERR_NOMEM);
-            continue;
-        }
-        pe->p = p;
-        if (t->tail)
-            t->tail->next = pe;
-        else
-            t->head = pe;
-        t->tail = pe;
+        if (t->ended)   /* a rank not attached yet keeps its pushes */
+            spx_stdin_push_release(p, t->tty ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_UNREACH,
+                                   &S.done);
+        else if (spx_stdin_cache_enqueue(&t->cache, p) < 0)
+            spx_stdin_push_release(p, PMIX_ERR_NOMEM, &S.done);
     }
-    spx_stdin_release(p, PMIX_SUCCESS);
+    spx_stdin_push_release(p, PMIX_SUCCESS, &S.done);
 }
 
 static struct spx_stdin_push *spx_stdin_take_incoming(void)
@@ -777,7 +549,8 @@ void spx_host_stdin_poll_fill(struct pollfd *pfd)
         pfd[i] = (struct pollfd){ .fd = t->fd, .events = t->pipe_full ? POLLOUT : 0 };
         if (!S.make_pipes)   /* read the source only while the cache has room */
             pfd[S.nlocal + i] = (struct pollfd){
-                .fd = t->fd >= 0 && t->len < t->limit ? t->src : -1, .events = POLLIN };
+                .fd = t->fd >= 0 && spx_stdin_cache_room(&t->cache) > 0 ? t->src : -1,
+                .events = POLLIN };
     }
 }
 
@@ -787,9 +560,10 @@ int spx_host_stdin_poll_ms(void)
 
     for (uint32_t i = 0; S.enabled && i < S.nlocal; i++) {
         const struct spx_stdin_target *t = &S.t[i];
-        if (t->fd >= 0 && !t->pipe_full && t->len > 0 && t->btime > 0 &&
-            (next < 0 || t->held_at + t->btime < next))
-            next = t->held_at + t->btime;
+        double deadline = spx_stdin_cache_deadline(&t->cache);
+
+        if (t->fd >= 0 && !t->pipe_full && deadline >= 0 && (next < 0 || deadline < next))
+            next = deadline;
     }
     if (next < 0)
         return -1;

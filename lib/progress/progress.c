@@ -290,3 +290,17 @@ void spx_progress_atfork_child_reset(void)
     on_progress_thread = false;
     spx_timer_forget_all();
 }
+
+/* ---- timers: timer.c on this thread's base ---- */
+
+spx_timer_t *spx_timer_start(double seconds, spx_shift_f fn, void *arg)
+{
+    if (!spx_progress_on_thread())
+        spx_warn("progress: spx_timer_start called off the progress thread");
+    return spx_timer_arm(spx_progress_base(), seconds, fn, arg);
+}
+
+void spx_timer_cancel(spx_timer_t *t)
+{
+    spx_timer_disarm(t);
+}

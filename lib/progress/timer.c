@@ -1,15 +1,14 @@
-/* timer.c - one-shot timers on the progress thread's event base.
+/* timer.c - one-shot timers on an event base (the progress thread's:
+ * progress.c's spx_timer_start passes it).
  *
- * spx_timer_start() creates a libevent timer that, when it fires, unlinks
+ * spx_timer_arm() creates a libevent timer that, when it fires, unlinks
  * itself from the live list, frees itself and then calls fn(arg). The live
- * list (touched only on the progress thread, so without a lock) lets the
+ * list (touched only on the base's loop thread, so without a lock) lets that
  * thread free timers that are still pending when the loop stops.
  */
 #include "config.h"
 
-#include "progress/progress.h"
 #include "progress/progress_int.h"
-#include "util/log.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +17,7 @@
 struct spx_timer {
     LIST_ENTRY(spx_timer) live; /* in live_timers */
     struct event *ev;
-    spx_shift_f fn;
+    void (*fn)(void *);
     void *arg;
 };
 
@@ -36,19 +35,17 @@ static void timer_fire(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     spx_timer_t *t = arg;
-    spx_shift_f fn = t->fn;
+    void (*fn)(void *) = t->fn;
     void *fn_arg = t->arg;
     timer_free(t); /* before fn: fn may start new timers or stop the loop */
     fn(fn_arg);
 }
 
-spx_timer_t *spx_timer_start(double seconds, spx_shift_f fn, void *arg)
+spx_timer_t *spx_timer_arm(struct event_base *base, double seconds, void (*fn)(void *),
+                           void *arg)
 {
-    struct event_base *base = spx_progress_base();
     if (!base || !fn)
         return NULL;
-    if (!spx_progress_on_thread())
-        spx_warn("progress: spx_timer_start called off the progress thread");
     if (!(seconds > 0.0)) /* also catches NaN */
         seconds = 0.0;
     if (seconds > 1e9)
@@ -77,7 +74,7 @@ spx_timer_t *spx_timer_start(double seconds, spx_shift_f fn, void *arg)
     return t;
 }
 
-void spx_timer_cancel(spx_timer_t *t)
+void spx_timer_disarm(spx_timer_t *t)
 {
     if (!t)
         return;

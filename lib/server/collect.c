@@ -307,8 +307,50 @@ static void fence_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
     spx_srv_fence_standin_stop(ctx, nspace);
 }
 
+static int route_commit(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    (void)seq; /* no reply */
+    return spx_srv_handle_commit(p, b);
+}
+
+static int route_fence_local(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    (void)seq; /* answered through the shared segment */
+    return spx_srv_handle_fence_local(p, b);
+}
+
+static const struct spx_srv_route fence_routes[] = {
+    {SPX_MSG_COMMIT, false, route_commit},
+    {SPX_MSG_FENCE, false, spx_srv_handle_fence},
+    {SPX_MSG_FENCE_LOCAL, false, route_fence_local},
+    {0, false, NULL},
+};
+
+/* A client is ready: the shared-memory fence may start once all are. */
+static void fence_client_ready(struct spx_srv_ctx *ctx, struct spx_srv_client *cl)
+{
+    (void)ctx;
+    spx_srv_shmf_client_ready(cl->ns);
+}
+
+/* A client finalized: fences go on without it from now on (the
+ * shared-memory fence retires to the socket path, trackers stop expecting
+ * it, the node may stand in for its finalized processes). */
+static void fence_client_finalized(struct spx_srv_ctx *ctx, struct spx_srv_client *cl)
+{
+    pmix_proc_t p;
+    spx_proc_load(&p, cl->ns->name, cl->rank);
+    spx_srv_shmf_retire(cl->ns);
+    if (ctx->fence)
+        spx_fence_proc_departed(ctx->fence, &p);
+    spx_srv_fence_standin_check(ctx, cl->ns);
+}
+
 const struct spx_srv_engine_ops spx_srv_fence_engine = {
     .name = "fence",
+    .routes = fence_routes,
+    .client_ready = fence_client_ready,
+    .client_finalized = fence_client_finalized,
     .setup = fence_setup,
     .teardown = fence_teardown,
     .node_gone = fence_node_gone,

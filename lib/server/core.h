@@ -43,6 +43,7 @@
 #include "codec/frame.h"
 #include "net/conn.h"
 #include "net/unix_sock.h"
+#include "store/jobmap.h"
 #include "store/store.h"
 #include "util/compiler.h"
 
@@ -94,13 +95,15 @@ struct spx_srv_ns {
     size_t ninfo_ranks;
     pmix_rank_t *local;             /* local ranks from PMIX_LOCAL_PEERS (owned, may be NULL) */
     size_t nlocal;
-    uint8_t *hello;                 /* u32 nblocks + blocks (owned) */
+    uint8_t *hello;                 /* the blocks every client is sent (owned, hello.c) */
     size_t hello_len;
+    uint32_t hello_nblocks;
     SLIST_HEAD(, spx_srv_client) clients;   /* newest first (owned, nspace.c) */
     SLIST_HEAD(, spx_srv_cleanup) cleanups; /* newest first, run in that order (owned, cleanup.c) */
-    /* node of each rank from PMIX_NODE_MAP + PMIX_PROC_MAP (multi-node mode) */
-    uint32_t *rank_node;            /* [rank] = node index, UINT32_MAX unknown (owned) */
-    size_t nrank_node;
+    /* PMIX_NODE_MAP + PMIX_PROC_MAP, compact (nspace_maps.c) */
+    spx_jobmap_t map;               /* owned; valid when mapped */
+    bool mapped;
+    uint32_t my_node;               /* this node's index in the maps, UINT32_MAX unknown */
     uint32_t *nodes;                /* sorted unique nodes hosting ranks (owned) */
     size_t nnodes;
     struct spx_srv_shmf *shmf;      /* shared-memory fence (shmfence.c), NULL when none */
@@ -116,6 +119,14 @@ enum spx_srv_peer_state { SPX_PEER_NEW, SPX_PEER_HANDSHAKE, SPX_PEER_READY, SPX_
 /* Name of a state for log lines ("new", "handshake", "ready", "closed"). */
 const char *spx_srv_peer_state_str(enum spx_srv_peer_state s);
 
+/* How replies reach a peer that has no PMIx connection, and how it closes:
+ * the core calls these and names no engine (a PMI wire peer's are
+ * pmi_wire.c's). Progress thread. reply takes payload (may be NULL). */
+struct spx_srv_peer_ops {
+    void (*reply)(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
+    void (*close)(struct spx_srv_peer *p, const char *reason);
+};
+
 struct spx_srv_peer {
     LIST_ENTRY(spx_srv_peer) link;  /* in ctx->peers */
     struct spx_srv_ctx *ctx;        /* the server it belongs to (borrowed) */
@@ -129,6 +140,9 @@ struct spx_srv_peer {
     bool tool;                      /* a tool's connection (HELLO kind TOOL accepted) */
     int refs;
     char *cpus;                     /* cpu list sent with HELLO, or NULL (owned) */
+    /* a peer without a PMIx connection (a PMI wire one) carries the ops its
+     * replies and its closing go through, and their argument (engine_pmi.h) */
+    const struct spx_srv_peer_ops *ops;
     struct spx_srv_pmi_conn *pmi;   /* a PMI wire connection's peer (engine_pmi.h):
                                      * no conn; replies and closing go there (borrowed) */
     char name[PMIX_MAX_NSLEN + 64]; /* for log lines */
@@ -173,7 +187,7 @@ struct spx_srv_ctx;
 
 /* An engine of the server, as the core sees it: its life and what the
  * other nodes send it. Each engine defines one const table (in its engine
- * header); server.c lists them in spx_srv_engines. Every hook runs on the
+ * header); server.c lists them in ctx->engines. Every hook runs on the
  * progress thread and may be NULL.
  *   setup      server start, in list order, before the network is made:
  *              creates the engine's state in ctx; 0, or -1 (start fails).
@@ -185,10 +199,20 @@ struct spx_srv_ctx;
  *   recv       a message from node `from` on one of `channels` (bit 1 << ch
  *              of enum spx_srv_channel); b holds the payload (borrowed).
  *   node_gone  node is gone (lost: it failed; else it ended in order), in
- *              list order, only while the server is active. */
+ *              list order, only while the server is active.
+ *   routes     the client messages the engine handles (hooks.c routes each
+ *              type to the first engine listing it), ended by type 0. */
+struct spx_srv_peer;
+struct spx_srv_route {
+    uint8_t type;                   /* SPX_MSG_*, 0 ends a table */
+    bool tools;                     /* tools may send it too */
+    /* 0, or -1 for a malformed payload (the connection is then closed) */
+    int (*handle)(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *payload);
+};
 struct spx_srv_engine_ops {
     const char *name;
     uint32_t channels;
+    const struct spx_srv_route *routes;
     int (*setup)(struct spx_srv_ctx *ctx);
     void (*stop)(struct spx_srv_ctx *ctx);
     void (*teardown)(struct spx_srv_ctx *ctx);
@@ -203,9 +227,33 @@ struct spx_srv_engine_ops {
      *              proc_gone for each of its local clients: drop what was
      *              kept for its processes. */
     void (*nspace_gone)(struct spx_srv_ctx *ctx, const char *nspace);
+    /* client_ready  local client cl finished its handshake (a PMIx HELLO, or
+     *               a PMI task's first command): it is connected and its
+     *               cpuset known. cl: borrowed. */
+    void (*client_ready)(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
+    /* client_finalized  local client cl called PMIx_Finalize (it is still
+     *               connected; what waits for it goes on without it). */
+    void (*client_finalized)(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
 };
-/* Tells every engine with a proc_gone hook (server.c). */
+/* ---- hooks.c: the core's view of the engines, which server.c lists in
+ * ctx->engines at init; the core names no engine ---- */
+/* Tells every engine with a proc_gone hook. */
 void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized);
+/* Every engine with a client_ready / client_finalized hook, in list order. */
+void spx_srv_engines_client_ready(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
+void spx_srv_engines_client_finalized(struct spx_srv_ctx *ctx, struct spx_srv_client *cl);
+/* Every engine with a node_gone hook, in list order. */
+void spx_srv_engines_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost);
+/* The engine that takes messages of channel, or NULL. */
+const struct spx_srv_engine_ops *spx_srv_engine_of_channel(const struct spx_srv_ctx *ctx,
+                                                           uint8_t channel);
+/* The route of a client message type, or NULL: no engine handles it. */
+const struct spx_srv_route *spx_srv_route_of(const struct spx_srv_ctx *ctx, uint8_t type);
+/* A request of peer p handled as if it had come on its connection (peer.c:
+ * the engine's route, else the host's upcalls): 0, or -1 for a malformed
+ * payload or a type nobody handles. For peers that speak another protocol
+ * (the PMI wire engine turns its commands into these). */
+int spx_srv_request(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
 /* The tools' rendezvous files (rendezvous.c): written in dir (0, or -1 with a
  * log line) when the first namespace is registered (progress thread);
  * removed at finalize (no file: nothing). */
@@ -216,11 +264,8 @@ void spx_srv_rendezvous_remove(struct spx_srv_ctx *ctx);
 int spx_srv_handle_iof_push(struct spx_srv_req *r, spx_buf_t *b);
 /* The IOF engine (iof.c): pushes to hosts of this and other nodes. */
 extern const struct spx_srv_engine_ops spx_srv_iof_engine;
-/* Tells every engine with a nspace_gone hook (server.c). */
+/* Tells every engine with a nspace_gone hook. */
 void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace);
-/* The engines of the server in order (fence, get/dmodex, pubsub, events),
- * NULL-terminated (server.c). */
-extern const struct spx_srv_engine_ops *const spx_srv_engines[];
 
 /* Counters of the last collective (answered to SPMIX_QUERY_* keys). */
 struct spx_srv_stats {
@@ -229,8 +274,42 @@ struct spx_srv_stats {
     uint64_t last_payload;          /* contribution bytes of the last one */
 };
 
+/* The server's own publish/lookup directory, which the core's upcalls use
+ * when the host module has none (the publish/lookup engine sets ctx->directory
+ * at its setup): the host module's contracts, on ctx. proc_done: proc
+ * finalized or was lost (used: it used the directory from this node). */
+struct spx_srv_directory {
+    pmix_status_t (*publish)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc,
+                             const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                             void *cbdata);
+    pmix_status_t (*lookup)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, char **keys,
+                            const pmix_info_t info[], size_t ninfo, pmix_lookup_cbfunc_t cbfunc,
+                            void *cbdata);
+    pmix_status_t (*unpublish)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, char **keys,
+                               const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                               void *cbdata);
+    void (*proc_done)(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool used);
+};
+
+/* The end of a run of the server's own query answers: own[0..nown) the
+ * answers (handed to the callee: spx_info_array_free(own, nown); NULL when
+ * none), all: every key asked is answered, by the caller's answers or by
+ * own. */
+typedef void (*spx_srv_query_own_f)(pmix_info_t *own, size_t nown, bool all, void *arg);
+/* Answers the keys of q[0..nq) that ans[0..nans) lacks and the server
+ * library knows (the query engine's spx_srv_query_own_run, engine_query.h,
+ * which it sets in ctx->query_own at setup). */
+typedef void (*spx_srv_query_own_run_f)(struct spx_srv_ctx *ctx, const struct spx_srv_peer *p,
+                                        const pmix_query_t *q, size_t nq,
+                                        const pmix_info_t *ans, size_t nans,
+                                        spx_srv_query_own_f done, void *arg);
+
 struct spx_srv_ctx {
     bool active;
+    spx_srv_query_own_run_f query_own; /* NULL: none (the core's upcalls answer only the host's) */
+    const struct spx_srv_directory *directory; /* NULL: none (borrowed, static) */
+    /* the engines in order, NULL-terminated (borrowed: server.c's list) */
+    const struct spx_srv_engine_ops *const *engines;
     pmix_server_module_t host;      /* the host module (copied at init; its pointers borrowed) */
     pmix_proc_t me;
     char hostname[256];
@@ -264,6 +343,8 @@ struct spx_srv_ctx {
     struct spx_srv_pubsub *pubsub;  /* directory requests for node 0 (pubsub.c's engine; owned) */
     struct spx_srv_grp *grp;        /* groups of this node (group.c's engine; owned) */
     struct spx_srv_iof *iof;        /* pushes waiting for other nodes (iof.c's engine; owned) */
+    struct spx_srv_pulls *iof_pulls; /* output pulled by tools (iof_pull.c; owned by iof.c's
+                                      * engine) */
     struct spx_srv_pmi *pmi;        /* PMI wire connections (pmi_wire.c's engine; owned) */
     struct spx_srv_qry *qry;        /* queries waiting for other nodes (query engine; owned) */
     struct spx_srv_stats stats;
@@ -272,7 +353,7 @@ struct spx_srv_ctx {
                                      * the tree then does not announce an orderly end */
 };
 
-/* The one server context of this process (server.c), for the PMIx_server_*
+/* The one server context of this process (hooks.c), for the PMIx_server_*
  * entry points (and PMIx_Notify_event in a server) that start a request, and
  * for host callbacks that get nothing else back. Every other function gets
  * the context from its caller: engines as their ops' argument, through the
@@ -293,7 +374,7 @@ long spx_srv_info_int(const pmix_info_t *info, size_t n, const char *key, long d
  * spx_argv_free, types/types.h.) */
 int spx_srv_parse_ranks(const char *s, pmix_rank_t **out, size_t *n);
 
-/* A timer for tracker id of a fence engine (fence.h timer_arm): when it
+/* (fence_timer.c) A timer for tracker id of a fence engine (fence.h timer_arm): when it
  * fires, spx_fence_timeout(engine_of(ctx), id), nothing if that is NULL by
  * then. The handle (NULL on failure) goes to spx_srv_fence_timer_cancel
  * unless the timer fired. */
@@ -365,12 +446,36 @@ pmix_status_t spx_srv_topo_add_xml(struct spx_srv_ns *ns);
 void spx_srv_topo_client_cpus(struct spx_srv_ns *ns, pmix_rank_t rank, const char *cpulist);
 
 /* ---- hello.c ---- */
-/* Encodes what ns's clients are sent at PMIx_Init into ns->hello (see hello.c). */
+/* Encodes what all of ns's clients are sent at PMIx_Init into ns->hello (see hello.c). */
 pmix_status_t spx_srv_ns_encode_hello(struct spx_srv_ns *ns);
+/* The HELLO reply's blocks for process rank of ns into b. */
+void spx_srv_hello_push(spx_buf_t *b, const struct spx_srv_ns *ns, pmix_rank_t rank);
 
-/* ---- nspace.c ---- */
+/* ---- nspace_maps.c ---- */
+/* Parses ns's maps from its job-level info into ns->map and ns->nodes, and
+ * this node's index from the job level's PMIX_NODEID. */
+void spx_srv_ns_maps_load(struct spx_srv_ns *ns);
+/* This node's index from the node parts registered (when the job level
+ * did not say it). */
+void spx_srv_ns_maps_my_node(struct spx_srv_ns *ns);
 /* Node index of (ns, rank), UINT32_MAX when unknown. */
 uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank);
+/* Ranks of node, ascending, into *out (malloc'd, caller frees); 0 when none. */
+size_t spx_srv_ns_node_ranks(const struct spx_srv_ns *ns, uint32_t node, pmix_rank_t **out);
+/* Highest rank the maps place + 1 (0: unmapped). */
+pmix_rank_t spx_srv_ns_rank_top(const struct spx_srv_ns *ns);
+/* Name of node (malloc'd, caller frees), NULL when unmapped or past the end. */
+char *spx_srv_ns_node_name(const struct spx_srv_ns *ns, uint32_t node);
+/* Index of the node called name in ns's map. */
+bool spx_srv_ns_node_by_name(const struct spx_srv_ns *ns, const char *name, uint32_t *node);
+/* Whether a process block (in: its entries after PMIX_RANK) or a node
+ * array of the host need not be stored: another node's, and all the maps
+ * say. */
+bool spx_srv_ns_block_derivable(const struct spx_srv_ns *ns, pmix_rank_t rank,
+                                const pmix_info_t *in, size_t n);
+bool spx_srv_ns_part_derivable(const struct spx_srv_ns *ns, const pmix_info_t *in, size_t n);
+/* Job-level keys the maps give that are stored (PMIX_NUM_NODES). */
+pmix_status_t spx_srv_ns_derive_keys(struct spx_srv_ns *ns);
 
 /* ---- nodes.c: multi-node mode, over the net-ops seam (net.h) (everything is a no-op / false in single-node) ---- */
 /* Channels of the network's send / bcast used by the server; nodes.c hands a
@@ -474,5 +579,9 @@ void spx_srv_cleanup_free(struct spx_srv_ns *ns);
 
 /* ---- upcalls.c: requests forwarded to the host (0, or -1 for a malformed payload) ---- */
 int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *b);
+/* The message types spx_srv_handle_upcall takes, and those of them tools
+ * may send. */
+bool spx_srv_upcall_handles(uint8_t type);
+bool spx_srv_upcall_for_tools(uint8_t type);
 
 #endif

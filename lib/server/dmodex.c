@@ -21,6 +21,7 @@
  */
 #include "config.h"
 #include "server/core.h"
+#include "proto/msg.h"
 #include "server/engine_get.h"
 
 #include <stdlib.h>
@@ -403,8 +404,28 @@ static void dmx_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
     spx_srv_get_nspace_gone(ctx, nspace);
 }
 
+static const struct spx_srv_route get_routes[] = {
+    {SPX_MSG_GET, true, spx_srv_handle_get},
+    {0, false, NULL},
+};
+
+/* A client is ready: the GETs waiting for it go on. */
+static void get_client_ready(struct spx_srv_ctx *ctx, struct spx_srv_client *cl)
+{
+    spx_srv_get_target_hello(ctx, cl->ns->name, cl->rank);
+}
+
+/* A client finalized: what waits for its data will not get it. */
+static void get_client_finalized(struct spx_srv_ctx *ctx, struct spx_srv_client *cl)
+{
+    spx_srv_get_target_gone(ctx, cl->ns->name, cl->rank);
+}
+
 const struct spx_srv_engine_ops spx_srv_dmx_engine = {
     .name = "dmodex",
+    .routes = get_routes,
+    .client_ready = get_client_ready,
+    .client_finalized = get_client_finalized,
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_DMX_REQ) | SPX_SRV_CH_BIT(SPX_SRV_CH_DMX_REP),
     .setup = dmx_setup,
     .stop = dmx_stop,

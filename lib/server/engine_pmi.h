@@ -4,8 +4,8 @@
  * fence and directory as a PMIx client's requests.
  *
  * Each task's connection owns a server peer (core.h) that is no framed
- * connection: peer.c hands that peer's replies to spx_srv_pmi_reply and
- * its closing to spx_srv_pmi_close. When the task's first command arrives
+ * connection: it carries pmi_wire.c's peer ops (core.h), through which the
+ * core's replies and closing reach it. When the task's first command arrives
  * the peer becomes the connection of the registered client (nspace, rank),
  * as a HELLO would make it; from then on a put is a COMMIT of one key, a
  * barrier a collecting FENCE of the whole namespace, finalize / abort /
@@ -29,8 +29,4 @@ extern const struct spx_srv_engine_ops spx_srv_pmi_engine;
  * 0, or -1 (no client, no memory, no descriptors). */
 int spx_srv_pmi_setup_fork(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, int *task_fd,
                            uint32_t *size);
-/* peer.c: a reply of the server to PMI peer p (payload taken). */
-void spx_srv_pmi_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload);
-/* peer.c: close PMI peer p's connection with a logged reason. */
-void spx_srv_pmi_close(struct spx_srv_peer *p, const char *reason);
 #endif

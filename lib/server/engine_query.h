@@ -35,11 +35,6 @@ enum spx_qry_part {
 
 /* ---- query_own.c: the keys the server answers itself ---- */
 
-/* The end of spx_srv_query_own_run: own[0..nown) the answers (handed to
- * the callee: spx_info_array_free(own, nown); NULL when none), all: every
- * key asked is answered, by the caller's answers or by own. */
-typedef void (*spx_srv_query_own_f)(pmix_info_t *own, size_t nown, bool all, void *arg);
-
 /* Answers the keys of q[0..nq) that ans[0..nans) (the host's or the
  * server's own answers) lacks and that the server library knows: the
  * process-set keys (api/psets.h), PMIX_QUERY_NAMESPACE_INFO,

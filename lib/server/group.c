@@ -483,8 +483,8 @@ static bool all_local(struct spx_srv_ctx *ctx, const char *name)
     struct spx_srv_ns *ns = spx_srv_ns_find(ctx, name);
     if (!ns)
         return false;
-    for (size_t r = 0; r < ns->nrank_node; r++)
-        if (ns->rank_node[r] != spx_srv_mn_me(ctx))
+    for (size_t i = 0; i < ns->nnodes; i++)
+        if (ns->nodes[i] != spx_srv_mn_me(ctx))
             return false;
     return true;
 }
@@ -859,8 +859,21 @@ static void grp_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, sp
         spx_srv_grp_recv(ctx->grp, from, b);
 }
 
+static int route_group_local(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    (void)seq; /* answered through the shared segment */
+    return spx_srv_handle_group_local(p, b);
+}
+
+static const struct spx_srv_route group_routes[] = {
+    {SPX_MSG_GROUP, false, spx_srv_handle_group},
+    {SPX_MSG_GROUP_LOCAL, false, route_group_local},
+    {0, false, NULL},
+};
+
 const struct spx_srv_engine_ops spx_srv_group_engine = {
     .name = "group",
+    .routes = group_routes,
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_GROUP),
     .setup = grp_setup,
     .recv = grp_recv,

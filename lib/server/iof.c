@@ -76,13 +76,7 @@ struct spx_srv_iof {
      * too late (UNREACH), not to a process that never was (BAD_PARAM) */
     char gone[GONE_NSPACES][PMIX_MAX_NSLEN + 1];
     unsigned ngone;
-    struct spx_srv_pulls *pulls; /* output pulled by tools (iof_pull.c; owned) */
 };
-
-struct spx_srv_pulls *spx_srv_iof_pulls(struct spx_srv_ctx *ctx)
-{
-    return ctx->iof ? ctx->iof->pulls : NULL;
-}
 
 static bool nspace_was_here(const struct spx_srv_iof *s, const char *nspace)
 {
@@ -463,7 +457,7 @@ static int iof_setup(struct spx_srv_ctx *ctx)
     if (!(ctx->iof = calloc(1, sizeof(*ctx->iof))))
         return -1;
     LIST_INIT(&ctx->iof->pushes);
-    if (!(ctx->iof->pulls = spx_srv_pulls_create())) {
+    if (!(ctx->iof_pulls = spx_srv_pulls_create())) {
         free(ctx->iof);
         ctx->iof = NULL;
         return -1;
@@ -504,13 +498,35 @@ static void iof_teardown(struct spx_srv_ctx *ctx)
         free(ps->nodes);
         free(ps);
     }
-    spx_srv_pulls_destroy(ctx->iof->pulls);
+    spx_srv_pulls_destroy(ctx->iof_pulls);
+    ctx->iof_pulls = NULL;
     free(ctx->iof);
     ctx->iof = NULL;
 }
 
+/* IOF_PUSH: a request the host may answer later (spx_srv_req). */
+static int route_iof_push(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+{
+    struct spx_srv_req *r = spx_srv_req_create(p, SPX_MSG_IOF_PUSH, seq);
+    if (!r) {
+        spx_srv_reply_status(p, SPX_MSG_IOF_PUSH, seq, PMIX_ERR_NOMEM);
+        return 0;
+    }
+    int rc = spx_srv_handle_iof_push(r, b);
+    if (rc != 0)
+        spx_srv_req_free(r); /* malformed: nothing was handed to the host */
+    return rc;
+}
+
+static const struct spx_srv_route iof_routes[] = {
+    {SPX_MSG_IOF_PUSH, true, route_iof_push},
+    {SPX_MSG_IOF_PULL, true, spx_srv_handle_iof_pull},
+    {0, false, NULL},
+};
+
 const struct spx_srv_engine_ops spx_srv_iof_engine = {
     .name = "iof",
+    .routes = iof_routes,
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_PUSH) | SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_ACK) |
                 SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_SUB) | SPX_SRV_CH_BIT(SPX_SRV_CH_IOF_OUT),
     .setup = iof_setup,

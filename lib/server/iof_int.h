@@ -8,14 +8,13 @@
 
 #include "server/core.h"
 
-struct spx_srv_pulls; /* iof_pull.c: the registrations of this server's pullers */
+struct spx_srv_pulls; /* iof_pull.c: the registrations of this server's pullers
+                       * (ctx->iof_pulls, which iof.c's engine sets up) */
 
 /* Creates the (empty) registry; NULL when out of memory. */
 struct spx_srv_pulls *spx_srv_pulls_create(void);
 /* Drops every registration (their peer references) and frees the registry; NULL: no-op. */
 void spx_srv_pulls_destroy(struct spx_srv_pulls *pl);
-/* The registry of ctx's IOF engine (iof.c), NULL when the engine is not set up. */
-struct spx_srv_pulls *spx_srv_iof_pulls(struct spx_srv_ctx *ctx);
 
 /* An IOF_PULL request of peer p (iof_pull.c): 0 (answered), or -1 for a
  * malformed payload (the caller closes the connection). */

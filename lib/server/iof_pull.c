@@ -214,7 +214,7 @@ int spx_srv_handle_iof_pull(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
         free(src);
         return -1;
     }
-    struct spx_srv_pulls *pl = spx_srv_iof_pulls(p->ctx);
+    struct spx_srv_pulls *pl = p->ctx->iof_pulls;
     struct pull *pu = pl ? pull_find(pl, p, id) : NULL;
     pmix_status_t rc = PMIX_SUCCESS;
     if (!pl)
@@ -326,7 +326,7 @@ static void out_send(struct spx_srv_ctx *ctx, const struct rsub *rs, const pmix_
 static void deliver_now(struct spx_srv_ctx *ctx, const pmix_proc_t *src, uint16_t channel,
                         const char *bytes, size_t n, bool eof)
 {
-    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    struct spx_srv_pulls *pl = ctx->iof_pulls;
     if (!pl)
         return;
     struct pull *pu, *next;
@@ -489,7 +489,7 @@ static void recv_out(struct spx_srv_pulls *pl, uint32_t from, spx_buf_t *b)
 
 void spx_srv_pulls_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, spx_buf_t *b)
 {
-    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    struct spx_srv_pulls *pl = ctx->iof_pulls;
     if (!pl)
         return;
     if (channel == SPX_SRV_CH_IOF_SUB)
@@ -500,7 +500,7 @@ void spx_srv_pulls_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel,
 
 void spx_srv_pulls_flush(struct spx_srv_ctx *ctx)
 {
-    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    struct spx_srv_pulls *pl = ctx->iof_pulls;
     struct pull *pu;
     int left = 2000; /* ms in all: a puller that does not read holds nobody long */
     if (!pl)
@@ -520,7 +520,7 @@ void spx_srv_pulls_flush(struct spx_srv_ctx *ctx)
 
 void spx_srv_pulls_node_gone(struct spx_srv_ctx *ctx, uint32_t node)
 {
-    struct spx_srv_pulls *pl = spx_srv_iof_pulls(ctx);
+    struct spx_srv_pulls *pl = ctx->iof_pulls;
     if (!pl)
         return;
     struct rsub *rs, *rnext;

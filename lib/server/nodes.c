@@ -10,7 +10,7 @@
  *     answer goes back to the fence engine through spx_fence_host_done;
  *   - a tracker that failed locally still starts its collective, with the
  *     error, so every node fails it (spx_srv_mn_fence_failed);
- *   - a message goes to the engine whose ops table (core.h, spx_srv_engines)
+ *   - a message goes to the engine whose ops table (core.h, ctx->engines)
  *     lists its channel, read in place (a borrowed spx_buf: no copy here;
  *     the copy count of a modex payload is in collect.c);
  *   - a lost or departed node is recorded here and handed to every engine's
@@ -215,10 +215,7 @@ static void mn_recv(uint32_t from, uint8_t channel, const void *data, size_t len
     struct spx_srv_ctx *ctx = arg;
     if (!ctx->mn || !ctx->active)
         return;
-    const struct spx_srv_engine_ops *e = NULL;
-    for (size_t i = 0; channel < 32 && spx_srv_engines[i] && !e; i++)
-        if (spx_srv_engines[i]->recv && (spx_srv_engines[i]->channels & SPX_SRV_CH_BIT(channel)))
-            e = spx_srv_engines[i];
+    const struct spx_srv_engine_ops *e = spx_srv_engine_of_channel(ctx, channel);
     if (!e) {
         spx_warn("tree: message on unknown channel %u from node %u dropped", channel, from);
         return;
@@ -234,9 +231,7 @@ static void mn_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
 {
     if (!ctx->mn || !ctx->active)
         return;
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->node_gone)
-            spx_srv_engines[i]->node_gone(ctx, node, lost);
+    spx_srv_engines_node_gone(ctx, node, lost);
 }
 
 static void mn_node_lost(uint32_t node, const char *reason, void *arg)

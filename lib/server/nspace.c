@@ -141,146 +141,84 @@ static bool node_is_mine(const struct spx_srv_ctx *ctx, const pmix_info_t *in, s
            v == ctx->nodeid;
 }
 
-/* "a,b,c" of ranks; caller frees. */
-static char *ranks_join(const pmix_rank_t *r, size_t n)
+/* Which kind of entry of the host's info an entry is. */
+enum ns_entry { NS_JOB, NS_NODE, NS_PROC, NS_LATER };
+
+static enum ns_entry ns_entry_kind(const pmix_info_t *i)
 {
-    size_t len = n * 11 + 1, off = 0;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        off += (size_t)snprintf(s + off, len - off, "%s%u", i ? "," : "", (unsigned)r[i]);
-    return s;
+    if (spx_key_eq(i->key, PMIX_NODE_INFO_ARRAY))
+        return NS_NODE;
+    if (spx_key_eq(i->key, PMIX_PROC_DATA))
+        return NS_PROC;
+    if (spx_key_eq(i->key, PMIX_APP_INFO_ARRAY) || spx_key_eq(i->key, PMIX_SESSION_INFO_ARRAY))
+        return NS_LATER;
+    return NS_JOB;
 }
 
-/* Node i of the map gets the keys the maps say of it where the host's node
- * arrays did not (a host may describe only its own node): its name, its
- * place in the map as node id and, with a proc map, its ranks of this job
- * (PMIX_LOCAL_PEERS, in map order), their count (PMIX_LOCAL_SIZE, and
- * PMIX_NODE_SIZE when not 0) and the first of them (PMIX_LOCALLDR). */
-static pmix_status_t ns_derive_node_part(struct spx_srv_ns *ns, const char *host, uint32_t id,
-                                         const char *ranks)
+static pmix_status_t ns_put_node(const struct spx_srv_ctx *ctx, struct spx_srv_ns *ns,
+                                 const pmix_info_t *in, size_t n)
 {
-    pmix_info_t nd[6];
-    size_t k = 0;
-    pmix_rank_t *r = NULL;
-    size_t nr = 0;
-    char *peers = NULL;
-    PMIx_Info_load(&nd[k++], PMIX_HOSTNAME, host, PMIX_STRING);
-    PMIx_Info_load(&nd[k++], PMIX_NODEID, &id, PMIX_UINT32);
-    if (ranks && spx_srv_parse_ranks(ranks, &r, &nr) == 0) {
-        uint32_t size = (uint32_t)nr;
-        PMIx_Info_load(&nd[k++], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
-        if (nr && (peers = ranks_join(r, nr))) {
-            PMIx_Info_load(&nd[k++], PMIX_NODE_SIZE, &size, PMIX_UINT32);
-            PMIx_Info_load(&nd[k++], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
-            PMIx_Info_load(&nd[k++], PMIX_LOCALLDR, &r[0], PMIX_PROC_RANK);
-        }
-    }
-    pmix_status_t rc = spx_jobparts_add_node(ns->info, ns->name, nd, k);
-    for (size_t i = 0; i < k; i++)
-        PMIx_Value_destruct(&nd[i].value);
-    free(peers);
-    free(r);
-    return rc;
-}
-
-/* What follows from the node map (PMIX_NODE_MAP, and PMIX_PROC_MAP when
- * given) where the host did not say it: the job-level PMIX_NODE_LIST, the
- * names of the nodes running processes of the job joined by ',' in map
- * order, and PMIX_NUM_NODES, their count; and each node's part
- * (ns_derive_node_part). An unreadable map adds nothing. */
-static pmix_status_t ns_derive_node_keys(struct spx_srv_ns *ns)
-{
-    const pmix_value_t *nm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
-                                            PMIX_NODE_MAP, NULL);
-    const pmix_value_t *pm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
-                                            PMIX_PROC_MAP, NULL);
-    bool want_list = !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, NULL);
-    bool want_num = !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, NULL);
-    if (!nm || nm->type != PMIX_STRING || !nm->data.string)
+    if (!in)
         return PMIX_SUCCESS;
-    char **hosts = NULL, **ppn = NULL;
-    if (spx_regex_parse(nm->data.string, &hosts) != PMIX_SUCCESS ||
-        (pm && pm->type == PMIX_STRING && pm->data.string &&
-         (spx_ppn_parse(pm->data.string, &ppn) != PMIX_SUCCESS ||
-          spx_regex_count(ppn) != spx_regex_count(hosts)))) {
-        spx_regex_free(hosts);
-        spx_regex_free(ppn);
-        return PMIX_SUCCESS; /* ns_map_nodes says why */
-    }
-    size_t len = 1;
-    for (size_t i = 0; hosts && hosts[i]; i++)
-        len += strlen(hosts[i]) + 1;
-    char *list = calloc(1, len);
-    uint32_t n = 0;
-    size_t off = 0;
-    for (size_t i = 0; list && hosts && hosts[i]; i++) {
-        if (ppn && ppn[i][0] == '\0')
-            continue; /* a node of the map without processes of this job */
-        off += (size_t)snprintf(list + off, len - off, "%s%s", n ? "," : "", hosts[i]);
-        n++;
-    }
-    pmix_status_t rc = list ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS && want_list) {
-        pmix_value_t v = {.type = PMIX_STRING};
-        v.data.string = list;
-        rc = spx_store_put(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NODE_LIST, &v,
-                           PMIX_GLOBAL);
-    }
-    if (rc == PMIX_SUCCESS && want_num) {
-        pmix_value_t v = {.type = PMIX_UINT32};
-        v.data.uint32 = n;
-        rc = spx_store_put(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_NUM_NODES, &v,
-                           PMIX_GLOBAL);
-    }
-    for (size_t i = 0; rc == PMIX_SUCCESS && hosts && hosts[i]; i++)
-        rc = ns_derive_node_part(ns, hosts[i], (uint32_t)i, ppn ? ppn[i] : NULL);
-    free(list);
-    spx_regex_free(hosts);
-    spx_regex_free(ppn);
+    bool mine = node_is_mine(ctx, in, n);
+    if (!mine && spx_srv_ns_part_derivable(ns, in, n))
+        return PMIX_SUCCESS; /* the maps give it (nspace_maps.c) */
+    pmix_status_t rc = spx_jobparts_add_node(ns->info, ns->name, in, n);
+    for (size_t k = 0; mine && k < n && rc == PMIX_SUCCESS; k++)
+        rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
     return rc;
 }
 
+static pmix_status_t ns_put_proc(struct spx_srv_ns *ns, const pmix_info_t *in, size_t n)
+{
+    uint32_t rank;
+    if (!in || n == 0 || !spx_key_eq(in[0].key, PMIX_RANK) ||
+        spx_value_to_u32(&in[0].value, &rank) != PMIX_SUCCESS) {
+        spx_warn("namespace %s: %s without a leading %s ignored", ns->name, PMIX_PROC_DATA,
+                 PMIX_RANK);
+        return PMIX_SUCCESS;
+    }
+    if (spx_srv_ns_block_derivable(ns, rank, in + 1, n - 1))
+        return PMIX_SUCCESS; /* another node's process, as the maps place it */
+    if (ns_add_rank(ns, rank) != 0)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t k = 1; k < n && rc == PMIX_SUCCESS; k++)
+        rc = ns_put(ns, rank, &in[k]);
+    return rc;
+}
+
+/* In passes, so that what is filtered is filtered whatever the host's
+ * order: the job level (the maps, this node's id and peers), then the node
+ * arrays (this node's may hold its peers), then the process blocks, then
+ * app and session keys where the job level did not say them. */
 static pmix_status_t ns_parse(const struct spx_srv_ctx *ctx, struct spx_srv_ns *ns,
                               const pmix_info_t *info, size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    /* pass 1: job-level keys, this node's keys, proc data */
+    for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++)
+        if (ns_entry_kind(&info[i]) == NS_JOB)
+            rc = ns_put(ns, PMIX_RANK_WILDCARD, &info[i]);
+    if (rc == PMIX_SUCCESS)
+        spx_srv_ns_maps_load(ns);
     for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++) {
         size_t n;
         const pmix_info_t *in = darray_infos(&info[i].value, &n);
-        if (spx_key_eq(info[i].key, PMIX_NODE_INFO_ARRAY)) {
-            if (in)
-                rc = spx_jobparts_add_node(ns->info, ns->name, in, n);
-            if (in && node_is_mine(ctx, in, n))
-                for (size_t k = 0; k < n && rc == PMIX_SUCCESS; k++)
-                    rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
-        } else if (spx_key_eq(info[i].key, PMIX_PROC_DATA)) {
-            uint32_t rank;
-            if (!in || n == 0 || !spx_key_eq(in[0].key, PMIX_RANK) ||
-                spx_value_to_u32(&in[0].value, &rank) != PMIX_SUCCESS) {
-                spx_warn("namespace %s: %s without a leading %s ignored", ns->name,
-                         PMIX_PROC_DATA, PMIX_RANK);
-                continue;
-            }
-            if (ns_add_rank(ns, rank) != 0)
-                return PMIX_ERR_NOMEM;
-            for (size_t k = 1; k < n && rc == PMIX_SUCCESS; k++)
-                rc = ns_put(ns, rank, &in[k]);
-        } else if (spx_key_eq(info[i].key, PMIX_APP_INFO_ARRAY) ||
-                   spx_key_eq(info[i].key, PMIX_SESSION_INFO_ARRAY)) {
-            continue; /* pass 2 */
-        } else {
-            rc = ns_put(ns, PMIX_RANK_WILDCARD, &info[i]);
-        }
+        if (ns_entry_kind(&info[i]) == NS_NODE)
+            rc = ns_put_node(ctx, ns, in, n);
     }
-    /* pass 2: app and session keys fill in what the job level did not say
+    if (rc == PMIX_SUCCESS && ns->my_node == UINT32_MAX) /* a node array said it */
+        spx_srv_ns_maps_my_node(ns);
+    for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++) {
+        size_t n;
+        const pmix_info_t *in = darray_infos(&info[i].value, &n);
+        if (ns_entry_kind(&info[i]) == NS_PROC)
+            rc = ns_put_proc(ns, in, n);
+    }
+    /* app and session keys fill in what the job level did not say
      * (one app per job is what clients can ask for through rank WILDCARD) */
     for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++) {
-        if (!spx_key_eq(info[i].key, PMIX_APP_INFO_ARRAY) &&
-            !spx_key_eq(info[i].key, PMIX_SESSION_INFO_ARRAY))
+        if (ns_entry_kind(&info[i]) != NS_LATER)
             continue;
         size_t n;
         const pmix_info_t *in = darray_infos(&info[i].value, &n);
@@ -293,7 +231,7 @@ static pmix_status_t ns_parse(const struct spx_srv_ctx *ctx, struct spx_srv_ns *
                 rc = ns_put(ns, PMIX_RANK_WILDCARD, &in[k]);
     }
     if (rc == PMIX_SUCCESS)
-        rc = ns_derive_node_keys(ns);
+        rc = spx_srv_ns_derive_keys(ns);
     if (rc == PMIX_SUCCESS && ns->nlocalprocs >= 0 &&
         !spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, NULL)) {
         pmix_value_t v = {.type = PMIX_UINT32};
@@ -323,81 +261,11 @@ static void ns_free(struct spx_srv_ns *ns)
     free(ns->info_ranks);
     free(ns->local);
     free(ns->hello);
-    free(ns->rank_node);
+    spx_jobmap_fini(&ns->map);
     free(ns->nodes);
     spx_srv_shmf_free(ns->shmf);
     free(ns->departed);
     free(ns);
-}
-
-uint32_t spx_srv_ns_node_of(const struct spx_srv_ns *ns, pmix_rank_t rank)
-{
-    if (!ns || rank >= ns->nrank_node)
-        return UINT32_MAX;
-    return ns->rank_node[rank];
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Node i is the i-th host of PMIX_NODE_MAP; its ranks are the i-th entry of
- * PMIX_PROC_MAP. Missing or unreadable maps leave the namespace unmapped. */
-static void ns_map_nodes(struct spx_srv_ns *ns)
-{
-    const pmix_value_t *nm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
-                                            PMIX_NODE_MAP, NULL);
-    const pmix_value_t *pm = spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
-                                            PMIX_PROC_MAP, NULL);
-    if (!nm || !pm || nm->type != PMIX_STRING || pm->type != PMIX_STRING || !nm->data.string ||
-        !pm->data.string)
-        return;
-    char **hosts = NULL, **ppn = NULL;
-    if (spx_regex_parse(nm->data.string, &hosts) != PMIX_SUCCESS ||
-        spx_ppn_parse(pm->data.string, &ppn) != PMIX_SUCCESS) {
-        spx_warn("namespace %s: unreadable node or proc map", ns->name);
-        goto out;
-    }
-    size_t nn = spx_regex_count(ppn);
-    if (spx_regex_count(hosts) != nn)
-        spx_warn("namespace %s: %zu hosts but %zu rank lists in the maps", ns->name,
-                 spx_regex_count(hosts), nn);
-    size_t maxr = 0;
-    pmix_rank_t **lists = calloc(nn ? nn : 1, sizeof(*lists));
-    size_t *counts = calloc(nn ? nn : 1, sizeof(*counts));
-    ns->nodes = calloc(nn ? nn : 1, sizeof(*ns->nodes));
-    if (!lists || !counts || !ns->nodes)
-        goto out_lists;
-    for (size_t i = 0; i < nn; i++) {
-        if (spx_srv_parse_ranks(ppn[i], &lists[i], &counts[i]) != 0) {
-            spx_warn("namespace %s: unreadable ranks \"%s\" of node %zu", ns->name, ppn[i], i);
-            counts[i] = 0;
-        }
-        for (size_t k = 0; k < counts[i]; k++)
-            if (lists[i][k] + 1 > maxr)
-                maxr = lists[i][k] + 1;
-        if (counts[i])
-            ns->nodes[ns->nnodes++] = (uint32_t)i;
-    }
-    if (maxr && (ns->rank_node = malloc(maxr * sizeof(*ns->rank_node)))) {
-        ns->nrank_node = maxr;
-        for (size_t r = 0; r < maxr; r++)
-            ns->rank_node[r] = UINT32_MAX;
-        for (size_t i = 0; i < nn; i++)
-            for (size_t k = 0; k < counts[i]; k++)
-                ns->rank_node[lists[i][k]] = (uint32_t)i;
-    }
-    qsort(ns->nodes, ns->nnodes, sizeof(*ns->nodes), u32_cmp);
-out_lists:
-    for (size_t i = 0; lists && i < nn; i++)
-        free(lists[i]);
-    free(lists);
-    free(counts);
-out:
-    spx_regex_free(hosts);
-    spx_regex_free(ppn);
 }
 
 static struct spx_srv_ns *ns_build(const struct spx_srv_ctx *ctx, const char *name,
@@ -417,8 +285,6 @@ static struct spx_srv_ns *ns_build(const struct spx_srv_ctx *ctx, const char *na
         *rc = spx_srv_topo_add_xml(ns);
     if (*rc == PMIX_SUCCESS)
         *rc = spx_srv_ns_encode_hello(ns);
-    if (*rc == PMIX_SUCCESS)
-        ns_map_nodes(ns);
     if (*rc != PMIX_SUCCESS) {
         ns_free(ns);
         return NULL;

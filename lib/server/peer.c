@@ -17,7 +17,6 @@
 #include "server/engine_get.h"
 #include "server/engine_group.h"
 #include "server/engine_pmi.h"
-#include "server/engine_pubsub.h"
 #include "server/iof_int.h"
 
 #include <stdio.h>
@@ -108,8 +107,8 @@ void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason)
             spx_srv_get_target_gone(ctx, p->proc.nspace, p->proc.rank);
             if (ctx->mn && !cl->finalized)
                 spx_srv_relay_proc_lost(ctx, &p->proc, true);
-            else if (!cl->finalized && !ctx->host.publish)
-                spx_srv_pubsub_proc_done(ctx, &p->proc, false);
+            else if (!cl->finalized && !ctx->host.publish && ctx->directory)
+                ctx->directory->proc_done(ctx, &p->proc, false);
             if (ctx->fence && cl->finalized)
                 spx_fence_proc_departed(ctx->fence, &p->proc);
             else if (ctx->fence)
@@ -126,8 +125,8 @@ void spx_srv_peer_closed(struct spx_srv_peer *p, const char *reason)
 
 void spx_srv_peer_close(struct spx_srv_peer *p, const char *reason)
 {
-    if (p->pmi)
-        spx_srv_pmi_close(p, reason);
+    if (p->ops)
+        p->ops->close(p, reason);
     else if (p->conn)
         spx_conn_close(p->conn, reason, 1);
 }
@@ -138,8 +137,8 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
     while ((p = LIST_FIRST(&ctx->peers))) {
         if (p->conn)
             spx_conn_close_final(p->conn, "server finalizing"); /* the peer sees EOF */
-        else if (p->pmi)
-            spx_srv_pmi_close(p, "server finalizing");
+        else if (p->ops)
+            p->ops->close(p, "server finalizing");
         if (LIST_FIRST(&ctx->peers) == p) /* not unlinked by on_close (no conn) */
             peer_unlink(p);
     }
@@ -149,8 +148,8 @@ void spx_srv_close_all(struct spx_srv_ctx *ctx)
 
 void spx_srv_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
 {
-    if (p && p->pmi) {
-        spx_srv_pmi_reply(p, type, seq, payload);
+    if (p && p->ops) {
+        p->ops->reply(p, type, seq, payload);
         return;
     }
     if (!p || !p->conn) {
@@ -255,16 +254,15 @@ static void hello_done(struct spx_srv_req *r)
     spx_buf_t b;
     spx_buf_init(&b);
     spx_buf_push_i32(&b, PMIX_SUCCESS);
-    spx_buf_push_raw(&b, cl->ns->hello, cl->ns->hello_len);
+    spx_srv_hello_push(&b, cl->ns, cl->rank);
     peer_set_state(p, SPX_PEER_READY);
     cl->connected_once = true;
     cl->pid = p->pid > 0 ? p->pid : 0; /* the socket's credentials, not what HELLO says */
     spx_srv_reply(p, SPX_MSG_HELLO, r->seq, &b);
-    spx_srv_shmf_client_ready(cl->ns);
     /* its cpuset and locality, for the peers that ask (and have waited) */
     if (p->cpus)
         spx_srv_topo_client_cpus(cl->ns, cl->rank, p->cpus);
-    spx_srv_get_target_hello(p->ctx, cl->ns->name, cl->rank);
+    spx_srv_engines_client_ready(p->ctx, cl);
     spx_debug("%s: connected", p->name);
     spx_srv_req_free(r);
 }
@@ -406,7 +404,9 @@ bool spx_srv_tool_may_see(const struct spx_srv_peer *p, const char *nspace)
 /* A tool's GET: of a namespace it may see (spx_srv_tool_may_see), then as
  * a client's (the tool is a member of no namespace: it sees what a process
  * of another job on this node would). */
-static int tool_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
+/* A tool's GET of a job of another user is refused here, before any engine
+ * sees it: 1 when answered (refused), 0 to go on, -1 for a malformed one. */
+static int tool_get_refused(struct spx_srv_peer *p, uint32_t seq, const spx_buf_t *b)
 {
     spx_buf_t peek;
     pmix_proc_t target;
@@ -414,12 +414,11 @@ static int tool_get(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
     if (spx_codec_pull_proc(&peek, &target) != 0)
         return -1;
     target.nspace[PMIX_MAX_NSLEN] = '\0';
-    if (!spx_srv_tool_may_see(p, target.nspace)) {
-        spx_info("%s: GET of %s refused: a job of another user", p->name, target.nspace);
-        spx_srv_reply_status(p, SPX_MSG_GET, seq, PMIX_ERR_NO_PERMISSIONS);
+    if (spx_srv_tool_may_see(p, target.nspace))
         return 0;
-    }
-    return spx_srv_handle_get(p, seq, b);
+    spx_info("%s: GET of %s refused: a job of another user", p->name, target.nspace);
+    spx_srv_reply_status(p, SPX_MSG_GET, seq, PMIX_ERR_NO_PERMISSIONS);
+    return 1;
 }
 
 /* A tool's request that tools may not make (yet): answered
@@ -438,6 +437,36 @@ static int tool_refuse(struct spx_srv_peer *p, uint8_t type, uint32_t seq, const
     return 0;
 }
 
+int spx_srv_request(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
+{
+    const struct spx_srv_route *rt = spx_srv_route_of(p->ctx, type);
+    if (rt)
+        return rt->handle(p, seq, payload);
+    return spx_srv_upcall_handles(type) ? spx_srv_handle_upcall(p, type, seq, payload) : -1;
+}
+
+/* A request of a ready peer: to the engine whose routes list its type
+ * (hooks.c), else to the host's upcalls; what tools may not send is refused.
+ * 0, or -1 for a malformed payload; *why set when the connection must close. */
+static int peer_route(struct spx_srv_peer *p, const spx_frame_hdr_t *h, spx_buf_t *payload,
+                      const char **why)
+{
+    const struct spx_srv_route *rt = spx_srv_route_of(p->ctx, h->type);
+    bool upcall = !rt && spx_srv_upcall_handles(h->type);
+    if (!rt && !upcall) {
+        *why = "unknown message type";
+        return 0;
+    }
+    if (p->tool && !(rt ? rt->tools : spx_srv_upcall_for_tools(h->type)))
+        return tool_refuse(p, h->type, h->seq, why);
+    if (p->tool && h->type == SPX_MSG_GET) {
+        int refused = tool_get_refused(p, h->seq, payload);
+        if (refused != 0)
+            return refused < 0 ? -1 : 0;
+    }
+    return rt ? rt->handle(p, h->seq, payload) : spx_srv_handle_upcall(p, h->type, h->seq, payload);
+}
+
 static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *payload, void *arg)
 {
     struct spx_srv_peer *p = arg;
@@ -452,31 +481,8 @@ static void peer_on_frame(spx_conn_t *c, const spx_frame_hdr_t *h, spx_buf_t *pa
         rc = handle_hello(p, h->seq, payload);
     else if (p->state != SPX_PEER_READY || h->type == SPX_MSG_HELLO)
         why = "request during the handshake or a second HELLO";
-    else if (p->tool && h->type != SPX_MSG_QUERY && h->type != SPX_MSG_FINALIZE &&
-             h->type != SPX_MSG_IOF_PUSH && h->type != SPX_MSG_IOF_PULL &&
-             h->type != SPX_MSG_GET)
-        rc = tool_refuse(p, h->type, h->seq, &why);
-    else if (h->type == SPX_MSG_COMMIT)
-        rc = spx_srv_handle_commit(p, payload);
-    else if (h->type == SPX_MSG_FENCE)
-        rc = spx_srv_handle_fence(p, h->seq, payload);
-    else if (h->type == SPX_MSG_FENCE_LOCAL)
-        rc = spx_srv_handle_fence_local(p, payload);
-    else if (h->type == SPX_MSG_GET)
-        rc = p->tool ? tool_get(p, h->seq, payload) : spx_srv_handle_get(p, h->seq, payload);
-    else if (h->type == SPX_MSG_NOTIFY)
-        rc = spx_srv_handle_notify(p, h->seq, payload);
-    else if (h->type == SPX_MSG_IOF_PULL)
-        rc = spx_srv_handle_iof_pull(p, h->seq, payload);
-    else if (h->type == SPX_MSG_GROUP)
-        rc = spx_srv_handle_group(p, h->seq, payload);
-    else if (h->type == SPX_MSG_GROUP_LOCAL)
-        rc = spx_srv_handle_group_local(p, payload);
-    else if (h->type == SPX_MSG_EVENT || h->type == SPX_MSG_IOF_DATA ||
-             h->type >= SPX_MSG_TYPE_MAX || h->type == 0)
-        why = "unknown message type";
     else
-        rc = spx_srv_handle_upcall(p, h->type, h->seq, payload);
+        rc = peer_route(p, h, payload, &why);
     if (!why && rc != 0)
         why = "malformed payload";
     if (why && p->conn == c) {

@@ -15,8 +15,6 @@
  */
 #include "config.h"
 #include "server/pmi_int.h"
-#include "server/engine_fence.h"
-#include "server/engine_get.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,10 +239,7 @@ static int to_server(struct spx_srv_pmi_conn *c, uint8_t type, spx_buf_t *b, enu
     c->wait = w;
     uint32_t seq = ++c->seq;
     spx_srv_peer_ref(p);
-    if (type == SPX_MSG_FENCE)
-        rc = spx_srv_handle_fence(p, seq, b);
-    else
-        rc = spx_srv_handle_upcall(p, type, seq, b);
+    rc = spx_srv_request(p, type, seq, b);
     spx_srv_peer_unref(p);
     spx_buf_fini(b);
     if (rc != 0)
@@ -267,7 +262,7 @@ static int do_put(struct spx_srv_pmi_conn *c, const char *key, const char *val)
     spx_buf_push_u8(&b, PMIX_GLOBAL);
     spx_buf_push_str(&b, key);
     spx_codec_push_value(&b, &v);
-    int rc = spx_buf_failed(&b) ? -1 : spx_srv_handle_commit(c->peer, &b);
+    int rc = spx_buf_failed(&b) ? -1 : spx_srv_request(c->peer, SPX_MSG_COMMIT, 0, &b);
     spx_buf_fini(&b);
     return rc;
 }
@@ -424,7 +419,7 @@ void spx_pmi_nodeattr_wake(struct spx_srv_ctx *ctx, const char *nspace, const ch
             continue;
         c->wait = SPX_PMI_WAIT_NONE;
         send_value(c, "info-getnodeattr-response", nodeattr_get(c, key));
-        spx_srv_pmi_reply(c->peer, 0, 0, NULL); /* goes on with its input */
+        spx_pmi_resume(c); /* goes on with its input */
     }
 }
 

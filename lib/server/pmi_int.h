@@ -63,6 +63,9 @@ void spx_pmi_conn_close(struct spx_srv_pmi_conn *c, const char *reason, bool is_
 /* Makes the peer the client's connection (first command). 0, or -1 with
  * the reason in *why (not registered any more, a PMIx client connected). */
 int spx_pmi_bind(struct spx_srv_pmi_conn *c, const char **why);
+/* A request of c was answered without a reply of the server's: c goes on
+ * with its input. */
+void spx_pmi_resume(struct spx_srv_pmi_conn *c);
 
 /* ---- pmi_cmds.c ---- */
 /* One parsed command (mode already decided). 0, or -1: close the connection. */

@@ -7,7 +7,7 @@
  *
  * Data flow: task -> read_cb -> in[] -> process() -> proto/pmi_text.h ->
  * spx_pmi_dispatch (pmi_cmds.c) -> the server's handlers -> spx_srv_reply
- * (peer.c) -> spx_srv_pmi_reply -> spx_pmi_answer -> spx_pmi_send -> task.
+ * (peer.c) -> the peer ops' pmi_peer_reply -> spx_pmi_answer -> spx_pmi_send -> task.
  * One request at a time: while one waits for the server, further input
  * waits in in[] (a task that fills it meanwhile is closed).
  */
@@ -46,6 +46,7 @@ static void conn_free(struct spx_srv_pmi_conn *c)
         close(c->task_fd);
     if (c->peer) {
         c->peer->pmi = NULL;
+        c->peer->ops = NULL;
         spx_srv_peer_unref(c->peer);
     }
     free(c->out);
@@ -96,7 +97,7 @@ void spx_pmi_conn_close(struct spx_srv_pmi_conn *c, const char *reason, bool is_
     }
 }
 
-void spx_srv_pmi_close(struct spx_srv_peer *p, const char *reason)
+static void pmi_peer_close(struct spx_srv_peer *p, const char *reason)
 {
     if (p->pmi)
         spx_pmi_conn_close(p->pmi, reason, true);
@@ -267,13 +268,13 @@ int spx_pmi_bind(struct spx_srv_pmi_conn *c, const char **why)
     c->bound = true;
     spx_srv_peer_ref(p); /* the peer list's */
     LIST_INSERT_HEAD(&ctx->peers, p, link);
-    spx_srv_shmf_client_ready(cl->ns);
-    spx_srv_get_target_hello(ctx, cl->ns->name, cl->rank);
+    spx_srv_engines_client_ready(ctx, cl);
     spx_debug("%s: PMI client connected", p->name);
     return 0;
 }
 
-void spx_srv_pmi_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *payload)
+static void pmi_peer_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq,
+                           spx_buf_t *payload)
 {
     (void)seq;
     struct spx_srv_pmi_conn *c = p->pmi;
@@ -287,6 +288,12 @@ void spx_srv_pmi_reply(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_b
 }
 
 /* ---- setup_fork ---- */
+
+/* What the core calls for a PMI peer: its replies, its closing. */
+static const struct spx_srv_peer_ops pmi_peer_ops = {
+    .reply = pmi_peer_reply,
+    .close = pmi_peer_close,
+};
 
 int spx_srv_pmi_setup_fork(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, int *task_fd,
                            uint32_t *size)
@@ -328,6 +335,7 @@ int spx_srv_pmi_setup_fork(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, int
     p->state = SPX_PEER_NEW;
     p->proc = c->proc;
     p->pmi = c;
+    p->ops = &pmi_peer_ops;
     snprintf(p->name, sizeof(p->name), "PMI client %s:%u", c->proc.nspace,
              (unsigned)c->proc.rank);
     c->peer = p;
@@ -410,3 +418,9 @@ const struct spx_srv_engine_ops spx_srv_pmi_engine = {
     .teardown = pmi_teardown,
     .nspace_gone = pmi_nspace_gone,
 };
+
+void spx_pmi_resume(struct spx_srv_pmi_conn *c)
+{
+    if (c->peer)
+        pmi_peer_reply(c->peer, 0, 0, NULL);
+}

@@ -325,10 +325,18 @@ static void pubsub_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
         fail_pending(ctx->pubsub, PMIX_ERR_UNREACH);
 }
 
+static const struct spx_srv_directory pubsub_directory = {
+    .publish = spx_srv_pubsub_publish,
+    .lookup = spx_srv_pubsub_lookup,
+    .unpublish = spx_srv_pubsub_unpublish,
+    .proc_done = spx_srv_pubsub_proc_done,
+};
+
 static int pubsub_setup(struct spx_srv_ctx *ctx)
 {
     if (!(ctx->pubsub = calloc(1, sizeof(*ctx->pubsub))))
         return -1;
+    ctx->directory = &pubsub_directory; /* the core's upcalls use it without a host one */
     ctx->pubsub->ctx = ctx;
     LIST_INIT(&ctx->pubsub->pendings);
     ctx->pubsub->next_id = 1;
@@ -344,6 +352,7 @@ static void pubsub_stop(struct spx_srv_ctx *ctx)
 
 static void pubsub_teardown(struct spx_srv_ctx *ctx)
 {
+    ctx->directory = NULL;
     fail_pending(ctx->pubsub, PMIX_ERR_NOT_AVAILABLE);
     free(ctx->pubsub);
     ctx->pubsub = NULL;

@@ -50,24 +50,30 @@ static const char *proc_string(const struct spx_srv_ns *ns, pmix_rank_t rank, co
     return v && v->type == PMIX_STRING ? v->data.string : NULL;
 }
 
-/* The host of rank (borrowed from ns's store), or NULL: its PMIX_HOSTNAME,
- * else that of its node in the maps (the node's part of the job info). */
-static const char *rank_host(const struct spx_srv_ns *ns, pmix_rank_t rank)
+/* The host of rank (malloc'd, the caller frees), or NULL: its
+ * PMIX_HOSTNAME, else that of its node in the maps. */
+static char *rank_host(const struct spx_srv_ns *ns, pmix_rank_t rank)
 {
     const char *h = proc_string(ns, rank, PMIX_HOSTNAME);
-    uint32_t node = spx_srv_ns_node_of(ns, rank);
-    if (h || node == UINT32_MAX)
-        return h;
-    bool yes = true;
-    pmix_info_t q[2];
-    pmix_status_t rc;
-    const pmix_value_t *v = NULL;
-    PMIx_Info_load(&q[0], PMIX_NODE_INFO, &yes, PMIX_BOOL);
-    PMIx_Info_load(&q[1], PMIX_NODEID, &node, PMIX_UINT32);
-    return spx_jobparts_lookup(ns->info, ns->name, PMIX_HOSTNAME, q, 2, &rc, &v) &&
-                   rc == PMIX_SUCCESS && v && v->type == PMIX_STRING
-               ? v->data.string
-               : NULL;
+    return h ? strdup(h) : spx_srv_ns_node_name(ns, spx_srv_ns_node_of(ns, rank));
+}
+
+/* The local rank of rank: its block's, else its place on its node by the
+ * maps; false when neither says. */
+static bool rank_local_rank(const struct spx_srv_ns *ns, pmix_rank_t rank, uint16_t *out)
+{
+    const pmix_value_t *lr = spx_store_peek(ns->info, ns->name, rank, PMIX_LOCAL_RANK, NULL);
+    uint32_t v, node;
+    if (lr && spx_value_to_u32(lr, &v) == PMIX_SUCCESS && v <= UINT16_MAX) {
+        *out = (uint16_t)v;
+        return true;
+    }
+    if (!lr && ns->mapped && spx_procmap_locate(&ns->map.procs, rank, &node, &v) &&
+        v <= UINT16_MAX) {
+        *out = (uint16_t)v;
+        return true;
+    }
+    return false;
 }
 
 uint32_t spx_srv_qry_job_size(const struct spx_srv_ns *ns)
@@ -76,7 +82,8 @@ uint32_t spx_srv_qry_job_size(const struct spx_srv_ns *ns)
         spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL);
     uint32_t n;
     if (!v || spx_value_to_u32(v, &n) != PMIX_SUCCESS)
-        n = ns->nrank_node > SPX_QRY_MAX_RANKS ? SPX_QRY_MAX_RANKS : (uint32_t)ns->nrank_node;
+        n = spx_srv_ns_rank_top(ns) > SPX_QRY_MAX_RANKS ? SPX_QRY_MAX_RANKS
+                                                         : (uint32_t)spx_srv_ns_rank_top(ns);
     return n > SPX_QRY_MAX_RANKS ? SPX_QRY_MAX_RANKS : n;
 }
 
@@ -184,9 +191,8 @@ void spx_srv_qry_proc_stand_in(const struct spx_srv_ns *ns, pmix_rank_t rank,
                                pmix_proc_state_t state, pmix_proc_info_t *pi)
 {
     spx_proc_load(&pi->proc, ns->name, rank);
-    const char *h = rank_host(ns, rank);
     const char *a = app_argv(ns, app_of(ns, rank));
-    pi->hostname = h ? strdup(h) : NULL;
+    pi->hostname = rank_host(ns, rank);
     pi->executable_name = a && *a ? strndup(a, strcspn(a, " ")) : NULL;
     pi->state = state;
 }
@@ -206,9 +212,9 @@ static pmix_status_t procs_part(const struct spx_srv_ctx *ctx, const struct spx_
     const char *here = proc_string(ns, PMIX_RANK_WILDCARD, PMIX_HOSTNAME);
     for (size_t i = 0; i < n; i++) {
         struct spx_srv_client *cl = spx_srv_client_find(ctx, ns->name, ranks[i]);
-        const char *h = rank_host(ns, ranks[i]);
+        char *h = rank_host(ns, ranks[i]);
         spx_proc_load(&pi[i].proc, ns->name, ranks[i]);
-        pi[i].hostname = strdup(h ? h : here ? here : ctx->hostname);
+        pi[i].hostname = h ? h : strdup(here ? here : ctx->hostname);
         pi[i].executable_name = exe_of(ns, ranks[i], cl);
         pi[i].pid = cl ? cl->pid : 0;
         pi[i].state = proc_state(ns, ranks[i], cl);
@@ -294,16 +300,14 @@ static pmix_status_t rank_entry(const struct spx_srv_ns *ns, pmix_rank_t rank, p
     if (!e)
         return PMIX_ERR_NOMEM;
     size_t k = 0;
-    const char *h = rank_host(ns, rank);
-    const pmix_value_t *lr = spx_store_peek(ns->info, ns->name, rank, PMIX_LOCAL_RANK, NULL);
-    uint32_t v;
+    char *h = rank_host(ns, rank);
+    uint16_t l;
     PMIx_Info_load(&e[k++], PMIX_RANK, &rank, PMIX_PROC_RANK);
     if (h)
         PMIx_Info_load(&e[k++], PMIX_HOSTNAME, h, PMIX_STRING);
-    if (lr && spx_value_to_u32(lr, &v) == PMIX_SUCCESS && v <= UINT16_MAX) {
-        uint16_t l = (uint16_t)v;
+    free(h);
+    if (rank_local_rank(ns, rank, &l))
         PMIx_Info_load(&e[k++], PMIX_LOCAL_RANK, &l, PMIX_UINT16);
-    }
     spx_key_load(out->key, PMIX_PROC_INFO_ARRAY);
     return darray_into(&out->value, PMIX_INFO, e, k);
 }

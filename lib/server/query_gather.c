@@ -303,6 +303,7 @@ static int query_setup(struct spx_srv_ctx *ctx)
     LIST_INIT(&ctx->qry->runs);
     LIST_INIT(&ctx->qry->asks);
     ctx->qry->next_id = 1;
+    ctx->query_own = spx_srv_query_own_run; /* the core's QUERY upcall adds these answers */
     return 0;
 }
 
@@ -314,6 +315,7 @@ static void query_stop(struct spx_srv_ctx *ctx)
 
 static void query_teardown(struct spx_srv_ctx *ctx)
 {
+    ctx->query_own = NULL;
     asks_gone(ctx->qry, NULL, true);
     free(ctx->qry);
     ctx->qry = NULL;

@@ -232,6 +232,8 @@ static uint32_t uri_node(struct spx_srv_ctx *ctx, const pmix_query_t *q)
         if (spx_jobparts_lookup(ns->info, ns->name, PMIX_NODEID, nq, 2, &rc, &v) &&
             rc == PMIX_SUCCESS && v && spx_value_to_u32(v, &id) == PMIX_SUCCESS)
             return id < spx_srv_mn_nnodes(ctx) ? id : UINT32_MAX;
+        if (spx_srv_ns_node_by_name(ns, i->value.data.string, &id))
+            return id < spx_srv_mn_nnodes(ctx) ? id : UINT32_MAX;
     }
     /* a name the job info lacks: this machine's own */
     return strcmp(i->value.data.string, ctx->hostname) == 0 ? spx_srv_mn_me(ctx) : UINT32_MAX;

@@ -18,10 +18,10 @@
  */
 #include "config.h"
 #include "server/core.h"
+#include "proto/msg.h"
 #include "server/engine_events.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
-#include "server/engine_pubsub.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +93,8 @@ void spx_srv_relay_proc_lost(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, b
         spx_fence_fail_if(ctx->fence, pred_has_proc, &p, PMIX_ERR_PROC_ABORTED);
     spx_srv_shmf_break(spx_srv_ns_find(ctx, p.nspace), PMIX_ERR_PROC_ABORTED, false);
     spx_srv_dmx_target_gone(ctx, p.nspace, p.rank);
-    spx_srv_pubsub_proc_done(ctx, &p, false); /* node 0 hears of every lost process */
+    if (ctx->directory) /* node 0 hears of every lost process */
+        ctx->directory->proc_done(ctx, &p, false);
     raise_aborted(ctx, &p);
 }
 
@@ -131,9 +132,8 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         return;
     struct spx_srv_ns *ns;
     LIST_FOREACH(ns, &ctx->nspaces, link) {
-        size_t n = 0;
-        for (size_t r = 0; r < ns->nrank_node; r++)
-            n += ns->rank_node[r] == node;
+        pmix_rank_t *ranks;
+        size_t n = spx_srv_ns_node_ranks(ns, node, &ranks);
         if (n == 0)
             continue;
         /* a lost node ends the shared-memory fences of the job at once; after
@@ -142,14 +142,15 @@ static void relay_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool notify_
         if (notify_clients)
             spx_srv_shmf_break(ns, PMIX_ERR_UNREACH, false);
         pmix_proc_t *procs = calloc(n, sizeof(*procs));
-        if (!procs)
+        if (!procs) {
+            free(ranks);
             continue;
-        n = 0;
-        for (size_t r = 0; r < ns->nrank_node; r++)
-            if (ns->rank_node[r] == node) {
-                spx_proc_load(&procs[n++], ns->name, (pmix_rank_t)r);
-                spx_srv_mn_mark_lost(ctx, &procs[n - 1]);
-            }
+        }
+        for (size_t k = 0; k < n; k++) {
+            spx_proc_load(&procs[k], ns->name, ranks[k]);
+            spx_srv_mn_mark_lost(ctx, &procs[k]);
+        }
+        free(ranks);
         if (!notify_clients) {
             free(procs);
             continue;
@@ -203,8 +204,14 @@ static void relay_recv(struct spx_srv_ctx *ctx, uint32_t from, uint8_t channel, 
     spx_info_array_free(info, ninfo);
 }
 
+static const struct spx_srv_route event_routes[] = {
+    {SPX_MSG_NOTIFY, false, spx_srv_handle_notify},
+    {0, false, NULL},
+};
+
 const struct spx_srv_engine_ops spx_srv_relay_engine = {
     .name = "events",
+    .routes = event_routes,
     .channels = SPX_SRV_CH_BIT(SPX_SRV_CH_EVENT) | SPX_SRV_CH_BIT(SPX_SRV_CH_PROC_LOST),
     .recv = relay_recv,
     .node_gone = relay_node_gone,

@@ -31,6 +31,26 @@
 #include "proto/rendezvous.h"
 #include "util/log.h"
 
+/* Whether process pid has ended: no such process, or a zombie (ended, not
+ * yet reaped by whoever adopted it after its parent was killed). */
+static bool process_ended(long pid)
+{
+    if (kill((pid_t)pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
 /* Removes the rendezvous files of dir that ctx's user owns and whose
  * process is gone: servers that were killed leave them, and a tool's default
  * search would count them. */
@@ -45,7 +65,7 @@ static void remove_stale(struct spx_srv_ctx *ctx, const char *dir)
             continue;
         long pid = strtol(e->d_name + pl, &end, 10);
         struct stat st;
-        if (pid <= 0 || *end || (kill((pid_t)pid, 0) == 0 || errno != ESRCH) ||
+        if (pid <= 0 || *end || !process_ended(pid) ||
             fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISREG(st.st_mode) || st.st_uid != ctx->uid)
             continue;

@@ -41,31 +41,12 @@
 
 #define SPX_SERVER_VERSION_STR "4.2.2-spmix"
 
-/* The server of this process. Its one global name, spx_srv (core.h), is a
- * pointer for the PMIx_server_* entry points; everything else gets the
- * context from its caller. */
-static struct spx_srv_ctx srv_state;
-struct spx_srv_ctx *const spx_srv = &srv_state;
-
 /* The engines, in the order they are set up and hear of a gone node. */
-const struct spx_srv_engine_ops *const spx_srv_engines[] = {
+static const struct spx_srv_engine_ops *const server_engines[] = {
     &spx_srv_fence_engine, &spx_srv_dmx_engine, &spx_srv_pubsub_engine, &spx_srv_relay_engine,
     &spx_srv_group_engine, &spx_srv_iof_engine, &spx_srv_pmi_engine, &spx_srv_query_engine,
     NULL};
 
-void spx_srv_engines_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool finalized)
-{
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->proc_gone)
-            spx_srv_engines[i]->proc_gone(ctx, proc, finalized);
-}
-
-void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
-{
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->nspace_gone)
-            spx_srv_engines[i]->nspace_gone(ctx, nspace);
-}
 /* Why a lock here, where the progress thread owns the state: init and
  * finalize run on the host's threads (any of them; they refuse to run on the
  * progress thread), and they are what creates and ends the progress thread's
@@ -75,14 +56,9 @@ void spx_srv_engines_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
  * second init waits for the first to succeed (then is refused) or fail (then
  * starts), and a finalize waits for an init in progress. The progress thread
  * never takes the lock (finalize waits for it while holding it), nor does
- * anything else. server_up answers "is there a server" without the lock. */
+ * anything else. spx_server_active (util/role.c) answers "is there a
+ * server" without the lock. */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool server_up; /* read with atomics from any thread */
-
-bool spx_server_active(void)
-{
-    return __atomic_load_n(&server_up, __ATOMIC_ACQUIRE);
-}
 
 struct sync_call {
     void (*fn)(void *);
@@ -118,8 +94,9 @@ static void start_on_thread(void *arg)
     st->rc = PMIX_ERR_NOMEM;
     if (!(spx_srv->store = spx_store_create()))
         return;
-    for (size_t i = 0; spx_srv_engines[i]; i++)
-        if (spx_srv_engines[i]->setup && spx_srv_engines[i]->setup(spx_srv) != 0)
+    spx_srv->engines = server_engines;
+    for (size_t i = 0; server_engines[i]; i++)
+        if (server_engines[i]->setup && server_engines[i]->setup(spx_srv) != 0)
             return;
     if (spx_srv_mn_start(spx_srv) != 0) {
         st->rc = PMIX_ERR_INIT;
@@ -141,13 +118,13 @@ static void stop_on_thread(void *arg)
     (void)arg;
     spx_srv->active = false;
     size_t n = 0;
-    while (spx_srv_engines[n])
+    while (server_engines[n])
         n++;
     /* what waits in the engines (lookups for node 0, direct modex requests)
      * is answered while clients are connected */
     for (size_t i = n; i-- > 0;)
-        if (spx_srv_engines[i]->stop)
-            spx_srv_engines[i]->stop(spx_srv);
+        if (server_engines[i]->stop)
+            server_engines[i]->stop(spx_srv);
     spx_srv_mn_stop(spx_srv); /* pending fences are answered while clients are connected */
     if (spx_srv->listener)
         spx_listener_destroy(spx_srv->listener);
@@ -155,8 +132,8 @@ static void stop_on_thread(void *arg)
     spx_srv_close_all(spx_srv);
     spx_srv_get_fail_all(spx_srv);
     for (size_t i = n; i-- > 0;)
-        if (spx_srv_engines[i]->teardown)
-            spx_srv_engines[i]->teardown(spx_srv);
+        if (server_engines[i]->teardown)
+            server_engines[i]->teardown(spx_srv);
     spx_srv_ns_free_all(spx_srv);
     if (spx_srv->store)
         spx_store_destroy(spx_srv->store);
@@ -248,7 +225,7 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         spx_error("PMIx_server_init: a server is already running in this process");
         return PMIX_ERR_INIT;
     }
-    memset(&srv_state, 0, sizeof(srv_state));
+    memset(spx_srv, 0, sizeof(*spx_srv));
     /* only the PMIx v4 part: a host built against v4 headers passes a table
      * that ends before session_control (which we never call; it stays NULL) */
     if (module)
@@ -296,7 +273,7 @@ SPX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_inf
         pthread_mutex_unlock(&init_lock);
         return st.rc;
     }
-    __atomic_store_n(&server_up, true, __ATOMIC_RELEASE);
+    spx_role_server_set(true, spx_server_notify);
     pthread_mutex_unlock(&init_lock);
     spx_info("server %s:%u listening on %s (uid %ld)", spx_srv->me.nspace, spx_srv->me.rank,
              spx_srv->sock_path, (long)spx_srv->uid);
@@ -312,7 +289,7 @@ SPX_EXPORT pmix_status_t PMIx_server_finalize(void)
         pthread_mutex_unlock(&init_lock);
         return PMIX_ERR_INIT;
     }
-    __atomic_store_n(&server_up, false, __ATOMIC_RELEASE);
+    spx_role_server_set(false, NULL);
     spx_srv_run_sync(stop_on_thread, NULL);
     spx_srv_rendezvous_remove(spx_srv);
     free(spx_srv->tool_dir);

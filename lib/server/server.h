@@ -7,8 +7,7 @@
 #include <stdbool.h>
 #include <pmix_common.h>
 
-/* True between a successful PMIx_server_init and PMIx_server_finalize. Any thread. */
-bool spx_server_active(void);
+#include "util/role.h" /* spx_server_active() */
 
 /* Delivers an event raised in this (server) process to the local clients in
  * range (PMIx_Notify_event of a server), to the other nodes for ranges beyond

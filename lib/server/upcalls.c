@@ -16,8 +16,6 @@
 #include "server/core.h"
 #include "server/engine_fence.h"
 #include "server/engine_get.h"
-#include "server/engine_pubsub.h"
-#include "server/engine_query.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -172,6 +170,18 @@ static void query_own_done(pmix_info_t *own, size_t nown, bool all, void *arg)
     spx_srv_req_free(r);
 }
 
+/* The server library's own answers (the query engine's, ctx->query_own)
+ * after ans[0..nans): query_own_done runs once, now or later. */
+static void query_own(struct spx_srv_req *r, const struct query_set *qs, const pmix_info_t *ans,
+                      size_t nans)
+{
+    struct spx_srv_ctx *ctx = r->peer->ctx;
+    if (ctx->query_own)
+        ctx->query_own(ctx, r->peer, qs->q, qs->n, ans, nans, query_own_done, r);
+    else
+        query_own_done(NULL, 0, false, r);
+}
+
 static void query_done(struct spx_srv_req *r)
 {
     /* r->extra: the host's answer (released by spx_srv_req_free through relfn) */
@@ -184,8 +194,7 @@ static void query_done(struct spx_srv_req *r)
         r->extra = NULL; /* still released through relfn */
     const struct query_set *qs = r->owned;
     /* the library's own keys the host left unanswered */
-    spx_srv_query_own_run(r->peer->ctx, r->peer, qs->q, qs->n, r->extra, r->nextra,
-                          query_own_done, r);
+    query_own(r, qs, r->extra, r->nextra);
 }
 
 /* Answers from what the server knows: namespaces, its counters and
@@ -244,7 +253,7 @@ static void query_local(struct spx_srv_req *r, const struct query_set *qs)
                 : PMIX_ERR_NOT_FOUND;
     r->info = res; /* the request's from now on (spx_srv_req_free) */
     r->ninfo = found;
-    spx_srv_query_own_run(r->peer->ctx, r->peer, qs->q, qs->n, res, found, query_own_done, r);
+    query_own(r, qs, res, found);
 }
 
 static int handle_query(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
@@ -303,8 +312,9 @@ static int handle_publish(struct spx_srv_req *r, spx_buf_t *b)
         upcall_result(r, ctx->host.publish(&r->peer->proc, r->info, r->ninfo,
                                            spx_srv_req_op_cb, r));
     else
-        upcall_result(r, spx_srv_pubsub_publish(ctx, &r->peer->proc, r->info, r->ninfo,
-                                                spx_srv_req_op_cb, r));
+        upcall_result(r, !ctx->directory ? PMIX_ERR_NOT_SUPPORTED
+                                         : ctx->directory->publish(ctx, &r->peer->proc, r->info,
+                                                                   r->ninfo, spx_srv_req_op_cb, r));
     return 0;
 }
 
@@ -319,8 +329,10 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
             upcall_result(r, ctx->host.unpublish(&r->peer->proc, r->keys, r->info, r->ninfo,
                                                  spx_srv_req_op_cb, r));
         else
-            upcall_result(r, spx_srv_pubsub_unpublish(ctx, &r->peer->proc, r->keys, r->info,
-                                                      r->ninfo, spx_srv_req_op_cb, r));
+            upcall_result(r, !ctx->directory
+                                 ? PMIX_ERR_NOT_SUPPORTED
+                                 : ctx->directory->unpublish(ctx, &r->peer->proc, r->keys, r->info,
+                                                             r->ninfo, spx_srv_req_op_cb, r));
         return 0;
     }
     r->done = lookup_done;
@@ -330,8 +342,9 @@ static int handle_lookup(struct spx_srv_req *r, spx_buf_t *b, bool unpublish)
         upcall_result(r, ctx->host.lookup(&r->peer->proc, r->keys, r->info, r->ninfo, lookup_cb,
                                           r));
     else
-        upcall_result(r, spx_srv_pubsub_lookup(ctx, &r->peer->proc, r->keys, r->info, r->ninfo,
-                                               lookup_cb, r));
+        upcall_result(r, !ctx->directory ? PMIX_ERR_NOT_SUPPORTED
+                                         : ctx->directory->lookup(ctx, &r->peer->proc, r->keys,
+                                                                  r->info, r->ninfo, lookup_cb, r));
     return 0;
 }
 
@@ -391,14 +404,9 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
     struct spx_srv_ctx *ctx = r->peer->ctx;
     if (cl) {
         cl->finalized = true;
-        spx_srv_get_target_gone(ctx, r->peer->proc.nspace, r->peer->proc.rank);
-        /* fences go on without it from now on */
-        spx_srv_shmf_retire(cl->ns);
-        if (ctx->fence)
-            spx_fence_proc_departed(ctx->fence, &r->peer->proc);
-        spx_srv_fence_standin_check(ctx, cl->ns);
-        if (!ctx->host.publish)
-            spx_srv_pubsub_proc_done(ctx, &r->peer->proc, cl->used_directory);
+        spx_srv_engines_client_finalized(ctx, cl); /* fences go on without it, gets end */
+        if (!ctx->host.publish && ctx->directory)
+            ctx->directory->proc_done(ctx, &r->peer->proc, cl->used_directory);
     }
     if (!cl || !ctx->host.client_finalized)
         spx_srv_req_finish_now(r, PMIX_SUCCESS);
@@ -406,6 +414,18 @@ static int handle_finalize(struct spx_srv_req *r, spx_buf_t *b)
         upcall_result(r, ctx->host.client_finalized(&r->peer->proc, cl->server_object,
                                                     spx_srv_req_op_cb, r));
     return 0;
+}
+
+bool spx_srv_upcall_handles(uint8_t type)
+{
+    return type == SPX_MSG_QUERY || type == SPX_MSG_PUBLISH || type == SPX_MSG_LOOKUP ||
+           type == SPX_MSG_UNPUBLISH || type == SPX_MSG_JOBCTL || type == SPX_MSG_ABORT ||
+           type == SPX_MSG_FINALIZE;
+}
+
+bool spx_srv_upcall_for_tools(uint8_t type)
+{
+    return type == SPX_MSG_QUERY || type == SPX_MSG_FINALIZE;
 }
 
 int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, spx_buf_t *b)
@@ -425,7 +445,6 @@ int spx_srv_handle_upcall(struct spx_srv_peer *p, uint8_t type, uint32_t seq, sp
     case SPX_MSG_JOBCTL: rc = handle_jobctl(r, b); break;
     case SPX_MSG_ABORT: rc = handle_abort(r, b); break;
     case SPX_MSG_FINALIZE: rc = handle_finalize(r, b); break;
-    case SPX_MSG_IOF_PUSH: rc = spx_srv_handle_iof_push(r, b); break;
     default: rc = -1; break;
     }
     if (rc != 0)

@@ -3,6 +3,11 @@
  * PMIX_LOCAL_PROCS: find the node's PMIX_LOCAL_PEERS (the part the
  * qualifiers select, or the job level), read it as a rank list and turn
  * it into pmix_proc_t of the namespace.
+ * What the maps give (store/jobmap.h) and the job info does not hold:
+ * PMIX_NODE_LIST; a process key of a process whose block is not held (the
+ * server stores, and PMIx_Init's reply carries, only blocks the maps do not
+ * give); a key of a node, named by PMIX_NODE_INFO with PMIX_HOSTNAME or
+ * PMIX_NODEID, whose part is not held.
  */
 #include "config.h"
 
@@ -92,6 +97,44 @@ static bool local_procs(const spx_store_t *s, const char *nspace, pmix_rank_t ra
     return true;
 }
 
+/* A key the maps give for the job (rank WILDCARD, no node qualifier), or
+ * for a process whose block s does not hold. */
+static bool by_maps(const spx_store_t *s, const char *nspace, pmix_rank_t rank, const char *key,
+                    const pmix_info_t *qual, size_t nqual, pmix_status_t *rc, pmix_value_t *out)
+{
+    bool job = rank == PMIX_RANK_WILDCARD;
+    if (job ? spx_jobparts_qualified(qual, nqual) ||
+                  spx_store_peek(s, nspace, PMIX_RANK_WILDCARD, key, NULL) != NULL
+            : rank >= PMIX_RANK_VALID || !spx_key_is_reserved(key) ||
+                  spx_store_count(s, nspace, rank) != 0)
+        return false;
+    spx_jobmap_t m;
+    if (spx_jobmap_load(&m, s, nspace) != 0)
+        return false;
+    uint32_t node, pos;
+    bool ok = job ? spx_jobmap_job(&m, key, out)
+                  : spx_procmap_locate(&m.procs, rank, &node, &pos) &&
+                        spx_jobmap_proc_at(&m, rank, node, pos, key, out);
+    spx_jobmap_fini(&m);
+    if (ok)
+        *rc = PMIX_SUCCESS;
+    return ok;
+}
+
+/* A node-qualified key of a node whose part s does not hold, by the maps. */
+static bool node_by_maps(const spx_store_t *s, const char *nspace, pmix_rank_t rank,
+                         const char *key, const pmix_info_t *qual, size_t nqual,
+                         pmix_status_t *rc, pmix_value_t *out)
+{
+    pmix_status_t lrc;
+    const pmix_value_t *v;
+    if (rank != PMIX_RANK_WILDCARD || !spx_jobparts_lookup(s, nspace, key, qual, nqual, &lrc, &v) ||
+        lrc != PMIX_ERR_NOT_FOUND || !spx_jobmap_qualified(s, nspace, key, qual, nqual, out))
+        return false;
+    *rc = PMIX_SUCCESS;
+    return true;
+}
+
 bool spx_jobderived_get(const spx_store_t *s, const char *nspace, pmix_rank_t rank,
                         const char *key, const pmix_info_t *qual, size_t nqual,
                         pmix_status_t *rc, pmix_value_t *out)
@@ -100,5 +143,6 @@ bool spx_jobderived_get(const spx_store_t *s, const char *nspace, pmix_rank_t ra
         return false;
     if (spx_key_eq(key, PMIX_LOCAL_PROCS))
         return local_procs(s, nspace, rank, qual, nqual, rc, out);
-    return false;
+    return by_maps(s, nspace, rank, key, qual, nqual, rc, out) ||
+           node_by_maps(s, nspace, rank, key, qual, nqual, rc, out);
 }

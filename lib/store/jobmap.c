@@ -9,12 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/jobparts.h"
 #include "types/types.h"
-#include "util/ranklist.h"
 
-/* Largest rank list of one node the maps may hold (a node's processes). */
-#define SPX_JOBMAP_MAX_LOCAL 1048576u
+int spx_jobmap_parse(spx_jobmap_t *m, const char *nodemap, const char *procmap, bool one_app)
+{
+    memset(m, 0, sizeof(*m));
+    if (!nodemap || !procmap || spx_nodemap_parse(nodemap, &m->hosts) != PMIX_SUCCESS ||
+        spx_procmap_parse(procmap, &m->procs) != PMIX_SUCCESS ||
+        m->hosts.nnodes != m->procs.nnodes) {
+        spx_jobmap_fini(m);
+        return -1;
+    }
+    m->nnodes = m->hosts.nnodes;
+    m->one_app = one_app;
+    return 0;
+}
 
 int spx_jobmap_load(spx_jobmap_t *m, const spx_store_t *s, const char *nspace)
 {
@@ -23,46 +32,23 @@ int spx_jobmap_load(spx_jobmap_t *m, const spx_store_t *s, const char *nspace)
     const pmix_value_t *pm = spx_store_peek(s, nspace, PMIX_RANK_WILDCARD, PMIX_PROC_MAP, NULL);
     const pmix_value_t *na =
         spx_store_peek(s, nspace, PMIX_RANK_WILDCARD, PMIX_JOB_NUM_APPS, NULL);
-    if (!nm || !pm || nm->type != PMIX_STRING || pm->type != PMIX_STRING || !nm->data.string ||
-        !pm->data.string)
+    if (!nm || !pm || nm->type != PMIX_STRING || pm->type != PMIX_STRING)
         return -1;
-    if (spx_regex_parse(nm->data.string, &m->hosts) != PMIX_SUCCESS ||
-        spx_ppn_parse(pm->data.string, &m->ppn) != PMIX_SUCCESS ||
-        spx_regex_count(m->hosts) != spx_regex_count(m->ppn)) {
-        spx_jobmap_fini(m);
-        return -1;
-    }
-    m->nnodes = spx_regex_count(m->hosts);
-    m->one_app = na && na->type == PMIX_UINT32 && na->data.uint32 == 1;
-    return 0;
+    return spx_jobmap_parse(m, nm->data.string, pm->data.string,
+                            na && na->type == PMIX_UINT32 && na->data.uint32 == 1);
 }
 
 void spx_jobmap_fini(spx_jobmap_t *m)
 {
-    spx_regex_free(m->hosts);
-    spx_regex_free(m->ppn);
+    spx_nodemap_fini(&m->hosts);
+    spx_procmap_fini(&m->procs);
     memset(m, 0, sizeof(*m));
 }
 
 /* The node of rank and its position there; false when no node holds it. */
-static bool locate(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t *node, unsigned *pos)
+static bool locate(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t *node, uint32_t *pos)
 {
-    if (rank >= PMIX_RANK_VALID)
-        return false;
-    for (size_t i = 0; i < m->nnodes; i++) {
-        hwloc_bitmap_t set = spx_ranklist_parse(m->ppn[i], SPX_JOBMAP_MAX_LOCAL);
-        if (!set)
-            return false;
-        bool here = hwloc_bitmap_isset(set, rank);
-        if (here) {
-            *node = (uint32_t)i;
-            *pos = spx_ranklist_below(set, rank);
-        }
-        hwloc_bitmap_free(set);
-        if (here)
-            return true;
-    }
-    return false;
+    return spx_procmap_locate(&m->procs, rank, node, pos);
 }
 
 static void load_u32(pmix_value_t *out, uint32_t v)
@@ -77,19 +63,19 @@ static void load_rank(pmix_value_t *out, pmix_rank_t v)
     out->data.rank = v;
 }
 
-static bool load_string(pmix_value_t *out, const char *v)
+/* v: malloc'd, becomes out's; NULL (no memory, or none) gives false. */
+static bool load_owned(pmix_value_t *out, char *v)
 {
-    char *copy = strdup(v);
-    if (!copy)
+    if (!v)
         return false;
     out->type = PMIX_STRING;
-    out->data.string = copy;
+    out->data.string = v;
     return true;
 }
 
 /* key of rank, found at position pos of node `node` (UINT32_MAX: not
  * located yet: locate it when the key needs it). */
-static bool proc_value(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, unsigned pos,
+static bool proc_value(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, uint32_t pos,
                        const char *key, pmix_value_t *out)
 {
     if (spx_key_eq(key, PMIX_RANK) || spx_key_eq(key, PMIX_GLOBAL_RANK)) {
@@ -114,7 +100,7 @@ static bool proc_value(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, u
         node >= m->nnodes)
         return false;
     if (host)
-        return load_string(out, m->hosts[node]);
+        return load_owned(out, spx_nodemap_name(&m->hosts, node));
     if (id) {
         load_u32(out, node);
         return true;
@@ -131,7 +117,7 @@ bool spx_jobmap_proc(const spx_jobmap_t *m, pmix_rank_t rank, const char *key, p
     return proc_value(m, rank, UINT32_MAX, 0, key, out);
 }
 
-bool spx_jobmap_proc_at(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, unsigned pos,
+bool spx_jobmap_proc_at(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, uint32_t pos,
                         const char *key, pmix_value_t *out)
 {
     return proc_value(m, rank, node, pos, key, out);
@@ -142,31 +128,50 @@ bool spx_jobmap_node(const spx_jobmap_t *m, uint32_t node, const char *key, pmix
     if (node >= m->nnodes)
         return false;
     if (spx_key_eq(key, PMIX_HOSTNAME))
-        return load_string(out, m->hosts[node]);
+        return load_owned(out, spx_nodemap_name(&m->hosts, node));
     if (spx_key_eq(key, PMIX_NODEID)) {
         load_u32(out, node);
         return true;
     }
     if (spx_key_eq(key, PMIX_LOCAL_PEERS))
-        return load_string(out, m->ppn[node]);
-    bool size = spx_key_eq(key, PMIX_LOCAL_SIZE) || spx_key_eq(key, PMIX_NODE_SIZE);
-    bool ldr = spx_key_eq(key, PMIX_LOCALLDR);
-    if (!size && !ldr)
-        return false;
-    hwloc_bitmap_t set = spx_ranklist_parse(m->ppn[node], SPX_JOBMAP_MAX_LOCAL);
-    if (!set)
-        return false;
-    int first = hwloc_bitmap_first(set);
-    int weight = hwloc_bitmap_weight(set);
-    hwloc_bitmap_free(set);
-    if (size) {
-        load_u32(out, weight < 0 ? 0 : (uint32_t)weight);
+        return load_owned(out, spx_procmap_node_list(&m->procs, node));
+    if (spx_key_eq(key, PMIX_LOCAL_SIZE) || spx_key_eq(key, PMIX_NODE_SIZE)) {
+        load_u32(out, spx_procmap_node_size(&m->procs, node));
         return true;
     }
-    if (first < 0)
+    if (spx_key_eq(key, PMIX_LOCALLDR)) {
+        pmix_rank_t first = spx_procmap_node_first(&m->procs, node);
+        if (first == PMIX_RANK_UNDEF)
+            return false;
+        load_rank(out, first);
+        return true;
+    }
+    return false;
+}
+
+bool spx_jobmap_job(const spx_jobmap_t *m, const char *key, pmix_value_t *out)
+{
+    if (!spx_key_eq(key, PMIX_NODE_LIST) || m->nnodes == 0)
         return false;
-    load_rank(out, (pmix_rank_t)first);
-    return true;
+    size_t len = 1, off = 0;
+    char **names = calloc(m->nnodes, sizeof(*names));
+    bool ok = names != NULL;
+    for (uint32_t i = 0; ok && i < m->nnodes; i++) {
+        if (spx_procmap_node_size(&m->procs, i) == 0)
+            continue; /* a node of the map without processes of this job */
+        ok = (names[i] = spx_nodemap_name(&m->hosts, i)) != NULL;
+        len += ok ? strlen(names[i]) + 1 : 0;
+    }
+    char *list = ok ? malloc(len) : NULL;
+    for (uint32_t i = 0; list && i < m->nnodes; i++)
+        if (names[i])
+            off += (size_t)snprintf(list + off, len - off, "%s%s", off ? "," : "", names[i]);
+    if (list && off == 0)
+        list[0] = '\0';
+    for (uint32_t i = 0; names && i < m->nnodes; i++)
+        free(names[i]);
+    free(names);
+    return load_owned(out, list);
 }
 
 bool spx_jobmap_find_node(const spx_jobmap_t *m, const pmix_info_t *qual, size_t nqual,
@@ -174,14 +179,8 @@ bool spx_jobmap_find_node(const spx_jobmap_t *m, const pmix_info_t *qual, size_t
 {
     const pmix_info_t *h = spx_info_find(qual, nqual, PMIX_HOSTNAME);
     const pmix_info_t *id = spx_info_find(qual, nqual, PMIX_NODEID);
-    if (h && h->value.type == PMIX_STRING && h->value.data.string) {
-        for (size_t i = 0; i < m->nnodes; i++)
-            if (strcmp(m->hosts[i], h->value.data.string) == 0) {
-                *node = (uint32_t)i;
-                return true;
-            }
-        return false;
-    }
+    if (h && h->value.type == PMIX_STRING && h->value.data.string)
+        return spx_nodemap_find(&m->hosts, h->value.data.string, node);
     if (id && id->value.type == PMIX_UINT32 && id->value.data.uint32 < m->nnodes) {
         *node = id->value.data.uint32;
         return true;
@@ -192,13 +191,6 @@ bool spx_jobmap_find_node(const spx_jobmap_t *m, const pmix_info_t *qual, size_t
 bool spx_jobmap_qualified(const spx_store_t *s, const char *nspace, const char *key,
                           const pmix_info_t *qual, size_t nqual, pmix_value_t *out)
 {
-    pmix_status_t rc;
-    const pmix_value_t *held;
-    if ((spx_jobparts_lookup(s, nspace, PMIX_NODEID, qual, nqual, &rc, &held) &&
-         rc == PMIX_SUCCESS) ||
-        (spx_jobparts_lookup(s, nspace, PMIX_HOSTNAME, qual, nqual, &rc, &held) &&
-         rc == PMIX_SUCCESS))
-        return false; /* a node part held here: what it lacks, it lacks */
     spx_jobmap_t m;
     if (spx_jobmap_load(&m, s, nspace) != 0)
         return false;
@@ -208,7 +200,7 @@ bool spx_jobmap_qualified(const spx_store_t *s, const char *nspace, const char *
     return ok;
 }
 
-bool spx_jobmap_matches(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, unsigned pos,
+bool spx_jobmap_matches(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, uint32_t pos,
                         bool is_node, const char *key, const pmix_value_t *val)
 {
     pmix_value_t mine = {.type = PMIX_UNDEF};

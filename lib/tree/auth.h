@@ -13,7 +13,7 @@
  *           user, root, SlurmUser). Wire: str credential (at most
  *           SPX_TREE_MAX_PROOF bytes).
  *
- * The transcript (built by transport.c, the same for both kinds) binds a
+ * The transcript (built by handshake.c, the same for both kinds) binds a
  * proof to one connection and one direction: role label | nonce_c | nonce_a
  * | u32 connector | u32 acceptor | the step's id (empty for SECRET).
  *

@@ -1,4 +1,6 @@
-/* coll.c - the collective state machine (see coll.h for the protocol).
+/* coll.c - the collective state machine (see coll.h for the protocol); its
+ * records are coll_records.c's, its data's pieces coll_data.c's
+ * (coll_internal.h).
  *
  * Data flow: spx_coll_start fills a collective record (creating it, or
  * taking over the PENDING one that holds messages which came early), replays
@@ -18,287 +20,13 @@
  * of pieces.
  */
 #include "config.h"
-#include "tree/coll.h"
-#include "codec/frame.h"
+#include "tree/coll_internal.h"
 #include "util/log.h"
-#include "util/strhash.h"
 
 #include <pmix.h>
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/queue.h>
-#include <sys/uio.h>
-
-#define COLL_MAX_DATA (SPX_FRAME_MAX_PAYLOAD - 65536u) /* gathered bytes, leaves room for headers */
-
-typedef struct stored {
-    STAILQ_ENTRY(stored) link; /* in its collective's stored list, arrival order */
-    uint32_t from;
-    uint8_t kind, up_flags;
-    pmix_status_t status;
-    uint32_t flags;
-    void *own;        /* owned: the received frame data lies in (or a copy of a lent one) */
-    const void *data; /* into own */
-    size_t len;
-} stored_t;
-
-STAILQ_HEAD(stored_list, stored);
-
-struct spx_coll {
-    TAILQ_ENTRY(spx_coll) link; /* in e->active or, once done, e->deferred */
-    spx_coll_engine_t *e;
-    char *set_id; /* owned */
-    uint32_t seq;
-    spx_coll_state_t state;
-    struct stored_list stored; /* PENDING: messages kept until start */
-    /* filled by start */
-    uint32_t *nodes; /* owned, sorted */
-    uint32_t m, pos;
-    long parent;     /* node index, -1 at the root */
-    uint32_t nchild;
-    uint32_t *child; /* owned: node indices */
-    uint8_t *got;    /* owned: per child, UP received */
-    uint32_t ngot;
-    uint32_t flags;
-    bool ghost;      /* started with SPX_TREE_F_ANY: no participant of this node's own */
-    bool mismatch, overflow;
-    pmix_status_t status;
-    /* gathered data: nsegs pieces (own contribution, then each child's UP in
-     * arrival order), segs[i] lying in owns[i]; both arrays owned, width + 1
-     * slots, and every owns[i] owned (a received frame taken over, or a copy) */
-    struct iovec *segs;
-    void **owns;
-    uint32_t nsegs;
-    size_t acc_len; /* sum of the pieces' lengths, <= COLL_MAX_DATA */
-    void *down_own; /* owned: the DOWN frame whose data is the result, or NULL */
-    spx_tree_done_f done;           /* exactly one of done, done_segs is set */
-    spx_tree_done_segs_f done_segs;
-    void *arg;
-    void *timer;
-    uint64_t msgs_sent, bytes_sent, payload;
-    /* a completion deferred out of start: its pieces' bytes are c's own
-     * (segs/owns or down_own), only the array is kept */
-    pmix_status_t final_status;
-    struct iovec *final_segs; /* owned array, bytes borrowed from c */
-    size_t final_nsegs;
-};
-
-#define SET_BUCKETS 256 /* power of two */
-typedef struct set_rec {
-    SLIST_ENTRY(set_rec) link; /* in its bucket of e->sets, last used first */
-    char *set_id; /* owned */
-    uint64_t hash; /* spx_strhash(set_id), compared first */
-    uint32_t started;
-} set_rec_t;
-SLIST_HEAD(set_bucket, set_rec);
-
-struct spx_coll_engine {
-    uint32_t self, nnodes, width;
-    spx_coll_io_t io;
-    void *arg;
-    TAILQ_HEAD(, spx_coll) active;   /* pending and running collectives, newest first */
-    TAILQ_HEAD(, spx_coll) deferred; /* completed inside start, done not yet called (FIFO) */
-    /* every set this node took part in, by hash: groups make a new set per
-     * construct (unique ids), and a first collective of a set looks up a
-     * set that is not there yet; one list made that a walk of them all */
-    struct set_bucket sets[SET_BUCKETS];
-    /* nodes lost or gone, sorted (owned, nlost of lost_cap): few, so an
-     * engine costs the same at any job size (one flag per node made it
-     * nnodes bytes, and every start looked each of its nodes up there) */
-    uint32_t *lost;
-    size_t nlost, lost_cap;
-    size_t nstored;
-    bool in_start;
-    spx_coll_counters_t cnt;
-};
-
-const char *spx_coll_state_str(spx_coll_state_t s)
-{
-    switch (s) {
-    case SPX_COLL_PENDING: return "PENDING";
-    case SPX_COLL_GATHER: return "GATHER";
-    case SPX_COLL_WAIT_DOWN: return "WAIT_DOWN";
-    case SPX_COLL_DONE: return "DONE";
-    }
-    return "UNKNOWN";
-}
-
-const char *spx_coll_kind_str(uint8_t kind)
-{
-    switch (kind) {
-    case SPX_COLL_UP: return "UP";
-    case SPX_COLL_DOWN: return "DOWN";
-    }
-    return "UNKNOWN";
-}
-
-spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32_t width,
-                                          const spx_coll_io_t *io, void *arg)
-{
-    if (nnodes == 0 || self >= nnodes || !io || !io->send)
-        return NULL;
-    spx_coll_engine_t *e = calloc(1, sizeof(*e));
-    if (!e)
-        return NULL;
-    TAILQ_INIT(&e->active);
-    TAILQ_INIT(&e->deferred);
-    for (size_t i = 0; i < SET_BUCKETS; i++)
-        SLIST_INIT(&e->sets[i]);
-    e->self = self;
-    e->nnodes = nnodes;
-    e->width = width ? width : SPX_TREE_DEFAULT_WIDTH;
-    e->io = *io;
-    e->arg = arg;
-    return e;
-}
-
-static void free_stored(spx_coll_engine_t *e, struct stored_list *list)
-{
-    stored_t *s;
-    while ((s = STAILQ_FIRST(list))) {
-        STAILQ_REMOVE_HEAD(list, link);
-        free(s->own);
-        free(s);
-        e->nstored--;
-    }
-}
-
-static void coll_free(spx_coll_t *c)
-{
-    free_stored(c->e, &c->stored);
-    free(c->set_id);
-    free(c->nodes);
-    free(c->child);
-    free(c->got);
-    for (uint32_t i = 0; i < c->nsegs; i++)
-        free(c->owns[i]);
-    free(c->owns);
-    free(c->segs);
-    free(c->down_own);
-    free(c->final_segs);
-    free(c);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Is node in the sorted list nodes[0..n)? */
-static bool sorted_has(const uint32_t *nodes, size_t n, uint32_t node)
-{
-    return n && bsearch(&node, nodes, n, sizeof(*nodes), cmp_u32) != NULL;
-}
-
-/* Adds node to e->lost (kept sorted, no duplicates). -1: out of memory. */
-static int lost_add(spx_coll_engine_t *e, uint32_t node)
-{
-    size_t lo = 0, hi = e->nlost;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->lost[mid] < node)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < e->nlost && e->lost[lo] == node)
-        return 0;
-    if (e->nlost == e->lost_cap) {
-        size_t cap = e->lost_cap ? 2 * e->lost_cap : 8;
-        uint32_t *l = realloc(e->lost, cap * sizeof(*l));
-        if (!l)
-            return -1;
-        e->lost = l;
-        e->lost_cap = cap;
-    }
-    memmove(e->lost + lo + 1, e->lost + lo, (e->nlost - lo) * sizeof(*e->lost));
-    e->lost[lo] = node;
-    e->nlost++;
-    return 0;
-}
-
-static set_rec_t *set_peek(const spx_coll_engine_t *e, const char *set_id)
-{
-    set_rec_t *s;
-    uint64_t h = spx_strhash(set_id);
-    SLIST_FOREACH(s, &e->sets[h & (SET_BUCKETS - 1)], link)
-        if (s->hash == h && strcmp(s->set_id, set_id) == 0)
-            return s;
-    return NULL;
-}
-
-/* set_peek, and the set found moves to the front (the sets in use stay there). */
-static set_rec_t *set_find(spx_coll_engine_t *e, const char *set_id)
-{
-    set_rec_t *s = set_peek(e, set_id);
-    if (s) {
-        struct set_bucket *b = &e->sets[s->hash & (SET_BUCKETS - 1)];
-        if (s != SLIST_FIRST(b)) {
-            SLIST_REMOVE(b, s, set_rec, link);
-            SLIST_INSERT_HEAD(b, s, link);
-        }
-    }
-    return s;
-}
-
-static spx_coll_t *coll_find(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
-{
-    spx_coll_t *c;
-    TAILQ_FOREACH(c, &e->active, link)
-        if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
-            return c;
-    return NULL;
-}
-
-static spx_coll_t *coll_new(spx_coll_engine_t *e, const char *set_id, uint32_t seq)
-{
-    spx_coll_t *c = calloc(1, sizeof(*c));
-    if (!c)
-        return NULL;
-    c->set_id = strdup(set_id);
-    if (!c->set_id) {
-        free(c);
-        return NULL;
-    }
-    c->e = e;
-    c->seq = seq;
-    c->state = SPX_COLL_PENDING;
-    c->parent = -1;
-    STAILQ_INIT(&c->stored);
-    TAILQ_INSERT_HEAD(&e->active, c, link);
-    return c;
-}
-
-/* Hands the result to the starter: done_segs gets the pieces as they are;
- * done (one block wanted) gets the only piece in place, or several joined
- * into a copy. segs borrowed for the call. */
-static void coll_deliver(spx_coll_t *c, pmix_status_t status, const struct iovec *segs,
-                         size_t n)
-{
-    if (c->done_segs) {
-        c->done_segs(status, n ? segs : NULL, n, c->arg);
-        return;
-    }
-    if (n <= 1) {
-        c->done(status, n ? segs[0].iov_base : NULL, n ? segs[0].iov_len : 0, c->arg);
-        return;
-    }
-    size_t len = 0;
-    for (size_t i = 0; i < n; i++)
-        len += segs[i].iov_len;
-    uint8_t *joined = malloc(len);
-    if (!joined) {
-        c->done(status == PMIX_SUCCESS ? PMIX_ERR_NOMEM : status, NULL, 0, c->arg);
-        return;
-    }
-    for (size_t i = 0, at = 0; i < n; at += segs[i].iov_len, i++)
-        memcpy(joined + at, segs[i].iov_base, segs[i].iov_len);
-    c->e->cnt.bytes_copied += len;
-    c->done(status, joined, len, c->arg);
-    free(joined);
-}
 
 /* Ends c with status and the result segs[0..n) (borrowed; their bytes are
  * c's own or, outside start, a message's lent for the call). Unlinks c from
@@ -338,53 +66,8 @@ static void coll_complete(spx_coll_t *c, pmix_status_t status, const struct iove
             e->io.defer(e->arg);
         return;
     }
-    coll_deliver(c, status, segs, n);
-    coll_free(c);
-}
-
-/* Sends the payload segs[0..nsegs) (borrowed): as pieces through io.sendv,
- * or, for an io without it, joined into one block for io.send. */
-static int coll_send(spx_coll_t *c, uint32_t to, uint8_t kind, pmix_status_t status,
-                     uint8_t up_flags, const struct iovec *segs, size_t nsegs)
-{
-    spx_coll_engine_t *e = c->e;
-    spx_coll_msg_t m = { .kind = kind, .set_id = c->set_id, .seq = c->seq, .status = status,
-                         .flags = c->flags, .up_flags = up_flags };
-    long n = -1;
-    uint8_t *joined = NULL;
-    if (e->io.sendv) {
-        n = e->io.sendv(e->arg, to, &m, nsegs ? segs : NULL, nsegs);
-    } else if (nsegs <= 1) {
-        m.data = nsegs ? segs[0].iov_base : NULL;
-        m.len = nsegs ? segs[0].iov_len : 0;
-        n = e->io.send(e->arg, to, &m);
-    } else {
-        for (size_t i = 0; i < nsegs; i++)
-            m.len += segs[i].iov_len;
-        if ((joined = malloc(m.len))) {
-            for (size_t i = 0, at = 0; i < nsegs; at += segs[i].iov_len, i++)
-                memcpy(joined + at, segs[i].iov_base, segs[i].iov_len);
-            e->cnt.bytes_copied += m.len;
-            m.data = joined;
-            n = e->io.send(e->arg, to, &m);
-            free(joined);
-        }
-    }
-    if (n < 0) {
-        /* a node already gone: its loss was reported, or it ended in order
-         * (a stand-in's round, which does not hold a node back, can end
-         * after that node left): nothing to warn about again */
-        if (sorted_has(e->lost, e->nlost, to))
-            spx_debug("tree: node %u: collective %s#%u: no %s to node %u, gone", c->e->self,
-                      c->set_id, c->seq, spx_coll_kind_str(kind), to);
-        else
-            spx_warn("tree: node %u: collective %s#%u: cannot send %s to node %u", c->e->self,
-                     c->set_id, c->seq, spx_coll_kind_str(kind), to);
-        return -1;
-    }
-    c->msgs_sent++;
-    c->bytes_sent += (uint64_t)n;
-    return 0;
+    spx_coll_deliver(c, status, segs, n);
+    spx_coll_free(c);
 }
 
 /* DOWN to every child but `except`, then complete. segs borrowed. */
@@ -395,7 +78,7 @@ static void coll_finish(spx_coll_t *c, pmix_status_t status, const struct iovec 
         nsegs = 0;
     for (uint32_t i = 0; i < c->nchild; i++)
         if ((long)c->child[i] != except)
-            coll_send(c, c->child[i], SPX_COLL_DOWN, status, 0, segs, nsegs);
+            spx_coll_send(c, c->child[i], SPX_COLL_DOWN, status, 0, segs, nsegs);
     coll_complete(c, status, segs, nsegs);
 }
 
@@ -403,46 +86,8 @@ static void coll_finish(spx_coll_t *c, pmix_status_t status, const struct iovec 
 static void coll_abort(spx_coll_t *c, pmix_status_t status, long except)
 {
     if (c->parent >= 0 && c->parent != except)
-        coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, status, SPX_COLL_UP_ABORT, NULL, 0);
+        spx_coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, status, SPX_COLL_UP_ABORT, NULL, 0);
     coll_finish(c, status, NULL, 0, except);
-}
-
-/* Adds one piece to the gather without copying it: own (owned, or NULL)
- * is the block data lies in - a received frame the transport handed over -
- * and is kept with the piece until c is freed. Only data lent without a
- * block (own NULL: this node's contribution at start, or a message from a
- * caller that lends its bytes) is copied, since it must outlive the call;
- * `count` says whether that copy goes to cnt.bytes_copied (received data). */
-static void acc_append(spx_coll_t *c, void *own, const void *data, size_t len, bool count)
-{
-    if (len == 0 || c->overflow) {
-        free(own);
-        return;
-    }
-    if (len > COLL_MAX_DATA - c->acc_len) {
-        free(own);
-        c->overflow = true;
-        goto fail;
-    }
-    if (!own) {
-        if (!(own = malloc(len))) {
-            c->overflow = true;
-            goto fail;
-        }
-        memcpy(own, data, len);
-        data = own;
-        if (count)
-            c->e->cnt.bytes_copied += len;
-    }
-    c->segs[c->nsegs] = (struct iovec){ .iov_base = (void *)data, .iov_len = len };
-    c->owns[c->nsegs++] = own;
-    c->acc_len += len;
-    return;
-fail:
-    spx_warn("tree: node %u: collective %s#%u: gathered data over %u bytes or out of memory",
-             c->e->self, c->set_id, c->seq, COLL_MAX_DATA);
-    if (c->status == PMIX_SUCCESS)
-        c->status = PMIX_ERR_OUT_OF_RESOURCE;
 }
 
 /* Called when something arrived in GATHER: sends UP or decides at the root. */
@@ -463,9 +108,9 @@ static void coll_check_gather(spx_coll_t *c)
         return;
     }
     c->state = SPX_COLL_WAIT_DOWN;
-    if (coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, c->status,
-                  c->mismatch ? SPX_COLL_UP_MISMATCH : 0, c->status ? NULL : c->segs,
-                  c->status ? 0 : c->nsegs) < 0)
+    if (spx_coll_send(c, (uint32_t)c->parent, SPX_COLL_UP, c->status,
+                      c->mismatch ? SPX_COLL_UP_MISMATCH : 0, c->status ? NULL : c->segs,
+                      c->status ? 0 : c->nsegs) < 0)
         coll_abort(c, PMIX_ERR_UNREACH, c->parent);
 }
 
@@ -539,57 +184,9 @@ static bool coll_process(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
     else if ((m->flags != c->flags && !(m->flags & SPX_TREE_F_ANY)) ||
              (m->up_flags & SPX_COLL_UP_MISMATCH))
         c->mismatch = true;
-    acc_append(c, m->frame, m->data, m->len, true);
+    spx_coll_gather_add(c, m->frame, m->data, m->len, true);
     coll_check_gather(c);
     return m->frame != NULL;
-}
-
-/* Keeps m for the start of c, in m->frame if there is one (then taken:
- * returns true), else in a copy. Returns false when m is dropped. */
-static bool store_msg(spx_coll_t *c, uint32_t from, const spx_coll_msg_t *m)
-{
-    spx_coll_engine_t *e = c->e;
-    uint8_t abort_bit = m->up_flags & SPX_COLL_UP_ABORT;
-    stored_t *s;
-    STAILQ_FOREACH(s, &c->stored, link)
-        if (s->from == from && s->kind == m->kind && (s->up_flags & SPX_COLL_UP_ABORT) == abort_bit) {
-            spx_info("tree: node %u: collective %s#%u: duplicate %s from node %u dropped",
-                     e->self, c->set_id, c->seq, spx_coll_kind_str(m->kind), from);
-            e->cnt.dropped++;
-            return false;
-        }
-    if (e->nstored >= SPX_COLL_MAX_PENDING)
-        goto full;
-    s = calloc(1, sizeof(*s));
-    if (!s)
-        goto full;
-    if (m->frame) {
-        s->own = m->frame;
-        s->data = m->data;
-    } else if (m->len) {
-        s->own = malloc(m->len);
-        if (!s->own) {
-            free(s);
-            goto full;
-        }
-        memcpy(s->own, m->data, m->len);
-        s->data = s->own;
-        e->cnt.bytes_copied += m->len;
-    }
-    s->len = m->len;
-    s->from = from;
-    s->kind = m->kind;
-    s->up_flags = m->up_flags;
-    s->status = m->status;
-    s->flags = m->flags;
-    STAILQ_INSERT_TAIL(&c->stored, s, link);
-    e->nstored++;
-    return m->frame != NULL;
-full:
-    spx_warn("tree: node %u: too many messages for collectives not started here: dropped one",
-             e->self);
-    e->cnt.dropped++;
-    return false;
 }
 
 bool spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
@@ -602,23 +199,23 @@ bool spx_coll_recv(spx_coll_engine_t *e, uint32_t from, const spx_coll_msg_t *m)
         e->cnt.dropped++;
         return false;
     }
-    spx_coll_t *c = coll_find(e, m->set_id, m->seq);
+    spx_coll_t *c = spx_coll_find(e, m->set_id, m->seq);
     if (!c) {
-        set_rec_t *s = set_find(e, m->set_id);
+        spx_coll_set_t *s = spx_coll_set_find(e, m->set_id);
         if (s && m->seq < s->started) {
             spx_info("tree: node %u: message for finished collective %s#%u from node %u dropped",
                      e->self, m->set_id, m->seq, from);
             e->cnt.dropped++;
             return false;
         }
-        c = coll_new(e, m->set_id, m->seq);
+        c = spx_coll_new(e, m->set_id, m->seq);
         if (!c) {
             e->cnt.dropped++;
             return false;
         }
     }
     if (c->state == SPX_COLL_PENDING)
-        return store_msg(c, from, m);
+        return spx_coll_store_msg(c, from, m);
     return coll_process(c, from, m);
 }
 
@@ -651,19 +248,12 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
                   set_id ? set_id : "no set id");
         return -1;
     }
-    set_rec_t *s = set_find(e, set_id);
-    if (!s) {
-        s = calloc(1, sizeof(*s));
-        if (!s || !(s->set_id = strdup(set_id))) {
-            free(s);
-            return -1;
-        }
-        s->hash = spx_strhash(set_id);
-        SLIST_INSERT_HEAD(&e->sets[s->hash & (SET_BUCKETS - 1)], s, link);
-    }
+    spx_coll_set_t *s = spx_coll_set_get(e, set_id);
+    if (!s)
+        return -1;
     uint32_t seq = s->started;
-    spx_coll_t *c = coll_find(e, set_id, seq);
-    if (!c && !(c = coll_new(e, set_id, seq)))
+    spx_coll_t *c = spx_coll_find(e, set_id, seq);
+    if (!c && !(c = spx_coll_new(e, set_id, seq)))
         return -1;
     uint32_t m = (uint32_t)nnodes;
     c->nodes = malloc(nnodes * sizeof(uint32_t));
@@ -676,7 +266,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
         free(kids);
         if (c->state == SPX_COLL_PENDING && STAILQ_EMPTY(&c->stored)) {
             TAILQ_REMOVE(&e->active, c, link);
-            coll_free(c);
+            spx_coll_free(c);
         }
         return -1;
     }
@@ -699,13 +289,13 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
     c->payload = len;
     c->state = SPX_COLL_GATHER;
     e->in_start = true;
-    acc_append(c, NULL, data, len, false); /* our own contribution: copied, it is lent */
+    spx_coll_gather_add(c, NULL, data, len, false); /* our own contribution: copied, it is lent */
 
     uint32_t lost = UINT32_MAX;
     for (size_t i = 0; i < e->nlost && lost == UINT32_MAX; i++)
-        if (sorted_has(nodes, nnodes, e->lost[i]))
+        if (spx_coll_sorted_has(nodes, nnodes, e->lost[i]))
             lost = e->lost[i];
-    struct stored_list list = STAILQ_HEAD_INITIALIZER(list);
+    struct spx_coll_stored_list list = STAILQ_HEAD_INITIALIZER(list);
     STAILQ_CONCAT(&list, &c->stored); /* c->stored is left empty */
     if (lost != UINT32_MAX) {
         spx_info("tree: node %u: collective %s#%u involves lost node %u", e->self, set_id, seq,
@@ -714,7 +304,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
     } else {
         /* aborts first (a neighbour gave up before we started: so do we), then the rest */
         for (int pass = 0; pass < 2; pass++)
-            for (stored_t *st = STAILQ_FIRST(&list); st && c->state != SPX_COLL_DONE;
+            for (spx_coll_stored_t *st = STAILQ_FIRST(&list); st && c->state != SPX_COLL_DONE;
                  st = STAILQ_NEXT(st, link)) {
                 bool is_abort = (st->kind == SPX_COLL_UP && (st->up_flags & SPX_COLL_UP_ABORT)) ||
                                 (st->kind == SPX_COLL_DOWN && st->status != PMIX_SUCCESS);
@@ -731,7 +321,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
         if (c->state != SPX_COLL_DONE && timeout > 0 && e->io.timer_arm)
             c->timer = e->io.timer_arm(e->arg, timeout, c);
     }
-    free_stored(e, &list);
+    spx_coll_free_stored(e, &list);
     e->in_start = false;
     /* This instance timed out everywhere before our participants arrived (a kept
      * abort ended it; passing it on told our children). Arriving late, they belong
@@ -741,7 +331,7 @@ static int coll_start(spx_coll_engine_t *e, const char *set_id, const uint32_t *
     if (c->state == SPX_COLL_DONE && c->final_status == PMIX_ERR_TIMEOUT &&
         status == PMIX_SUCCESS && lost == UINT32_MAX) {
         TAILQ_REMOVE(&e->deferred, c, link); /* done inside this start: deferred */
-        coll_free(c);
+        spx_coll_free(c);
         return coll_start(e, set_id, nodes, nnodes, flags, status, data, len, timeout, done,
                           done_segs, arg);
     }
@@ -774,7 +364,7 @@ void spx_coll_timeout(spx_coll_engine_t *e, spx_coll_t *c)
 
 static bool coll_involves(const spx_coll_t *c, uint32_t node)
 {
-    return sorted_has(c->nodes, c->m, node);
+    return spx_coll_sorted_has(c->nodes, c->m, node);
 }
 
 /* Does c, as it stands here, still wait for a message from node? */
@@ -796,7 +386,7 @@ static void node_gone(spx_coll_engine_t *e, uint32_t node, bool in_order)
 {
     if (node >= e->nnodes)
         return;
-    if (lost_add(e, node) < 0)
+    if (spx_coll_lost_add(e, node) < 0)
         spx_error("tree: node %u: out of memory: later collectives with node %u may wait for it",
                   e->self, node);
     for (;;) {
@@ -825,9 +415,29 @@ void spx_coll_run_deferred(spx_coll_engine_t *e)
     spx_coll_t *c;
     while ((c = TAILQ_FIRST(&e->deferred))) {
         TAILQ_REMOVE(&e->deferred, c, link);
-        coll_deliver(c, c->final_status, c->final_segs, c->final_nsegs);
-        coll_free(c);
+        spx_coll_deliver(c, c->final_status, c->final_segs, c->final_nsegs);
+        spx_coll_free(c);
     }
+}
+
+spx_coll_engine_t *spx_coll_engine_create(uint32_t self, uint32_t nnodes, uint32_t width,
+                                          const spx_coll_io_t *io, void *arg)
+{
+    if (nnodes == 0 || self >= nnodes || !io || !io->send)
+        return NULL;
+    spx_coll_engine_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    TAILQ_INIT(&e->active);
+    TAILQ_INIT(&e->deferred);
+    for (size_t i = 0; i < SPX_COLL_SET_BUCKETS; i++)
+        SLIST_INIT(&e->sets[i]);
+    e->self = self;
+    e->nnodes = nnodes;
+    e->width = width ? width : SPX_TREE_DEFAULT_WIDTH;
+    e->io = *io;
+    e->arg = arg;
+    return e;
 }
 
 void spx_coll_engine_destroy(spx_coll_engine_t *e)
@@ -844,58 +454,5 @@ void spx_coll_engine_destroy(spx_coll_engine_t *e)
         coll_complete(c, PMIX_ERR_UNREACH, NULL, 0);
     }
     spx_coll_run_deferred(e);
-    spx_coll_t *c;
-    while ((c = TAILQ_FIRST(&e->active))) {
-        TAILQ_REMOVE(&e->active, c, link);
-        coll_free(c);
-    }
-    for (size_t i = 0; i < SET_BUCKETS; i++) {
-        set_rec_t *s;
-        while ((s = SLIST_FIRST(&e->sets[i]))) {
-            SLIST_REMOVE_HEAD(&e->sets[i], link);
-            free(s->set_id);
-            free(s);
-        }
-    }
-    free(e->lost);
-    free(e);
-}
-
-void spx_coll_get_counters(const spx_coll_engine_t *e, spx_coll_counters_t *out)
-{
-    *out = e->cnt;
-}
-
-int spx_coll_query(const spx_coll_engine_t *e, const char *set_id, uint32_t seq)
-{
-    const spx_coll_t *c = coll_find(e, set_id, seq);
-    if (c)
-        return (int)c->state;
-    TAILQ_FOREACH(c, &e->deferred, link)
-        if (c->seq == seq && strcmp(c->set_id, set_id) == 0)
-            return SPX_COLL_DONE;
-    const set_rec_t *s = set_peek(e, set_id);
-    if (s && seq < s->started)
-        return SPX_COLL_DONE;
-    return -1;
-}
-
-const char *spx_coll_some_active(const spx_coll_engine_t *e, uint32_t *seq,
-                                 spx_coll_state_t *state)
-{
-    const spx_coll_t *c = TAILQ_FIRST(&e->active);
-    if (!c)
-        return NULL;
-    *seq = c->seq;
-    *state = c->state;
-    return c->set_id;
-}
-
-size_t spx_coll_active(const spx_coll_engine_t *e)
-{
-    size_t n = 0;
-    const spx_coll_t *c;
-    TAILQ_FOREACH(c, &e->active, link)
-        n += !c->ghost; /* a stand-in for departed processes does not hold a node back */
-    return n;
+    spx_coll_engine_free(e); /* what is left: PENDING ones (no starter, no done), sets */
 }

@@ -1,6 +1,8 @@
 /* internal.h - the engine state shared by tree.c (public functions, routing,
- * broadcast, node loss) and transport.c (listening, connecting, the
- * authentication handshake, per-node send queues).
+ * broadcast, node loss), transport.c (listening, connecting, framing,
+ * per-node send queues) and handshake.c (the links' authentication).
+ * Calls go tree.c -> transport.c -> handshake.c; transport.c calls up into
+ * tree.c only through t->up (struct spx_tree_upcalls).
  *
  * A "link" is one TCP connection (spx_conn) to a peer engine, incoming or
  * outgoing. A node may have up to two ready links (when both ends connected
@@ -16,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <sys/time.h>
+#include <sys/uio.h>
 #include <event2/event.h>
 
 #include "codec/buf.h"
@@ -47,6 +51,7 @@ typedef enum spx_tree_link_state {
     SPX_TREE_LINK_CLOSED,     /* in t->graveyard */
 } spx_tree_link_state_t;
 
+/* For log lines (handshake.c). */
 const char *spx_tree_link_state_str(spx_tree_link_state_t s);
 
 /* A node as this engine sees it: UP -> LEAVING (it said NODE_LEFT) -> LEFT
@@ -120,6 +125,7 @@ struct spx_tree {
     struct event *listen_ev;
     uint16_t port;
     spx_tree_peer_t *peers; /* n entries */
+    const struct spx_tree_upcalls *up; /* tree.c's (transport.c calls up through it) */
     LIST_HEAD(, spx_tree_link) links;     /* newest first */
     LIST_HEAD(, spx_tree_link) graveyard; /* closed, freed by spx_tree_reap */
     int n_unauth;
@@ -129,6 +135,51 @@ struct spx_tree {
     spx_tree_stats_t stats;
     uint64_t auth_rejects;
 };
+
+/* seconds -> the struct timeval event_add takes */
+static inline struct timeval spx_tree_timeval(double s)
+{
+    struct timeval tv = { (time_t)s, (suseconds_t)((s - (double)(time_t)s) * 1e6) };
+    return tv;
+}
+
+/* Sends one frame on connection c of engine t and counts it in t->stats:
+ * the payload is iov[0..niov) (borrowed for the call), len their total. The
+ * connection writes what the socket takes straight from iov and copies only
+ * the rest. Returns the bytes put on the wire, or -1. */
+static inline long spx_tree_link_sendv(spx_tree_t *t, spx_conn_t *c, uint8_t type,
+                                       const struct iovec *iov, size_t niov, size_t len)
+{
+    if (spx_conn_sendv(c, type, 0, 0, iov, niov) < 0)
+        return -1;
+    t->stats.msgs_sent++;
+    t->stats.bytes_sent += SPX_FRAME_HDR_LEN + len;
+    return (long)(SPX_FRAME_HDR_LEN + len);
+}
+
+/* The same with one payload of len bytes (borrowed for the call). */
+static inline long spx_tree_link_send(spx_tree_t *t, spx_conn_t *c, uint8_t type,
+                                      const void *data, size_t len)
+{
+    struct iovec v = { .iov_base = (void *)data, .iov_len = len };
+    return spx_tree_link_sendv(t, c, type, &v, len ? 1 : 0, len);
+}
+
+/* handshake.c: a link's authentication (the link and its conn stay
+ * transport.c's; a failure closes the conn, whose close callback is
+ * transport.c's). */
+/* The auth timer's callback (link->auth_ev, arg the link): closes a link
+ * that has not finished its handshake in time. */
+void spx_tree_handshake_timeout_cb(evutil_socket_t fd, short what, void *arg);
+/* Outgoing link l, TCP just up (l->conn set): sends HELLO, arms the deadline. */
+void spx_tree_handshake_connect(spx_tree_link_t *l);
+/* Incoming link l, just accepted (l->conn set, state WAIT_HELLO): bounds the
+ * frames it reads until authenticated, arms the deadline. */
+void spx_tree_handshake_accept(spx_tree_link_t *l);
+/* A frame of type with payload p (borrowed) on link l, not ready yet: the
+ * next handshake step, or a reject (the conn closed). True when the link
+ * has just proven itself: the caller makes it ready. */
+bool spx_tree_handshake_frame(spx_tree_link_t *l, uint8_t type, spx_buf_t *p);
 
 /* transport.c */
 /* Sets up the peers' retry timers and starts listening; 0 or -1 (logged). */
@@ -142,7 +193,6 @@ long spx_tree_send_frame(spx_tree_t *t, uint32_t node, uint8_t type, const void 
                          size_t len);
 /* The same with the payload the concatenation of iov[0..niov) (borrowed for
  * the call; written straight from there, see spx_conn_sendv). */
-struct iovec;
 long spx_tree_send_framev(spx_tree_t *t, uint32_t node, uint8_t type, const struct iovec *iov,
                           size_t niov);
 /* Starts connecting to node if no link exists or is under way. */
@@ -159,13 +209,18 @@ void spx_tree_reap(spx_tree_t *t);
 /* Schedules the deferred event (coll completions, link reaping). */
 void spx_tree_kick(spx_tree_t *t);
 
-/* tree.c */
-/* A non-AUTH frame from an authenticated peer; -1 if malformed (the link is closed). */
-int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *payload);
-/* informer: the node that told us (-1: we saw it ourselves). */
-void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer);
-/* A link to a leaving node closed: settle its departure once none is left. */
-void spx_tree_left_check(spx_tree_t *t, uint32_t node);
+/* What transport.c tells the tree (tree.c's, set in t->up at create):
+ *   dispatch      a non-AUTH frame from an authenticated peer; -1 if
+ *                 malformed (the link is closed);
+ *   declare_lost  node is lost (informer: the node that told us, -1: we saw
+ *                 it ourselves);
+ *   left_check    a link to a leaving node closed: settle its departure once
+ *                 none is left. */
+struct spx_tree_upcalls {
+    int (*dispatch)(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *payload);
+    void (*declare_lost)(spx_tree_t *t, uint32_t node, const char *reason, long informer);
+    void (*left_check)(spx_tree_t *t, uint32_t node);
+};
 /* Whether an authenticated link to node is still open (transport.c). */
 bool spx_tree_has_ready_link(const spx_tree_t *t, uint32_t node);
 

@@ -70,7 +70,7 @@ enum spx_tree_auth_step {
 
 #include <stdint.h>
 
-/* Names for log lines ("UNKNOWN" for other values); tree.c and transport.c. */
+/* Names for log lines ("UNKNOWN" for other values); frames.c, tree.c and handshake.c. */
 const char *spx_tree_frame_type_str(uint8_t type);
 const char *spx_tree_auth_step_str(uint8_t step);
 

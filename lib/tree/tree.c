@@ -2,10 +2,10 @@
  * hooks (coll.c driven over transport.c), point-to-point and broadcast
  * messages, and node loss.
  *
- * Data flow: frames from authenticated peers arrive in spx_tree_dispatch,
- * which decodes them (every length bounded) and hands UP/DOWN to the
+ * Data flow: frames from authenticated peers arrive in tree_dispatch
+ * (transport.c calls up through t->up), which decodes them (every length bounded) and hands UP/DOWN to the
  * collective engine, MSG/BCAST to ops->recv, NODE_LOST to
- * spx_tree_declare_lost. BCAST and NODE_LOST are flooded along the full tree:
+ * tree_declare_lost. BCAST and NODE_LOST are flooded along the full tree:
  * each node forwards to its tree neighbours except the direction the frame
  * came from (subtrees are contiguous position ranges, so the direction of any
  * node is known). A lost neighbour is "transparent": the frame goes to that
@@ -218,23 +218,9 @@ const char *spx_tree_peer_state_str(spx_tree_peer_state_t s)
     return "UNKNOWN";
 }
 
-const char *spx_tree_frame_type_str(uint8_t type)
-{
-    switch (type) {
-    case SPX_TREE_FRAME_AUTH: return "AUTH";
-    case SPX_TREE_FRAME_UP: return "UP";
-    case SPX_TREE_FRAME_DOWN: return "DOWN";
-    case SPX_TREE_FRAME_MSG: return "MSG";
-    case SPX_TREE_FRAME_BCAST: return "BCAST";
-    case SPX_TREE_FRAME_NODE_LOST: return "NODE_LOST";
-    case SPX_TREE_FRAME_NODE_LEFT: return "NODE_LEFT";
-    }
-    return "UNKNOWN";
-}
-
 static void settle_left(spx_tree_t *t, uint32_t node);
 
-void spx_tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer)
+static void tree_declare_lost(spx_tree_t *t, uint32_t node, const char *reason, long informer)
 {
     if (node >= t->n || t->destroying)
         return;
@@ -291,7 +277,7 @@ static void leave_settle_cb(evutil_socket_t fd, short w, void *arg)
     settle_left(p->t, p->idx);
 }
 
-void spx_tree_left_check(spx_tree_t *t, uint32_t node)
+static void tree_left_check(spx_tree_t *t, uint32_t node)
 {
     spx_tree_peer_t *p = &t->peers[node];
     if (p->state != SPX_TREE_PEER_LEAVING || t->destroying)
@@ -321,7 +307,7 @@ static void note_left(spx_tree_t *t, uint32_t node, long informer, const void *d
     p->state = SPX_TREE_PEER_LEAVING;
     spx_debug("tree: node %u: node %u says it ends (told by node %ld)", t->self, node, informer);
     flood(t, SPX_TREE_FRAME_NODE_LEFT, d, len, informer);
-    spx_tree_left_check(t, node);
+    tree_left_check(t, node);
 }
 
 int spx_tree_leave(spx_tree_t *t)
@@ -371,7 +357,7 @@ int spx_tree_leave(spx_tree_t *t)
 
 /* Pulls a u32-length byte block like spx_buf_pull_bytes (same caps and
  * errors) but lends it in place: the result points into p's data, valid while
- * p is (the frame handed to spx_tree_dispatch). NULL with *n = 0 for empty. */
+ * p is (the frame handed to tree_dispatch). NULL with *n = 0 for empty. */
 static const void *pull_bytes_lent(spx_buf_t *p, size_t *n)
 {
     *n = 0;
@@ -421,7 +407,7 @@ static int dispatch_coll(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *
     return 0;
 }
 
-int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
+static int tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
 {
     switch (type) {
     case SPX_TREE_FRAME_UP:
@@ -457,7 +443,7 @@ int spx_tree_dispatch(spx_tree_t *t, uint32_t from, uint8_t type, spx_buf_t *p)
             free(reason);
             return -1;
         }
-        spx_tree_declare_lost(t, node, reason, (long)from);
+        tree_declare_lost(t, node, reason, (long)from);
         free(reason);
         return 0;
     }
@@ -502,6 +488,12 @@ static void free_addrs(char **a, uint32_t n)
     free(a);
 }
 
+static const struct spx_tree_upcalls tree_upcalls = {
+    .dispatch = tree_dispatch,
+    .declare_lost = tree_declare_lost,
+    .left_check = tree_left_check,
+};
+
 spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cfg,
                             const spx_tree_ops_t *ops, void *ops_arg)
 {
@@ -537,6 +529,7 @@ spx_tree_t *spx_tree_create(struct event_base *base, const spx_tree_config_t *cf
     if (ops)
         t->ops = *ops;
     t->ops_arg = ops_arg;
+    t->up = &tree_upcalls;
     t->addrs = copy_addrs(cfg->addrs, t->n);
     t->peers = calloc(t->n, sizeof(spx_tree_peer_t));
     t->defer_ev = evtimer_new(base, defer_cb, t);

@@ -15,6 +15,7 @@
 
 #include <pmix_server.h>
 
+#include "types/maps.h"
 #include "types/types.h"
 #include "util/compiler.h"
 
@@ -39,13 +40,19 @@ static pmix_status_t wrap(const char *input, char **out)
     return PMIX_SUCCESS;
 }
 
+/* The compact forms of types/maps.h when the input fits them, else our
+ * older form (the list unchanged). */
 SPX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex)
 {
+    if (regex && input && spx_nodemap_compress(input, regex) == PMIX_SUCCESS)
+        return PMIX_SUCCESS;
     return wrap(input, regex);
 }
 
 SPX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
 {
+    if (ppn && input && spx_procmap_compress(input, ppn) == PMIX_SUCCESS)
+        return PMIX_SUCCESS;
     return wrap(input, ppn);
 }
 
@@ -101,6 +108,48 @@ static pmix_status_t split(const char *s, char sep, bool keep_empty, char ***arg
     return PMIX_SUCCESS;
 }
 
+/* The compact forms written out, one argv entry per node. */
+static pmix_status_t expand_nodes(const char *s, char ***argv)
+{
+    spx_nodemap_t m;
+    pmix_status_t rc = spx_nodemap_parse(s, &m);
+    char **v = rc == PMIX_SUCCESS ? calloc((size_t)m.nnodes + 1, sizeof(*v)) : NULL;
+    if (rc == PMIX_SUCCESS && !v)
+        rc = PMIX_ERR_NOMEM;
+    for (uint32_t i = 0; rc == PMIX_SUCCESS && i < m.nnodes; i++)
+        if (!(v[i] = spx_nodemap_name(&m, i)))
+            rc = PMIX_ERR_NOMEM;
+    spx_nodemap_fini(&m);
+    if (rc != PMIX_SUCCESS)
+        spx_argv_free(v);
+    else
+        *argv = v;
+    return rc;
+}
+
+static pmix_status_t expand_procs(const char *s, char ***argv)
+{
+    spx_procmap_t m;
+    pmix_status_t rc = spx_procmap_parse(s, &m);
+    char **v = rc == PMIX_SUCCESS ? calloc((size_t)m.nnodes + 1, sizeof(*v)) : NULL;
+    if (rc == PMIX_SUCCESS && !v)
+        rc = PMIX_ERR_NOMEM;
+    for (uint32_t i = 0; rc == PMIX_SUCCESS && i < m.nnodes; i++)
+        if (!(v[i] = spx_procmap_node_list(&m, i)))
+            rc = PMIX_ERR_NOMEM;
+    spx_procmap_fini(&m);
+    if (rc != PMIX_SUCCESS)
+        spx_argv_free(v);
+    else
+        *argv = v;
+    return rc;
+}
+
+static bool is_compact(const char *s)
+{
+    return strncmp(s, SPX_MAPS_PREFIX, strlen(SPX_MAPS_PREFIX)) == 0;
+}
+
 pmix_status_t spx_regex_parse(const char *regex, char ***argv)
 {
     const char *list;
@@ -108,6 +157,8 @@ pmix_status_t spx_regex_parse(const char *regex, char ***argv)
     if (argv == NULL)
         return PMIX_ERR_BAD_PARAM;
     *argv = NULL;
+    if (regex != NULL && is_compact(regex))
+        return expand_nodes(regex, argv);
     if (regex == NULL || (list = strip_prefix(regex)) == NULL)
         return PMIX_ERR_BAD_PARAM;
     return split(list, ',', false, argv);
@@ -120,6 +171,8 @@ pmix_status_t spx_ppn_parse(const char *ppn, char ***argv)
     if (argv == NULL)
         return PMIX_ERR_BAD_PARAM;
     *argv = NULL;
+    if (ppn != NULL && is_compact(ppn))
+        return expand_procs(ppn, argv);
     if (ppn == NULL || (list = strip_prefix(ppn)) == NULL)
         return PMIX_ERR_BAD_PARAM;
     return split(list, ';', true, argv);

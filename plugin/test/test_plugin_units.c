@@ -2,7 +2,8 @@
  * test_plugin_units: the pure parts of mpi/spmix - the rank map carried
  * from srun to the slurmstepds (encode/decode round trips for block, cyclic
  * and arbitrary placements, and rejection of every malformed form) and the
- * abort report (round trip, wrong key, any flipped byte, bad lengths).
+ * abort report (round trip, wrong key, any flipped byte, bad lengths) and
+ * the tree's width (SpmixTreeWidth over Slurm's TreeWidth, clamped).
  */
 #include "config.h"
 #include <check.h>
@@ -12,6 +13,7 @@
 #include "plugin/abort_msg.h"
 #include "plugin/apps.h"
 #include "plugin/layout.h"
+#include "plugin/tree_width.h"
 
 /* Encodes tids, decodes the text and checks the same placement comes back. */
 static void roundtrip(uint32_t nnodes, const uint16_t *tasks, uint32_t *const *tids,
@@ -232,6 +234,40 @@ START_TEST(apps_het_count)
 }
 END_TEST
 
+/* SpmixTreeWidth over TreeWidth; TreeWidth clamped into 2..1024; unknown -> 16 */
+static const struct {
+    uint32_t mpiconf, slurm, want;
+    enum spx_plg_width_from from;
+} width_cases[] = {
+    { 0, 50, 50, SPX_PLG_WIDTH_SLURM },          /* 22.05's default TreeWidth */
+    { 0, 16, 16, SPX_PLG_WIDTH_SLURM },          /* 23.02 on */
+    { 0, 2, 2, SPX_PLG_WIDTH_SLURM },
+    { 0, 1, 2, SPX_PLG_WIDTH_SLURM_RAISED },
+    { 0, 1024, 1024, SPX_PLG_WIDTH_SLURM },
+    { 0, 1025, 1024, SPX_PLG_WIDTH_SLURM_CUT },
+    { 0, 65533, 1024, SPX_PLG_WIDTH_SLURM_CUT },
+    { 0, 0, 16, SPX_PLG_WIDTH_DEFAULT },
+    { 0, 0xfffe, 16, SPX_PLG_WIDTH_DEFAULT },    /* NO_VAL16 */
+    { 0, 0xffff, 16, SPX_PLG_WIDTH_DEFAULT },
+    { 3, 50, 3, SPX_PLG_WIDTH_MPICONF },
+    { 32, 1, 32, SPX_PLG_WIDTH_MPICONF },
+    { 1024, 0, 1024, SPX_PLG_WIDTH_MPICONF },
+};
+
+START_TEST(tree_width)
+{
+    enum spx_plg_width_from from = SPX_PLG_WIDTH_DEFAULT;
+    uint32_t w = spx_plg_width_choose(width_cases[_i].mpiconf, width_cases[_i].slurm, &from);
+
+    ck_assert_uint_eq(w, width_cases[_i].want);
+    ck_assert_int_eq(from, width_cases[_i].from);
+    ck_assert_uint_eq(spx_plg_width_choose(width_cases[_i].mpiconf, width_cases[_i].slurm, NULL),
+                      w);
+    ck_assert_ptr_nonnull(spx_plg_width_from_str(from));
+    ck_assert_str_ne(spx_plg_width_from_str(from), "?");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin");
@@ -249,6 +285,7 @@ int main(void)
     tcase_add_test(tc, apps_roundtrip);
     tcase_add_test(tc, apps_multiprog);
     tcase_add_test(tc, apps_het_count);
+    tcase_add_loop_test(tc, tree_width, 0, (int)(sizeof(width_cases) / sizeof(width_cases[0])));
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -4,14 +4,21 @@
  * spmix-run --nodes M). Each rank measures:
  *   - PMIx_Init's wall time and the resident memory it added (/proc/self/statm
  *     before and after);
+ *   - an empty fence, then the resident memory of its parent (the node's
+ *     server under spmix-run --nodes: /proc/PPID/status VmRSS): what the
+ *     server holds for the job before any data;
  *   - a Put of 64 bytes, Commit and a collecting fence over the job, timed;
- *   - the resident memory of its parent (the node's server under spmix-run
- *     --nodes: /proc/PPID/status VmRSS) after the fence;
+ *   - the server's resident memory again (with every rank's 64 B);
  *   - PMIx_Get of PMIX_HOSTNAME and PMIX_NODEID of the next rank and of the
  *     last rank (values of other nodes: computed from the job's maps) and of
- *     its value from the fence, checked.
+ *     its value from the fence, checked;
+ *   - a PMIx_Group_construct over the job with PMIX_GROUP_ASSIGN_CONTEXT_ID
+ *     (its membership and context id checked), timed;
+ *   - its own CPU time (user + system) from start to after the group, and
+ *     its parent's (the node server's) so far;
  * and prints one line:
- *   bench_init: rank R init_us T rss_kb K server_rss_kb S fence_us F
+ *   bench_init: rank R init_us T rss_kb K server_rss0_kb S0 server_rss_kb S fence_us F group_us G
+ *               cpu_ms C server_cpu_ms D
  * The size of PMIx_Init's reply is in the library's debug line
  * "handshake reply: N bytes" (SPMIX_DEBUG=3).
  */
@@ -83,6 +90,65 @@ static void check_peer(const pmix_proc_t *me, pmix_rank_t r)
     PMIX_VALUE_RELEASE(v);
 }
 
+/* CPU time (ms) of process pid so far (the scheduler's count, in ns, from
+ * /proc/PID/schedstat), -1 when unknown. */
+static double cpu_ms_of(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+    FILE *f = fopen(path, "r");
+    unsigned long long ns = 0;
+    if (!f)
+        return -1;
+    int ok = fscanf(f, "%llu", &ns) == 1;
+    fclose(f);
+    return ok ? (double)ns / 1e6 : -1;
+}
+
+/* A group of the whole job with a context id: every member, in rank order,
+ * and an id. Returns its time in us. */
+static double group_once(const pmix_proc_t *me, uint32_t n)
+{
+    pmix_proc_t *all = calloc(n, sizeof(*all));
+    if (!all)
+        exit(1);
+    for (uint32_t r = 0; r < n; r++)
+        PMIX_LOAD_PROCID(&all[r], me->nspace, r);
+    pmix_info_t ask;
+    bool yes = true;
+    PMIX_INFO_LOAD(&ask, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    double t0 = now_us();
+    pmix_status_t rc = PMIx_Group_construct("bench.init.grp", all, n, &ask, 1, &res, &nres);
+    double t1 = now_us();
+    PMIX_INFO_DESTRUCT(&ask);
+    if (rc != PMIX_SUCCESS)
+        die("PMIx_Group_construct", rc);
+    bool have_id = false, members_ok = false;
+    for (size_t i = 0; i < nres; i++) {
+        if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_CONTEXT_ID))
+            have_id = true;
+        if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_MEMBERSHIP) &&
+            res[i].value.type == PMIX_DATA_ARRAY && res[i].value.data.darray->size == n) {
+            const pmix_proc_t *m = res[i].value.data.darray->array;
+            members_ok = true;
+            for (uint32_t r = 0; r < n; r++)
+                members_ok = members_ok && m[r].rank == r;
+        }
+    }
+    if (!have_id || !members_ok) {
+        fprintf(stderr, "bench_init: group of %u: context id %s, membership %s\n", n,
+                have_id ? "given" : "missing", members_ok ? "right" : "wrong");
+        exit(1);
+    }
+    PMIX_INFO_FREE(res, nres);
+    if ((rc = PMIx_Group_destruct("bench.init.grp", NULL, 0)) != PMIX_SUCCESS)
+        die("PMIx_Group_destruct", rc);
+    free(all);
+    return t1 - t0;
+}
+
 int main(void)
 {
     pmix_proc_t me, wild;
@@ -109,6 +175,10 @@ int main(void)
         die("PMIx_Put", rc);
     if ((rc = PMIx_Commit()) != PMIX_SUCCESS)
         die("PMIx_Commit", rc);
+    /* the server's memory before any data: its state for the job */
+    if ((rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS)
+        die("PMIx_Fence (empty)", rc);
+    long srv0 = rss_kb_of(getppid());
     pmix_info_t col;
     bool yes = true;
     PMIX_INFO_LOAD(&col, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
@@ -122,8 +192,11 @@ int main(void)
         check_peer(&me, n - 1 == me.rank ? 0 : n - 1);
     }
     long srv = rss_kb_of(getppid());
-    printf("bench_init: rank %u init_us %.0f rss_kb %ld server_rss_kb %ld fence_us %.0f\n",
-           (unsigned)me.rank, t1 - t0, rss1 - rss0, srv, f1 - f0);
+    double g = group_once(&me, n);
+    printf("bench_init: rank %u init_us %.0f rss_kb %ld server_rss0_kb %ld server_rss_kb %ld fence_us %.0f "
+           "group_us %.0f cpu_ms %.1f server_cpu_ms %.0f\n",
+           (unsigned)me.rank, t1 - t0, rss1 - rss0, srv0, srv, f1 - f0, g, cpu_ms_of(getpid()),
+           cpu_ms_of(getppid()));
     fflush(stdout);
     if ((rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS) /* all measured before any leaves */
         die("PMIx_Fence (end)", rc);

@@ -3,7 +3,8 @@
 #   - mpi.conf names every option of the plugin's table (plugin/conf.c,
 #     `.key = "Spmix..."`) and no other, each once (the Slurm tests build their
 #     mpi.conf from it: test/slurm/testlib.sh spx_vc_mpiconf);
-#   - its numeric defaults are the plugin's (plugin/conf.h SPX_PLG_DEFAULT_*)
+#   - its numeric defaults are the plugin's (plugin/conf.h SPX_PLG_DEFAULT_*;
+#     SpmixTreeWidth follows Slurm's TreeWidth, which the example must say)
 #     and its booleans those of spx_plg_conf_defaults() (plugin/conf.c);
 #   - plugstack.conf loads spank_spmix.so, the SPANK plugin plugin/ builds;
 #   - slurm.conf.snippet sets MpiDefault=spmix.
@@ -27,7 +28,13 @@ def() { sed -n "s/^#define SPX_PLG_DEFAULT_$1 \([0-9]*\).*/\1/p" "$s/plugin/conf
 [ "$(val SpmixPortRange)" = "$(def PORT_LO)-$(def PORT_HI)" ] ||
     fail "SpmixPortRange=$(val SpmixPortRange), the plugin's default is $(def PORT_LO)-$(def PORT_HI)"
 [ "$(val SpmixTimeout)" = "$(def TIMEOUT)" ] || fail "SpmixTimeout=$(val SpmixTimeout), the plugin's default is $(def TIMEOUT)"
-[ "$(val SpmixTreeWidth)" = "$(def WIDTH)" ] || fail "SpmixTreeWidth=$(val SpmixTreeWidth), the plugin's default is $(def WIDTH)"
+# SpmixTreeWidth has no fixed default (Slurm's TreeWidth): the example must
+# say so and show the plugin's fallback (plugin/tree_width.h), commented out
+wdef=$(sed -n 's/^#define SPX_PLG_DEFAULT_WIDTH \([0-9]*\).*/\1/p' "$s/plugin/tree_width.h")
+grep -B3 '^#SpmixTreeWidth=' "$ex/mpi.conf" | grep -q "Default: Slurm's" &&
+    grep -A1 "Default: Slurm's" "$ex/mpi.conf" | grep -q "TreeWidth" &&
+    [ "$(val SpmixTreeWidth)" = "$wdef" ] ||
+    fail "mpi.conf must show '#SpmixTreeWidth=$wdef' after 'Default: Slurm's TreeWidth' (found $(val SpmixTreeWidth))"
 cdef() { sed -n "s/^ *spx_plg_conf\.$1 = \([a-z0-9]*\);.*/\1/p" "$s/plugin/conf.c" | head -n 1; }
 yn() { case $1 in true) echo yes ;; false) echo no ;; *) echo "$1" ;; esac; }
 [ "$(val SpmixDebug)" = "$(cdef debug)" ] || fail "SpmixDebug=$(val SpmixDebug), the plugin's default is $(cdef debug)"

@@ -1,7 +1,7 @@
 /* fuzz_tree_auth.c - libFuzzer entry point for what a connection to a tree
  * engine's port may send before it is authenticated: the servers' HELLO /
  * CHALLENGE / PROOF (HMAC of the step's secret) and a tool's TOOL_HELLO /
- * TOOL_CHALLENGE / TOOL_CRED / TOOL_ACK (lib/tree/proto.h, transport.c),
+ * TOOL_CHALLENGE / TOOL_CRED / TOOL_ACK (lib/tree/proto.h, handshake.c),
  * in any order, cut short, with any lengths and any bytes.
  *
  * Each input builds one engine (node `self` of n) listening on 127.0.0.1 on

@@ -1,7 +1,9 @@
 #!/bin/sh
-# bignodes.sh [NODES]: spmix-run --nodes NODES -n NODES (one rank per
-# simulated node; 256 by default, as make check runs it; give 1024 or up to
-# 4096 by hand, or set SPX_BIG_NODES) runs it_bignodes: PMIx_Init, the
+# bignodes.sh [NODES [RANKS_PER_NODE]]: spmix-run --nodes NODES -n
+# NODES*RANKS_PER_NODE (one rank per simulated node by default; 256 nodes by
+# default, as make check runs it; give 1024 or up to 4096 by hand, or set
+# SPX_BIG_NODES; NODES 1 is one server without --nodes, as manyranks.sh runs
+# 256 ranks on it) runs it_bignodes: PMIx_Init, the
 # topology the launcher shares with the servers in the job's data, Put +
 # Commit, a collecting fence with two other ranks' values checked, a group of
 # every rank with a context id (membership checked); then spmix-push feeds
@@ -15,15 +17,19 @@
 # far and the resident memory of the node servers (median, max, sum) and of
 # the ranks, from /proc.
 nodes=${1:-${SPX_BIG_NODES:-256}}
-case $nodes in
-'' | *[!0-9]*) echo "usage: bignodes.sh [NODES]" >&2; exit 2 ;;
+ppn=${2:-1}
+case $nodes$ppn in
+'' | *[!0-9]*) echo "usage: bignodes.sh [NODES [RANKS_PER_NODE]]" >&2; exit 2 ;;
 esac
-: "${SPX_TIMEOUT:=$((120 + nodes / 2))}"
+n=$((nodes * ppn))
+: "${SPX_TIMEOUT:=$((120 + n / 2))}"
 . "$(dirname "$0")/common.sh"
 prog=$(spx_prog it_bignodes) || exit 1
 push="$SPX_TOP_BUILDDIR/tools/spmix-push"
 [ -x "$push" ] || spx_fail "not built: $push"
-[ "$nodes" -ge 2 ] || spx_fail "NODES must be 2 or more"
+[ "$n" -ge 2 ] || spx_fail "NODES x RANKS_PER_NODE must be 2 or more"
+simulate=
+[ "$nodes" -eq 1 ] || simulate="--nodes $nodes"
 rdv="$SPX_TMP/rdv"
 d="$SPX_TMP/job"
 mkdir -p "$rdv" "$d" || spx_fail "mkdir"
@@ -35,7 +41,8 @@ while [ $i -lt 256 ]; do printf "\\$(printf %o $i)"; i=$((i + 1)); done >>"$d/pa
 awk 'BEGIN { for (i = 0; i < 400; i++) printf "%s", "tail-" i " " }' >>"$d/payload"
 
 t0=$(spx_now)
-TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n "$nodes" --nodes "$nodes" --stdin tool \
+# shellcheck disable=SC2086 # $simulate: nothing, or the option and its value
+TMPDIR="$rdv" timeout -k 5 "$SPX_TIMEOUT" "$SPX_RUN" -n "$n" $simulate --stdin tool \
     --timeout $((SPX_TIMEOUT - 10)) "$prog" "$d" >"$SPX_OUT" 2>"$SPX_ERR" </dev/null &
 job=$!
 stop() { touch "$d/end"; kill "$job" 2>/dev/null; wait "$job"; spx_fail "$@"; }
@@ -57,7 +64,7 @@ case $launcher in
 '' | *[!0-9]*) stop "no rendezvous file of the launcher: $(ls "$rdv")" ;;
 esac
 # (getline: a process may be gone, a file unreadable, without ending awk)
-awk -v L="$launcher" '
+awk -v L="$launcher" -v one="$([ "$nodes" -eq 1 ] && echo 1)" '
     function field(f, key,    line, v) {
         v = 0
         while ((getline line < f) > 0)
@@ -72,7 +79,7 @@ awk -v L="$launcher" '
         }
         for (p in ppid) if (ppid[p] == L) srv[p] = 1
         for (p in ppid) if (ppid[p] in srv) role[p] = "rank"
-        for (p in srv) role[p] = "server"
+        for (p in srv) role[p] = one ? "rank" : "server" # one node: the launcher serves
         role[L] = "launcher"
         for (p in role)
             print role[p], field("/proc/" p "/status", "VmRSS:") + 0,
@@ -106,9 +113,9 @@ awk -v a="$t0" -v b="$t_push" -v c="$t_end" -v r="$t_ready" \
 
 size=$(wc -c <"$d/payload")
 lines=$(grep -c '^ok rank ' "$SPX_OUT")
-[ "$lines" -eq "$nodes" ] || spx_fail "$lines ranks of $nodes printed their ok line"
+[ "$lines" -eq "$n" ] || spx_fail "$lines ranks of $n printed their ok line"
 ranks=$(sed -n 's/^ok rank \([0-9]*\) .*/\1/p' "$SPX_OUT" | sort -n | uniq | wc -l)
-[ "$ranks" -eq "$nodes" ] || spx_fail "$ranks different ranks of $nodes printed an ok line"
+[ "$ranks" -eq "$n" ] || spx_fail "$ranks different ranks of $n printed an ok line"
 cids=$(sed -n 's/^ok rank [0-9]* cid \([0-9]*\) .*/\1/p' "$SPX_OUT" | sort -u)
 [ "$(echo "$cids" | wc -l)" -eq 1 ] || spx_fail "the ranks got different context ids: $cids"
 bad=$(grep '^ok rank ' "$SPX_OUT" | grep -cv " stdin $size\$")
@@ -116,4 +123,4 @@ bad=$(grep '^ok rank ' "$SPX_OUT" | grep -cv " stdin $size\$")
 left=$(ls "$rdv" | grep '^spmix\.tool\.')
 [ -z "$left" ] || spx_fail "rendezvous files outlived the job: $left"
 
-spx_pass "$nodes simulated nodes x 1 rank: fence with peers' data, a group of all with context id $cids, $size bytes pushed to WILDCARD read by every rank"
+spx_pass "$nodes simulated node(s) x $ppn rank(s): fence with peers' data, a group of all with context id $cids, $size bytes pushed to WILDCARD read by every rank"

@@ -243,7 +243,18 @@ static void mode_nullcons(uint32_t n)
     check_all_endpoints(n);
     IT_RC(PMIx_Group_destruct_nb(GRP, NULL, 0, NULL, NULL), PMIX_SUCCESS,
           "PMIx_Group_destruct_nb(NULL callback)");
-    /* the destruct went out first on this connection: a new group of that id follows it */
+    /* with no callback, the group is gone here once its id no longer works
+     * as a namespace; a fence alone does not wait for that (the destruct is
+     * a collective of its own, which may end after the fence's) */
+    t0 = it_now();
+    for (;;) {
+        pmix_value_t *v = NULL;
+        if (PMIx_Get(&last, "it.edge.global", &q, 1, &v) != PMIX_SUCCESS)
+            break;
+        PMIX_VALUE_RELEASE(v);
+        IT_CHECK(it_now() - t0 < 20, "the group of a destruct_nb with no callback never went");
+        it_sleep_ms(10);
+    }
     it_fence();
     IT_RC(PMIx_Group_construct(GRP, &wild, 1, NULL, 0, NULL, NULL), PMIX_SUCCESS,
           "PMIx_Group_construct again");

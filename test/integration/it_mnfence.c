@@ -1,5 +1,5 @@
 /*
- * it_mnfence: PMIx_Fence behaviours of the spec (shared/spec/PMIx_Fence.rst)
+ * it_mnfence: PMIx_Fence behaviours of its man page (PMIx_Fence(3))
  * on one or many simulated nodes (spmix-run --nodes M). One mode per run:
  *   sets     NULL procs, WILDCARD, list order, NULL procs with nprocs > 0,
  *            a non-member, a subset fence (nodes without participants send

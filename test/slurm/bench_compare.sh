@@ -5,7 +5,7 @@
 #   flock /tmp/spmix-vc.lock test/slurm/bench_compare.sh --build DIR [--old-build DIR2] [--runs K] [--iters N]
 # DIR is a configured build tree (configure --prefix=P); the script runs
 # `make install` there (as test_plugin.sh does), builds test/slurm/bench_pmix.c
-# twice (our headers + library; Debian's OpenPMIx) and test/slurm/mpi_hello.c
+# twice (our headers + library; Debian's OpenPMIx; benchlib.sh) and test/slurm/mpi_hello.c
 # with mpicc.openmpi, brings up 4 nodes with 4 CPUs each, and then:
 #   - checks, per layout and plugin, that an empty fence really synchronises:
 #     the last rank sleeps 1 s, all others must wait >= 0.9 s;
@@ -39,6 +39,7 @@ set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 CLUSTER=$HERE/cluster.sh
+. "$HERE/benchlib.sh"
 BUILD="" OLD="" RUNS=5 ITERS=50
 LAYOUTS="1x2 3x2 4x4"
 MPI_LAYOUT=3x2
@@ -57,7 +58,6 @@ done
 case $RUNS in ''|*[!0-9]*|0) echo "$0: --runs K needs K >= 1" >&2; exit 2 ;; esac
 BUILD=$(cd "$BUILD" && pwd)
 [ -z "$OLD" ] || OLD=$(cd "$OLD" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
 OUT=$(mktemp -d /tmp/spmix-bench.XXXXXX)
 chmod 755 "$OUT"
 T0=$(date +%s.%N)
@@ -123,13 +123,8 @@ if [ -z "${PLUGDIR:-}" ] || [ -z "${LIBDIR:-}" ]; then
 fi
 [ -f "$PLUGDIR/mpi_spmix.so" ] && [ -f "$LIBDIR/libpmix.so.2" ] ||
     { echo "$0: no $PLUGDIR/mpi_spmix.so or $LIBDIR/libpmix.so.2 after make install" >&2; exit 1; }
-DEB_PMIX=/usr/lib/x86_64-linux-gnu/pmix2
-CFLAGS="-std=gnu11 -O2 -Wall -Wextra -Werror"
-gcc $CFLAGS -I"$TOP/include" "$HERE/bench_pmix.c" -o "$OUT/bench_ours" \
-    -L"$LIBDIR" -lpmix -Wl,-rpath,"$LIBDIR" &&
-gcc $CFLAGS -I"$DEB_PMIX/include" "$HERE/bench_pmix.c" -o "$OUT/bench_theirs" \
-    -L"$DEB_PMIX/lib" -lpmix -Wl,-rpath,"$DEB_PMIX/lib" &&
-mpicc.openmpi $CFLAGS "$HERE/mpi_hello.c" -o "$OUT/mpi_hello" ||
+spx_bench_programs "$OUT" "$LIBDIR" &&
+mpicc.openmpi $SPX_BENCH_CFLAGS "$HERE/mpi_hello.c" -o "$OUT/mpi_hello" ||
     { echo "$0: building the benchmark programs failed" >&2; exit 1; }
 
 # ---- cluster ----
@@ -235,14 +230,8 @@ for r in $(seq "$RUNS"); do
 done
 
 # ---- the table ----
-median() { # file -> median (mean of the two middle values for an even count), "n/a" if none
-    [ -s "$1" ] || { echo n/a; return; }
-    sort -g "$1" | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-ratio() { # a b -> a/b with 2 decimals, n/a if either is missing
-    if [ "$1" = n/a ] || [ "$2" = n/a ]; then echo n/a; return; fi
-    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
-}
+median() { spx_bench_median "$@"; }
+ratio() { spx_bench_ratio "$@"; }
 row() { # label metric layout goal
     local o th ol r met
     o=$(median "$OUT/v/$NEW.$3.$2"); th=$(median "$OUT/v/theirs.$3.$2")

@@ -4,17 +4,23 @@
  * srun --mpi=spmix) and against Debian's OpenPMIx (srun --mpi=pmix) - so both
  * Slurm plugins are measured with identical client work.
  *
- *   bench_pmix [bench [ITERS]]   PMIx_Init wall time (rank 0's and the
- *                                maximum over all ranks), then medians of
- *                                ITERS empty fences and of ITERS collecting
- *                                fences with 64 B and 8 KiB put per rank,
- *                                each after WARMUP untimed fences of the
- *                                same kind. Rank 0 prints "name value unit".
+ *   bench_pmix [bench [ITERS [small]]]  PMIx_Init wall time (rank 0's and
+ *                                the maximum over all ranks), then medians
+ *                                of ITERS empty fences and of ITERS
+ *                                collecting fences with 64 B and (without
+ *                                "small") 8 KiB put per rank, each after
+ *                                WARMUP untimed fences of the same kind.
+ *                                Rank 0 prints "name value unit".
  *   bench_pmix late              the last rank sleeps 1 s before an empty
  *                                fence; every rank prints
  *                                "fence_wait RANK SECONDS". A fence that
  *                                really synchronises shows >= ~1 s in all
  *                                other ranks.
+ *
+ * With SPMIX_BENCH_HOLD=DIR in the environment (bench_scale32.sh), every
+ * rank, after the fences and before PMIx_Finalize, writes DIR/ready.RANK
+ * holding its parent's pid (slurmstepd's: the script reads its memory then)
+ * and waits until DIR/go exists (at most 120 s).
  *
  * Data flow: each rank puts its own init time under "bench.init" before the
  * first collecting fence; rank 0 reads them all back to report the maximum.
@@ -139,6 +145,28 @@ static void report_init_max(double init_s, uint32_t size)
     printf("init_max %.2f ms\n", max * 1e3);
 }
 
+/* SPMIX_BENCH_HOLD=DIR: report the parent's pid in DIR/ready.RANK, then
+ * wait for DIR/go (polled every 10 ms, 120 s at most). */
+static void hold(void)
+{
+    const char *dir = getenv("SPMIX_BENCH_HOLD");
+    char path[4096], tmp[4200];
+    FILE *f;
+
+    if (dir == NULL || *dir == '\0')
+        return;
+    snprintf(path, sizeof(path), "%s/ready.%u", dir, me.rank);
+    snprintf(tmp, sizeof(tmp), "%s/tmp.%u", dir, me.rank);
+    if ((f = fopen(tmp, "w")) == NULL || fprintf(f, "%ld\n", (long)getppid()) < 0 ||
+        fclose(f) != 0 || rename(tmp, path) != 0) {
+        perror(path);
+        exit(1);
+    }
+    snprintf(path, sizeof(path), "%s/go", dir);
+    for (int i = 0; i < 12000 && access(path, F_OK) != 0; i++)
+        usleep(10000);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "bench";
@@ -180,13 +208,15 @@ int main(int argc, char **argv)
         report_init_max(init_s, size);
         bench_fence("fence_empty", iters, 0);
         bench_fence("fence_64B", iters, 64);
-        bench_fence("fence_8KiB", iters, 8192);
+        if (argc <= 3 || strcmp(argv[3], "small") != 0)
+            bench_fence("fence_8KiB", iters, 8192);
     } else {
-        fprintf(stderr, "usage: bench_pmix [bench [ITERS] | late]\n");
+        fprintf(stderr, "usage: bench_pmix [bench [ITERS [small]] | late]\n");
         PMIx_Finalize(NULL, 0);
         return 2;
     }
     fflush(stdout);
+    hold();
     if ((rc = PMIx_Finalize(NULL, 0)) != PMIX_SUCCESS)
         die("PMIx_Finalize", rc);
     return 0;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test/slurm/test_plugin.sh - mpi/spmix on a real 3-node Slurm 22.05 cluster
+# test/slurm/test_plugin.sh - mpi/spmix on a real 3-node Slurm cluster (22.05 here, 24.11 and 26.05 in the chroots)
 # (test/slurm/cluster.sh). Run as root:
 #   test/slurm/test_plugin.sh --build DIR [--keep]
 # DIR is a configured build tree (configure --prefix=P [--with-slurm-plugindir=Q]);
@@ -269,7 +269,7 @@ else fail "fence barrier: rc $rc, $held/5 held back"; sed 's/^/    /' "$OUT/o"; 
 # ---- a node whose ranks all finalized ends in order ----
 # The ranks of vn3 finalize and exit after a first fence, so its slurmstepd
 # ends while the others still run: no failure event may reach them, and a
-# fence over the job goes on without the finalized ranks (README: a node that
+# fence over the job goes on without the finalized ranks (doc/api-status.md: a node that
 # ended in order is left out of fences' node lists); started at the very
 # moment the node ends it may fail with PMIX_ERR_UNREACH instead - never a
 # hang.

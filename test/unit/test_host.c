@@ -33,8 +33,6 @@ static const struct spx_host_node nodes3[] = {
     { .hostname = "n1", .addr = "10.0.0.3:4000", .ranks = r1, .nranks = 2 },
     { .hostname = "n2", .addr = "10.0.0.5:4000", .ranks = r2, .nranks = 1 },
 };
-static const uint32_t node_of[] = { 0, 1, 2, 0, 1 };
-static const uint16_t lrank_of[] = { 0, 0, 0, 1, 1 };
 
 static struct spx_host_job job3(void)
 {
@@ -237,15 +235,15 @@ START_TEST(test_jobinfo_app_argv)
 }
 END_TEST
 
-/* One PMIX_NODE_INFO_ARRAY per node, in node order, and one PMIX_PROC_DATA
- * per rank with its node and local rank. */
-START_TEST(test_jobinfo_nodes_and_procs)
+/* The node arrays and process blocks of job: nodes and ranks in the order
+ * given, each checked against the layout. */
+static void check_arrays(const struct spx_host_job *job, uint32_t *nodes, size_t *nnode,
+                         pmix_rank_t *ranks, size_t *nproc)
 {
-    struct spx_host_job job = job3();
     pmix_info_t *info = NULL;
-    size_t n = 0, nnode = 0, nproc = 0;
-
-    ck_assert_int_eq(spx_host_jobinfo_build(&job, &info, &n), PMIX_SUCCESS);
+    size_t n = 0;
+    *nnode = *nproc = 0;
+    ck_assert_int_eq(spx_host_jobinfo_build(job, &info, &n), PMIX_SUCCESS);
     for (size_t i = 0; i < n; i++) {
         const pmix_data_array_t *da;
         const pmix_info_t *a;
@@ -257,27 +255,67 @@ START_TEST(test_jobinfo_nodes_and_procs)
         ck_assert_int_eq(da->type, PMIX_INFO);
         a = da->array;
         if (PMIX_CHECK_KEY(&info[i], PMIX_NODE_INFO_ARRAY)) {
-            const struct spx_host_node *nd = &nodes3[nnode];
-            ck_assert_uint_lt(nnode, 3);
+            uint32_t id = find_u32(a, da->size, PMIX_NODEID);
+            ck_assert_uint_lt(id, job->nnodes);
+            const struct spx_host_node *nd = &job->nodes[id];
             ck_assert_str_eq(find_str(a, da->size, PMIX_HOSTNAME), nd->hostname);
-            ck_assert_uint_eq(find_u32(a, da->size, PMIX_NODEID), nnode);
             ck_assert_uint_eq(find_u32(a, da->size, PMIX_LOCAL_SIZE), nd->nranks);
             ck_assert_uint_eq(find_rank(a, da->size, PMIX_LOCALLDR), nd->ranks[0]);
-            nnode++;
+            ck_assert_uint_lt(*nnode, 8);
+            nodes[(*nnode)++] = id;
         } else {
             pmix_rank_t r = find_rank(a, da->size, PMIX_RANK);
-            ck_assert_uint_eq(r, nproc);
-            ck_assert_uint_eq(find_u32(a, da->size, PMIX_NODEID), node_of[r]);
-            ck_assert_str_eq(find_str(a, da->size, PMIX_HOSTNAME), nodes3[node_of[r]].hostname);
-            ck_assert_uint_eq(find_u16(a, da->size, PMIX_LOCAL_RANK), lrank_of[r]);
-            ck_assert_uint_eq(find_u16(a, da->size, PMIX_NODE_RANK), lrank_of[r]);
-            nproc++;
+            uint32_t id = find_u32(a, da->size, PMIX_NODEID);
+            ck_assert_uint_lt(id, job->nnodes);
+            const struct spx_host_node *nd = &job->nodes[id];
+            uint16_t k = find_u16(a, da->size, PMIX_LOCAL_RANK);
+            ck_assert_uint_lt(k, nd->nranks);
+            ck_assert_uint_eq(nd->ranks[k], r);
+            ck_assert_str_eq(find_str(a, da->size, PMIX_HOSTNAME), nd->hostname);
+            ck_assert_uint_eq(find_u16(a, da->size, PMIX_NODE_RANK), k);
+            ck_assert_uint_lt(*nproc, 8);
+            ranks[(*nproc)++] = r;
         }
     }
+    PMIX_INFO_FREE(info, n);
+}
+
+/* This node's PMIX_NODE_INFO_ARRAY and its ranks' PMIX_PROC_DATA; another
+ * node's only where the maps would not give the same: its ranks not in
+ * ascending order, or a job of several apps (then every node and rank). */
+START_TEST(test_jobinfo_nodes_and_procs)
+{
+    struct spx_host_job job = job3();
+    uint32_t nodes[8];
+    pmix_rank_t ranks[8];
+    size_t nnode, nproc;
+
+    check_arrays(&job, nodes, &nnode, ranks, &nproc);
+    ck_assert_uint_eq(nnode, 1);
+    ck_assert_uint_eq(nodes[0], 1);
+    ck_assert_uint_eq(nproc, 2);
+    ck_assert_uint_eq(ranks[0], 1);
+    ck_assert_uint_eq(ranks[1], 4);
+
+    static const pmix_rank_t down[] = { 3, 0 };
+    struct spx_host_node nd[3] = { nodes3[0], nodes3[1], nodes3[2] };
+    nd[0].ranks = down;
+    job.nodes = nd;
+    check_arrays(&job, nodes, &nnode, ranks, &nproc);
+    ck_assert_uint_eq(nnode, 2);
+    ck_assert_uint_eq(nodes[0], 0);
+    ck_assert_uint_eq(nodes[1], 1);
+    ck_assert_uint_eq(nproc, 4);
+    ck_assert_uint_eq(ranks[0], 3);
+    ck_assert_uint_eq(ranks[1], 0);
+
+    static const uint32_t apps[] = { 0, 1, 0, 1, 0 };
+    job = job3();
+    job.app_of = apps;
+    job.napps = 2;
+    check_arrays(&job, nodes, &nnode, ranks, &nproc);
     ck_assert_uint_eq(nnode, 3);
     ck_assert_uint_eq(nproc, 5);
-    ck_assert_str_eq(find_str(info, n, PMIX_LOCAL_PEERS), "1,4");
-    PMIX_INFO_FREE(info, n);
 }
 END_TEST
 

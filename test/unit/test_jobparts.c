@@ -70,6 +70,16 @@ static bool ask_node(const spx_store_t *s, const char *key, const char *which, c
     if (which)
         PMIx_Info_load(&q[1], which, val, type);
     bool handled = spx_jobparts_lookup(s, NS, key, q, which ? 2 : 1, rc, out);
+    /* a node whose part the store does not hold: what a Get answers from the
+     * maps (store/jobderived.h), kept here until the next question */
+    static pmix_value_t derived = {.type = PMIX_UNDEF};
+    pmix_status_t drc;
+    PMIx_Value_destruct(&derived);
+    if (handled && *rc == PMIX_ERR_NOT_FOUND &&
+        spx_jobderived_get(s, NS, PMIX_RANK_WILDCARD, key, q, which ? 2 : 1, &drc, &derived)) {
+        *rc = drc;
+        *out = &derived;
+    }
     PMIx_Value_destruct(&q[1].value);
     return handled;
 }

@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -261,12 +264,30 @@ static int node_main(unsigned node, const char *addrs, const char *tmpdir)
     return 0;
 }
 
+/* Whether 127.0.0.1:base and base+1 can be bound now. */
+static bool ports_free(unsigned base)
+{
+    bool ok = true;
+    for (unsigned k = 0; k < 2 && ok; k++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)(base + k))};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    return ok;
+}
+
 START_TEST(two_nodes)
 {
     char tmpdir[64];
     snprintf(tmpdir, sizeof(tmpdir), "/tmp/spx-test-tree.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    /* two free ports in a row (other tests may run beside this one) */
     unsigned base = 30000 + (unsigned)(getpid() % 15000) * 2;
+    for (int tries = 0; tries < 50 && !ports_free(base); tries++)
+        base = 30000 + (base - 30000 + 2 * 7919) % 30000;
     char addrs[64];
     snprintf(addrs, sizeof(addrs), "127.0.0.1:%u,127.0.0.1:%u", base, base + 1);
     pid_t child = fork();

@@ -1,5 +1,5 @@
 /* test_tree_tool.c - a PMIx tool's munge steps on a tree engine's port
- * (lib/tree/proto.h TOOL_*; transport.c), over real TCP on 127.0.0.1 with
+ * (lib/tree/proto.h TOOL_*; handshake.c), over real TCP on 127.0.0.1 with
  * raw sockets, without munged: an engine without ops.tool_accept answers a
  * TOOL_HELLO with a TOOL_ACK of PMIX_ERR_NOT_SUPPORTED; with it, a wrong
  * version is refused the same way, a TOOL_HELLO gets a 32-byte challenge, a

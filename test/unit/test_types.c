@@ -721,7 +721,7 @@ START_TEST(test_regex_roundtrip)
     char *rx = NULL, **argv = NULL;
 
     ck_assert_int_eq(PMIx_generate_regex("node1,node2,node10", &rx), PMIX_SUCCESS);
-    ck_assert_str_eq(rx, "spmix:node1,node2,node10");
+    ck_assert_str_eq(rx, "spmix-r:node[1-2],node10");
     ck_assert_int_eq(spx_regex_parse(rx, &argv), PMIX_SUCCESS);
     ck_assert_uint_eq(spx_regex_count(argv), 3);
     ck_assert_str_eq(argv[0], "node1");
