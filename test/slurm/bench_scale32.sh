@@ -6,7 +6,7 @@
 #   flock /tmp/spmix-vc.lock test/slurm/bench_scale32.sh --build DIR
 #       [--nodes N] [--runs K] [--iters I] [--smaps] [--keep]
 # DIR is a configured build tree; the script runs `make install` there and
-# builds bench_pmix.c (ours, theirs) and tcp_pingpong.c (benchlib.sh). mpi.conf
+# builds bench_pmix.c (ours, theirs) and test/bench/tcp_pingpong.c (benchlib.sh). mpi.conf
 # leaves SpmixTreeWidth unset: our tree follows Slurm's TreeWidth (printed).
 # Layouts: Nx1 (N = --nodes, default 32; one task per node) and 3x2 (3 nodes
 # x 2 tasks, --overcommit). Per layout:
@@ -188,9 +188,15 @@ held_step() {
 rtt() {
     local ip port=31400 sp
     ip=$("$CLUSTER" exec vn1 getent hosts vn2 | awk '{ print $1; exit }')
-    "$CLUSTER" exec vn2 "$OUT/tcp_pingpong" serve "$ip" $port &
+    "$CLUSTER" exec vn2 "$OUT/tcp_pingpong" -s "$ip:$port" -b 1 &
     sp=$!
-    if "$CLUSTER" exec vn1 "$OUT/tcp_pingpong" ping "$ip" $port 1000 >"$OUT/rtt" 2>&1; then
+    sleep 0.2 # listening
+    # test/bench/tcp_pingpong prints "tcp_rtt_us median M p10 A p90 B ...": one
+    # "rtt_<what> value us" line each for the records below
+    if "$CLUSTER" exec vn1 "$OUT/tcp_pingpong" -c "$ip:$port" -b 1 -n 1000 >"$OUT/rtt.raw" 2>&1 &&
+        awk '$1 == "tcp_rtt_us" { print "rtt_median", $3, "us"; print "rtt_p10", $5, "us";
+                                  print "rtt_p90", $7, "us" }' "$OUT/rtt.raw" >"$OUT/rtt" &&
+        [ -s "$OUT/rtt" ]; then
         wait "$sp"
         put net 3x2 rtt "$(awk '$1 == "rtt_median" { print $2 }' "$OUT/rtt")"
         # paired with this run's fence: the machine's load moves both
@@ -198,7 +204,7 @@ rtt() {
         echo "run $r rtt vn1-vn2: $(awk '{ printf "%s=%s%s ", $1, $2, $3 }' "$OUT/rtt")"
     else
         kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
-        NFAIL=$((NFAIL + 1)); echo "run $r rtt: FAILED: $(head -c 300 "$OUT/rtt")"
+        NFAIL=$((NFAIL + 1)); echo "run $r rtt: FAILED: $(head -c 300 "$OUT/rtt.raw")"
     fi
 }
 for r in $(seq "$RUNS"); do

@@ -24,7 +24,7 @@ spx_bench_programs() {
     gcc $SPX_BENCH_CFLAGS -I"$SPX_BENCH_DEB_PMIX/include" "$here/bench_pmix.c" \
         -o "$out/bench_theirs" -L"$SPX_BENCH_DEB_PMIX/lib" -lpmix \
         -Wl,-rpath,"$SPX_BENCH_DEB_PMIX/lib" &&
-    gcc $SPX_BENCH_CFLAGS "$here/tcp_pingpong.c" -o "$out/tcp_pingpong"
+    gcc $SPX_BENCH_CFLAGS "$top/test/bench/tcp_pingpong.c" -o "$out/tcp_pingpong"
 }
 
 spx_bench_median() {
