@@ -123,11 +123,18 @@ static pmix_status_t nodemap_entry(spx_nodemap_t *m, size_t *cap, const char *e,
     return PMIX_SUCCESS;
 }
 
+/* Empties the parsed map *m (size bytes) and returns the text of s after its
+ * prefix, or NULL for a foreign form; *compact as maps_body. */
+static const char *maps_start(const char *s, void *m, size_t size, bool *compact)
+{
+    memset(m, 0, size);
+    return s ? maps_body(s, compact) : NULL;
+}
+
 pmix_status_t spx_nodemap_parse(const char *s, spx_nodemap_t *m)
 {
-    memset(m, 0, sizeof(*m));
     bool compact;
-    const char *body = s ? maps_body(s, &compact) : NULL;
+    const char *body = maps_start(s, m, sizeof(*m), &compact);
     if (!body)
         return PMIX_ERR_BAD_PARAM;
     size_t cap = 0;
@@ -295,9 +302,8 @@ static pmix_status_t procmap_entry(spx_procmap_t *m, size_t *cap, const char *e,
 
 pmix_status_t spx_procmap_parse(const char *s, spx_procmap_t *m)
 {
-    memset(m, 0, sizeof(*m));
     bool compact;
-    const char *body = s ? maps_body(s, &compact) : NULL;
+    const char *body = maps_start(s, m, sizeof(*m), &compact);
     if (!body)
         return PMIX_ERR_BAD_PARAM;
     size_t cap = 0;
