@@ -1,13 +1,26 @@
-/* group_int.h - what the two files of the group engine share: group.c
- * (GROUP requests, construct and destruct collectives, the groups this node
- * knows, context ids) and group_invite.c (invite, join and leave: an
- * invitation lives on its leader's node, answers and outcomes travel on the
- * group channel). Not for other files: they use engine_group.h.
+/* group_int.h - what the files of the group engine share. Not for other
+ * files: they use engine_group.h. From the bottom up:
+ *   group_records.c  the groups this node knows, context ids, and what the
+ *                    other files build on (MEMBER items, outcomes, replies,
+ *                    events);
+ *   group_host.c     a construct or destruct handed to the host's `group`
+ *                    upcall;
+ *   group_coll.c     the construct and destruct collectives;
+ *   group_shm.c      the shared-memory construct of whole namespaces;
+ *   group_watch.c    invitees on other nodes than their leader (it still
+ *                    uses group_invite.c's spx_srv_grp_push_answer);
+ *   group_invite.c   invite and join: an invitation lives on its leader's
+ *                    node, answers and outcomes travel on the group channel;
+ *   group.c          the engine: its ops and the GROUP requests.
+ * Calls between them run from a file to the files above it in this list;
+ * what must go the other way (a collective's answer to a shared-memory
+ * construct) goes through struct spx_srv_grp_upcalls, which group.c fills.
  * Everything runs on the progress thread.
  */
 #ifndef SPX_SERVER_GROUP_INT_H
 #define SPX_SERVER_GROUP_INT_H
 
+#include <string.h>
 #include <sys/queue.h>
 
 #include "server/core.h"
@@ -57,8 +70,38 @@ struct grp_answer;
 struct grp_late;
 struct grp_select;
 
+/* Same process? Order of processes (namespace, then rank)? */
+static inline bool grp_proc_eq(const pmix_proc_t *a, const pmix_proc_t *b)
+{
+    return a->rank == b->rank && strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN) == 0;
+}
+
+static inline int grp_proc_cmp(const void *x, const void *y)
+{
+    const pmix_proc_t *a = x, *b = y;
+    int c = strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+struct spx_srv_gshm;
+struct spx_srv_gshm_batch;
+
+/* The calls that go from a lower file of the engine up to a higher one
+ * (group_int.h's list), through pointers so that calls between the files run
+ * one way: group.c fills them (static, the same for every server). */
+struct spx_srv_grp_upcalls {
+    /* group_coll.c -> group_shm.c (which enters its arrivals through
+     * spx_srv_grp_arrive): the declarations below, under group_shm.c */
+    bool (*gshm_socket_start)(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                              const pmix_proc_t *set, size_t nset);
+    void (*gshm_socket_done)(struct spx_srv_grp *g, const char *nspace, unsigned n);
+    void (*gshm_answer)(struct spx_srv_grp *g, struct spx_srv_gshm_batch *batch,
+                        pmix_status_t status, const void *outcome, size_t noutcome);
+};
+
 struct spx_srv_grp {
     struct spx_srv_ctx *ctx;        /* borrowed */
+    const struct spx_srv_grp_upcalls *up; /* group.c's (static) */
     spx_fence_engine_t *coll;       /* construct/destruct collectives (owned) */
     LIST_HEAD(, grp_record) groups;
     LIST_HEAD(, grp_arrival) arrivals;
@@ -75,11 +118,14 @@ struct spx_srv_grp {
     uint64_t next_slot;             /* context ids: see spx_srv_grp_cid_take */
 };
 
-/* ---- group.c ---- */
+/* ---- group_records.c ---- */
 /* A new context id of this node, never handed out before; 0 when none is left. */
 uint64_t spx_srv_grp_cid_take(struct spx_srv_grp *g);
 struct grp_record *spx_srv_grp_find(struct spx_srv_grp *g, const char *id);
 bool spx_srv_grp_has(const struct grp_record *r, const pmix_proc_t *p);
+/* Unlinks and frees r; all of them (server stop). */
+void spx_srv_grp_record_free(struct grp_record *r);
+void spx_srv_grp_records_free(struct spx_srv_grp *g);
 /* Applies an outcome (proto/group.h; data borrowed): the endpoint data of the
  * members of other nodes goes into ctx->store, and the group is recorded
  * (replacing one of that name) when keep or one of its members is local.
@@ -104,6 +150,13 @@ void spx_srv_grp_reply(struct spx_srv_peer *p, uint32_t seq, pmix_status_t statu
 void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix_proc_t *source,
                        const pmix_proc_t *targets, size_t ntargets, const char *id,
                        const pmix_info_t *extra, size_t nextra);
+/* proc went away (finalized: it called PMIx_Finalize first): the members of
+ * its groups with PMIX_GROUP_NOTIFY_TERMINATION here hear of a death, and a
+ * group left without a live member here is forgotten. */
+void spx_srv_grp_records_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                                   bool finalized);
+/* PMIx_Group_leave of p: the other members hear PMIX_GROUP_LEFT. */
+pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id);
 
 /* ---- group_host.c ---- */
 /* Hands a construct (this node's items in data, borrowed) or a destruct to
@@ -116,7 +169,7 @@ pmix_status_t spx_srv_grp_host_start(struct spx_srv_grp *g, bool construct, cons
                                      size_t ndata, double timeout, void *token);
 
 /* ---- group_invite.c ---- */
-/* INVITE, JOIN_ACCEPT, JOIN_DECLINE and LEAVE requests of p: PMIX_SUCCESS
+/* INVITE, JOIN_ACCEPT and JOIN_DECLINE requests of p: PMIX_SUCCESS
  * (answered later, or already), or a status to reply at once. */
 /* silent: a construct led by its lowest member (no events but PMIX_GROUP_INVITED
  * to the announce list, a construct's added members). */
@@ -131,7 +184,6 @@ pmix_status_t spx_srv_grp_lowest(struct spx_srv_ctx *ctx, const pmix_proc_t *pro
 pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
                                      const char *id, bool accept, const pmix_proc_t *leader,
                                      const pmix_info_t *info, size_t ninfo);
-pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id);
 /* ANSWER_SEEN: the leader's handlers saw one answer of its invitation id. */
 void spx_srv_grp_answer_seen(struct spx_srv_grp *g, const pmix_proc_t *leader, const char *id);
 /* ABORT from proc: its invitation id ends with PMIX_GROUP_CONSTRUCT_ABORT (true),
@@ -173,23 +225,34 @@ void spx_srv_grp_watch_node_gone(struct spx_srv_grp *g, uint32_t node);
 /* Forgets the watches of nspace (NULL: all of them). */
 void spx_srv_grp_watch_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 
-/* ---- group.c: arrivals of constructs and destructs ---- */
+/* ---- group_coll.c: the construct and destruct collectives ---- */
+/* Creates g->coll (PMIX_ERR_NOMEM), destroys it (every arrival answered). */
+pmix_status_t spx_srv_grp_coll_create(struct spx_srv_grp *g);
+void spx_srv_grp_coll_destroy(struct spx_srv_grp *g);
+/* Enters proc into the construct or destruct (op: SPX_GRP_OP_*) of id over
+ * set (info: its directives, all borrowed); answered on p/seq, or on batch
+ * (a shared-memory construct) when p is NULL. PMIX_SUCCESS, or the status to
+ * answer at once (nothing was entered). */
+pmix_status_t spx_srv_grp_arrival_start(struct spx_srv_grp *g, const pmix_proc_t *proc,
+                                        struct spx_srv_peer *p, uint32_t seq,
+                                        struct spx_srv_gshm_batch *batch, uint8_t op,
+                                        const char *id, const pmix_proc_t *set, size_t nset,
+                                        const pmix_info_t *info, size_t ninfo);
 /* Can proc (a local member of nspace) start a construct of id now? The
  * status the socket path would answer at once, or PMIX_SUCCESS. */
 pmix_status_t spx_srv_grp_arrive_check(struct spx_srv_grp *g, const char *nspace,
                                        pmix_rank_t rank, const char *id);
-/* Enters proc into the construct of id over set (info: its directives, all
- * borrowed); answered on p/seq, or on batch when p is NULL. PMIX_SUCCESS, or
- * the status to answer at once (nothing was entered). */
+/* spx_srv_grp_arrival_start of a construct (group_shm.c's entry). */
 pmix_status_t spx_srv_grp_arrive(struct spx_srv_grp *g, const pmix_proc_t *proc,
                                  struct spx_srv_peer *p, uint32_t seq,
                                  struct spx_srv_gshm_batch *batch, const char *id,
                                  const pmix_proc_t *set, size_t nset, const pmix_info_t *info,
                                  size_t ninfo);
+/* proc went away: the collectives that name it fail (finalized: those
+ * still waiting for it). */
+void spx_srv_grp_coll_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc, bool finalized);
 
 /* ---- group_shm.c: the shared-memory construct of whole namespaces ---- */
-struct spx_srv_gshm;
-struct spx_srv_gshm_batch;
 void spx_srv_gshm_free_all(struct spx_srv_grp *g);
 void spx_srv_gshm_nspace_gone(struct spx_srv_grp *g, const char *nspace);
 /* A process went away: a local one sends every later construct of its

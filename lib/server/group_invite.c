@@ -866,26 +866,6 @@ static void recv_vote(struct spx_srv_grp *g, spx_buf_t *b)
     free(parts);
 }
 
-/* ---- leave ---- */
-
-pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id)
-{
-    struct grp_record *r = spx_srv_grp_find(g, id);
-    if (!r || !spx_srv_grp_has(r, &p->proc))
-        return PMIX_ERR_NOT_FOUND;
-    size_t k = 0;
-    for (size_t i = 0; i < r->nmembers; i++)
-        if (!proc_eq(&r->members[i], &p->proc))
-            r->members[k++] = r->members[i];
-    r->nmembers = k;
-    pmix_info_t aff;
-    PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &p->proc, PMIX_PROC);
-    if (k)
-        spx_srv_grp_event(g->ctx, PMIX_GROUP_LEFT, &p->proc, r->members, k, id, &aff, 1);
-    PMIX_INFO_DESTRUCT(&aff);
-    return PMIX_SUCCESS;
-}
-
 /* ---- the group channel ---- */
 
 static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
