@@ -162,6 +162,10 @@ int spx_srv_handle_group(struct spx_srv_peer *p, uint32_t seq, spx_buf_t *b)
 
 /* The calls of the lower files that go up (group_int.h). */
 static const struct spx_srv_grp_upcalls upcalls = {
+    .answer_recv = spx_srv_grp_answer_recv,
+    .done_recv = spx_srv_grp_done_recv,
+    .vote_recv = spx_srv_grp_vote_recv,
+    .watch_recv = spx_srv_grp_watch_recv,
     .gshm_socket_start = spx_srv_gshm_socket_start,
     .gshm_socket_done = spx_srv_gshm_socket_done,
     .gshm_answer = spx_srv_gshm_answer,
@@ -195,7 +199,10 @@ static void grp_teardown(struct spx_srv_ctx *ctx)
     struct spx_srv_grp *g = ctx->grp;
     if (!g)
         return;
+    spx_srv_grp_watch_nspace_gone(g, NULL);
     spx_srv_grp_invites_free(g);
+    spx_srv_grp_joins_free(g);
+    spx_srv_grp_votes_free(g);
     spx_srv_grp_coll_destroy(g);
     spx_srv_gshm_free_all(g);
     ctx->grp = NULL;
@@ -210,7 +217,9 @@ static void grp_node_gone(struct spx_srv_ctx *ctx, uint32_t node, bool lost)
     if (lost)
         spx_srv_gshm_node_lost(ctx->grp);
     spx_srv_mn_fail_node_colls(ctx, ctx->grp->coll, node, lost);
+    spx_srv_grp_watch_node_gone(ctx->grp, node);
     spx_srv_grp_invites_node_gone(ctx->grp, node);
+    spx_srv_grp_joins_node_gone(ctx->grp, node);
 }
 
 bool spx_srv_group_notify_abort(struct spx_srv_ctx *ctx, const pmix_proc_t *from,
@@ -229,7 +238,9 @@ static void grp_proc_gone(struct spx_srv_ctx *ctx, const pmix_proc_t *proc, bool
         return;
     spx_srv_gshm_proc_gone(g, proc); /* before the engine fails what waits for it */
     spx_srv_grp_coll_proc_gone(g, proc, finalized);
+    spx_srv_grp_watch_proc_gone(g, proc);
     spx_srv_grp_invites_proc_gone(g, proc);
+    spx_srv_grp_joins_proc_gone(g, proc);
     spx_srv_grp_records_proc_gone(g, proc, finalized);
 }
 
@@ -237,7 +248,8 @@ static void grp_nspace_gone(struct spx_srv_ctx *ctx, const char *nspace)
 {
     if (!ctx->grp)
         return;
-    spx_srv_grp_invites_nspace_gone(ctx->grp, nspace);
+    spx_srv_grp_watch_nspace_gone(ctx->grp, nspace);
+    spx_srv_grp_joins_nspace_gone(ctx->grp, nspace);
     spx_srv_gshm_nspace_gone(ctx->grp, nspace);
 }
 

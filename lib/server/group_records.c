@@ -1,9 +1,9 @@
 /* group_records.c - the lowest file of the group engine (group_int.h): the
  * groups this node knows (struct grp_record: constructed with a member here,
  * not destructed or forgotten), the context ids it hands out, and what every
- * other file of the engine builds on - a member's MEMBER item, applying an
- * outcome, the reply to a GROUP request, a group event. It calls no other
- * file of the engine.
+ * other file of the engine builds on - a set of processes expanded, a
+ * member's MEMBER item, applying an outcome, the reply to a GROUP request, a
+ * group event. It calls no other file of the engine.
  *
  * Also the engine's answers to the rest of the server about its groups
  * (engine_group.h: spx_srv_group_names, spx_srv_group_ids), what a process's
@@ -243,6 +243,74 @@ void spx_srv_grp_event(struct spx_srv_ctx *ctx, pmix_status_t status, const pmix
     if (!all_here)
         spx_srv_relay_event(ctx, status, source, PMIX_RANGE_CUSTOM, info, n);
     spx_info_array_free(info, n);
+}
+
+/* ---- sets of processes ---- */
+
+pmix_status_t spx_srv_grp_expand_procs(struct spx_srv_ctx *ctx, const pmix_proc_t *leader,
+                                       const pmix_proc_t *procs, size_t nprocs,
+                                       pmix_proc_t **out, size_t *nout)
+{
+    size_t n = 0, cap = 0;
+    pmix_proc_t *res = NULL;
+    for (size_t i = 0; i < nprocs; i++) {
+        size_t first = procs[i].rank, count = 1;
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
+            struct spx_srv_ns *ns = spx_srv_ns_find(ctx, procs[i].nspace);
+            const pmix_value_t *v = ns ? spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
+                                                        PMIX_JOB_SIZE, NULL)
+                                       : NULL;
+            if (!v || v->type != PMIX_UINT32) {
+                free(res);
+                return PMIX_ERR_BAD_PARAM; /* a namespace this server does not know */
+            }
+            first = 0;
+            count = v->data.uint32;
+        } else if (procs[i].rank >= PMIX_RANK_VALID) {
+            free(res);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (count > SPX_GRP_MAX_MEMBERS || n + count > SPX_GRP_MAX_MEMBERS) {
+            free(res);
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (n + count > cap) {
+            size_t nc = 2 * (n + count);
+            pmix_proc_t *p = realloc(res, nc * sizeof(*p));
+            if (!p) {
+                free(res);
+                return PMIX_ERR_NOMEM;
+            }
+            res = p;
+            cap = nc;
+        }
+        for (size_t k = 0; k < count; k++)
+            spx_proc_load(&res[n++], procs[i].nspace, (pmix_rank_t)(first + k));
+    }
+    if (n)
+        qsort(res, n, sizeof(*res), grp_proc_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!grp_proc_eq(&res[i], leader) && (m == 0 || !grp_proc_eq(&res[m - 1], &res[i])))
+            res[m++] = res[i];
+    *out = res;
+    *nout = m;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t spx_srv_grp_lowest(struct spx_srv_ctx *ctx, const pmix_proc_t *procs, size_t n,
+                                 pmix_proc_t *low)
+{
+    pmix_proc_t none, *all = NULL;
+    size_t nall = 0;
+    memset(&none, 0, sizeof(none));
+    pmix_status_t rc = spx_srv_grp_expand_procs(ctx, &none, procs, n, &all, &nall);
+    if (rc == PMIX_SUCCESS && nall == 0)
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc == PMIX_SUCCESS)
+        *low = all[0]; /* sorted */
+    free(all);
+    return rc;
 }
 
 /* ---- what the rest of the server asks about the groups ---- */
