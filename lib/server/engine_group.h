@@ -1,6 +1,7 @@
-/* engine_group.h - the group engine of the server (group.c): PMIx group
- * construct and destruct as collectives over the members' nodes, the
- * groups this node knows and the context ids it hands out.
+/* engine_group.h - the group engine of the server (group.c and the files
+ * group_int.h lists): PMIx group construct and destruct as collectives over
+ * the members' nodes, invitations, the groups this node knows and the
+ * context ids it hands out.
  *
  * A construct is a collecting collective of its own (a tracker of the fence
  * engine, fence.h, tagged "C:<group id>", so it never meets a fence or

@@ -1,5 +1,7 @@
 /* group_invite.c - groups built by invitation (PMIx_Group_invite /
- * PMIx_Group_join) and PMIx_Group_leave, in the group engine (group_int.h).
+ * PMIx_Group_join), in the group engine (group_int.h): the invitation on its
+ * leader's node. The joiner's side is group_join.c, the messages between the
+ * nodes group_wire.c, choosing a new leader group_vote.c.
  *
  * An invitation lives on its leader's node: the leader's INVITE request
  * makes it (the leader is a member; its MEMBER item - group info and endpoint
@@ -32,16 +34,6 @@
  * invitations with PMIX_GROUP_LEADER_FAILED: an event to the invitees and
  * the status of their joins. An answer that comes before its invitation is
  * kept (struct grp_answer) until the invitation comes or the leader goes.
- *
- * Messages on SPX_SRV_CH_GROUP (u8 kind first; every field bounded by the codec):
- *   ANSWER  str id, proc leader, proc joiner, u8 accept, bytes item
- *   VOTE    (to node 0) str id, proc failed leader, proc voter, u8 steps up,
- *           proc[] participants: node 0 raises PMIX_GROUP_LEADER_SELECTED from
- *           the first that steps up, or with PMIX_ERR_NOT_FOUND when all
- *           participants declined
- *   DONE    str id, proc leader, proc target (nspace "": every joiner),
- *           i32 status, bytes outcome (empty unless PMIX_SUCCESS),
- *           proc[] the invitees that had not answered (struct grp_late)
  */
 #include "config.h"
 #include "server/core.h"
@@ -52,14 +44,11 @@
 
 #include <pmix.h>
 
-#include "codec/value.h"
 #include "progress/progress.h"
 #include "proto/group.h"
-#include "proto/msg.h"
 #include "types/types.h"
 #include "util/log.h"
 
-enum { GRP_MSG_ANSWER = 1, GRP_MSG_DONE = 2, GRP_MSG_VOTE = 3, GRP_MSG_WATCH = 4 };
 enum grp_ans_state { ANS_PENDING, ANS_ACCEPTED, ANS_DECLINED, ANS_FAILED };
 
 struct grp_invite {
@@ -82,41 +71,8 @@ struct grp_invite {
     spx_timer_t *timer;             /* PMIX_TIMEOUT, or NULL */
 };
 
-struct grp_join {
-    LIST_ENTRY(grp_join) link;      /* in spx_srv_grp.joins */
-    struct spx_srv_peer *peer;      /* referenced */
-    uint32_t seq;
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t leader, joiner;
-};
-
-/* An invitee that had not answered when its invitation ended (on the
- * leader's node, and on the invitee's own node): its join, when it comes,
- * ends at once with the invitation's status (PMIX_ERR_TIMEOUT if the group
- * was built without it) instead of waiting for an outcome already given.
- * Used up by that join; at most GRP_MAX_LATE kept, the oldest dropped. */
-struct grp_late {
-    TAILQ_ENTRY(grp_late) link;     /* in spx_srv_grp.late, oldest first */
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t leader, invitee;
-    pmix_status_t status;
-};
-#define GRP_MAX_LATE 4096
-
-/* Node 0's record of a leader selection after a leader failed: the first
- * participant that steps up (PMIX_GROUP_LEADER in its handler's results) is
- * the new leader; when every participant declined, nobody is. */
-struct grp_select {
-    TAILQ_ENTRY(grp_select) link;   /* in spx_srv_grp.selects, oldest first */
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t old;                /* the failed leader */
-    pmix_proc_t *parts;             /* participants (owned) */
-    uint8_t *voted;                 /* [i]: participant i answered */
-    size_t n;
-    bool decided;
-};
-#define GRP_MAX_SELECTS 256
-
+/* An ANSWER that came before its invitation: kept until the invitation
+ * comes or its leader goes. */
 struct grp_answer {
     LIST_ENTRY(grp_answer) link;    /* in spx_srv_grp.answers */
     char id[PMIX_MAX_NSLEN + 1];
@@ -126,170 +82,20 @@ struct grp_answer {
     size_t nitem;
 };
 
-static bool proc_eq(const pmix_proc_t *a, const pmix_proc_t *b)
-{
-    return a->rank == b->rank && strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN) == 0;
-}
-
-static int proc_cmp(const void *x, const void *y)
-{
-    const pmix_proc_t *a = x, *b = y;
-    int c = strncmp(a->nspace, b->nspace, PMIX_MAX_NSLEN);
-    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-/* Node of proc, UINT32_MAX when unknown; this node in single-node mode. */
-static uint32_t node_of(struct spx_srv_ctx *ctx, const pmix_proc_t *proc)
-{
-    if (!ctx->mn)
-        return 0;
-    struct spx_srv_ns *ns = spx_srv_ns_find(ctx, proc->nspace);
-    return ns ? spx_srv_ns_node_of(ns, proc->rank) : UINT32_MAX;
-}
-
-static void group_recv_local(struct spx_srv_grp *g, spx_buf_t *b);
-
-/* Sends b to node (handled right here when it is this node). 0 or -1. */
-static int send_to(struct spx_srv_grp *g, uint32_t node, spx_buf_t *b)
-{
-    if (node == spx_srv_mn_me(g->ctx)) {
-        spx_buf_t in;
-        spx_buf_init_borrowed(&in, b->data, b->len);
-        group_recv_local(g, &in);
-        spx_buf_fini(&in);
-        return 0;
-    }
-    return spx_srv_mn_send(g->ctx, node, SPX_SRV_CH_GROUP, b);
-}
-
-void spx_srv_grp_push_answer(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
-                             const pmix_proc_t *joiner, uint8_t answer, const void *item,
-                             size_t nitem)
-{
-    spx_buf_push_u8(b, GRP_MSG_ANSWER);
-    spx_buf_push_str(b, id);
-    spx_codec_push_proc(b, leader);
-    spx_codec_push_proc(b, joiner);
-    spx_buf_push_u8(b, answer);
-    spx_buf_push_bytes(b, item, item ? nitem : 0);
-}
-
 /* ---- DONE: the outcome of an invitation, to every node ---- */
-
-static void push_done(spx_buf_t *b, const char *id, const pmix_proc_t *leader,
-                      const pmix_proc_t *target, pmix_status_t status, const void *outcome,
-                      size_t n, const pmix_proc_t *unanswered, size_t nun)
-{
-    pmix_proc_t all;
-    memset(&all, 0, sizeof(all));
-    spx_buf_push_u8(b, GRP_MSG_DONE);
-    spx_buf_push_str(b, id);
-    spx_codec_push_proc(b, leader);
-    spx_codec_push_proc(b, target ? target : &all);
-    spx_buf_push_i32(b, status);
-    spx_buf_push_bytes(b, outcome, outcome ? n : 0);
-    spx_codec_push_proc_array(b, unanswered, nun);
-}
-
-/* Ends joiner's join of (id, leader) on its node with status. */
-static void tell_joiner(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
-                        const pmix_proc_t *joiner, pmix_status_t status)
-{
-    spx_buf_t d;
-    spx_buf_init(&d);
-    push_done(&d, id, leader, joiner, status, NULL, 0, NULL, 0);
-    uint32_t node = node_of(g->ctx, joiner);
-    if (!spx_buf_failed(&d) && node != UINT32_MAX)
-        send_to(g, node, &d);
-    spx_buf_fini(&d);
-}
-
-/* ---- invitees too late ---- */
-
-static void late_add(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
-                     const pmix_proc_t *invitee, pmix_status_t status)
-{
-    struct grp_late *l = calloc(1, sizeof(*l));
-    if (!l)
-        return;
-    snprintf(l->id, sizeof(l->id), "%s", id);
-    l->leader = *leader;
-    l->invitee = *invitee;
-    l->status = status == PMIX_SUCCESS ? PMIX_ERR_TIMEOUT : status;
-    TAILQ_INSERT_TAIL(&g->late, l, link);
-    if (++g->nlate > GRP_MAX_LATE) {
-        struct grp_late *old = TAILQ_FIRST(&g->late);
-        TAILQ_REMOVE(&g->late, old, link);
-        free(old);
-        g->nlate--;
-    }
-}
-
-/* Uses up the record of invitee for (id, leader): its status, or PMIX_SUCCESS when none. */
-static pmix_status_t late_take(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
-                               const pmix_proc_t *invitee)
-{
-    struct grp_late *l;
-    TAILQ_FOREACH(l, &g->late, link)
-        if (strcmp(l->id, id) == 0 && proc_eq(&l->leader, leader) &&
-            proc_eq(&l->invitee, invitee)) {
-            pmix_status_t st = l->status;
-            TAILQ_REMOVE(&g->late, l, link);
-            free(l);
-            g->nlate--;
-            return st;
-        }
-    return PMIX_SUCCESS;
-}
-
-/* Remembers the unanswered invitees (all on the leader's node, this node's
- * elsewhere) whose join was not waiting here already (answered just now). */
-static void late_remember(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
-                          pmix_status_t status, const pmix_proc_t *unanswered, size_t nun,
-                          bool leader_node)
-{
-    for (size_t i = 0; i < nun; i++) {
-        bool waiting = false;
-        struct grp_join *j;
-        LIST_FOREACH(j, &g->joins, link)
-            waiting |= strcmp(j->id, id) == 0 && proc_eq(&j->leader, leader) &&
-                       proc_eq(&j->joiner, &unanswered[i]);
-        if (!waiting && (leader_node || spx_srv_proc_is_local(g->ctx, unanswered[i].nspace,
-                                                              unanswered[i].rank)))
-            late_add(g, id, leader, &unanswered[i], status);
-    }
-}
-
-/* Answers the local joins of (id, leader) - only target's when given. */
-static void joins_finish(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
-                         const pmix_proc_t *target, pmix_status_t status, const void *outcome,
-                         size_t n)
-{
-    struct grp_join *j, *next;
-    for (j = LIST_FIRST(&g->joins); j; j = next) {
-        next = LIST_NEXT(j, link);
-        if (strcmp(j->id, id) != 0 || !proc_eq(&j->leader, leader) ||
-            (target && !proc_eq(&j->joiner, target)))
-            continue;
-        spx_srv_grp_reply(j->peer, j->seq, status, status == PMIX_SUCCESS ? outcome : NULL, n);
-        LIST_REMOVE(j, link);
-        spx_srv_peer_unref(j->peer);
-        free(j);
-    }
-}
 
 /* Tells every node (this one answers its joins; the others also apply the outcome). */
 static void done_everywhere(struct spx_srv_grp *g, const char *id, const pmix_proc_t *leader,
                             pmix_status_t status, const void *outcome, size_t n,
                             const pmix_proc_t *unanswered, size_t nun)
 {
-    late_remember(g, id, leader, status, unanswered, nun, true);
-    joins_finish(g, id, leader, NULL, status, outcome, n);
+    spx_srv_grp_late_remember(g, id, leader, status, unanswered, nun, true);
+    spx_srv_grp_joins_finish(g, id, leader, NULL, status, outcome, n);
     if (!g->ctx->mn)
         return;
     spx_buf_t b;
     spx_buf_init(&b);
-    push_done(&b, id, leader, NULL, status, outcome, n, unanswered, nun);
+    spx_srv_grp_push_done(&b, id, leader, NULL, status, outcome, n, unanswered, nun);
     if (spx_buf_failed(&b) || spx_srv_mn_bcast(g->ctx, SPX_SRV_CH_GROUP, &b) != 0)
         spx_warn("group %s: could not tell the other nodes the outcome (status %d)", id, status);
     spx_buf_fini(&b);
@@ -314,7 +120,7 @@ static struct grp_invite *invite_find(struct spx_srv_grp *g, const char *id,
 {
     struct grp_invite *inv;
     LIST_FOREACH(inv, &g->invites, link)
-        if (strcmp(inv->id, id) == 0 && proc_eq(&inv->leader, leader))
+        if (strcmp(inv->id, id) == 0 && grp_proc_eq(&inv->leader, leader))
             return inv;
     return NULL;
 }
@@ -454,7 +260,7 @@ static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, uin
                           const uint8_t *item, size_t nitem)
 {
     struct spx_srv_grp *g = inv->g;
-    pmix_proc_t *hit = bsearch(joiner, inv->invitees, inv->n, sizeof(*joiner), proc_cmp);
+    pmix_proc_t *hit = bsearch(joiner, inv->invitees, inv->n, sizeof(*joiner), grp_proc_cmp);
     if (!hit || inv->state[hit - inv->invitees] != ANS_PENDING) {
         if (answer != SPX_GRP_ANSWER_GONE)
             spx_warn("group %s: answer of %s:%u, who is not invited or answered already: "
@@ -475,7 +281,7 @@ static void invite_answer(struct grp_invite *inv, const pmix_proc_t *joiner, uin
         /* the item must be exactly one MEMBER item of the joiner, for this group */
         spx_grp_outcome_t o;
         bool ok = spx_grp_outcome_parse(item, nitem, &o) == 0;
-        ok = ok && o.n == 1 && !o.have_cid && proc_eq(&o.m[0].proc, joiner) &&
+        ok = ok && o.n == 1 && !o.have_cid && grp_proc_eq(&o.m[0].proc, joiner) &&
              strcmp(o.grp, inv->id) == 0;
         if (o.n)
             spx_grp_outcome_fini(&o);
@@ -507,74 +313,6 @@ static void invite_timeout(void *arg)
         if (inv->state[i] == ANS_PENDING)
             inv->state[i] = ANS_FAILED;
     invite_resolve(inv);
-}
-
-/* The invitees as sorted unique procs without the leader (WILDCARD expanded
- * by the namespace's PMIX_JOB_SIZE). */
-static pmix_status_t expand_invitees(struct spx_srv_ctx *ctx, const pmix_proc_t *leader,
-                                     const pmix_proc_t *procs, size_t nprocs, pmix_proc_t **out,
-                                     size_t *nout)
-{
-    size_t n = 0, cap = 0;
-    pmix_proc_t *res = NULL;
-    for (size_t i = 0; i < nprocs; i++) {
-        size_t first = procs[i].rank, count = 1;
-        if (procs[i].rank == PMIX_RANK_WILDCARD) {
-            struct spx_srv_ns *ns = spx_srv_ns_find(ctx, procs[i].nspace);
-            const pmix_value_t *v = ns ? spx_store_peek(ns->info, ns->name, PMIX_RANK_WILDCARD,
-                                                        PMIX_JOB_SIZE, NULL)
-                                       : NULL;
-            if (!v || v->type != PMIX_UINT32) {
-                free(res);
-                return PMIX_ERR_BAD_PARAM; /* a namespace this server does not know */
-            }
-            first = 0;
-            count = v->data.uint32;
-        } else if (procs[i].rank >= PMIX_RANK_VALID) {
-            free(res);
-            return PMIX_ERR_BAD_PARAM;
-        }
-        if (count > SPX_GRP_MAX_MEMBERS || n + count > SPX_GRP_MAX_MEMBERS) {
-            free(res);
-            return PMIX_ERR_BAD_PARAM;
-        }
-        if (n + count > cap) {
-            size_t nc = 2 * (n + count);
-            pmix_proc_t *p = realloc(res, nc * sizeof(*p));
-            if (!p) {
-                free(res);
-                return PMIX_ERR_NOMEM;
-            }
-            res = p;
-            cap = nc;
-        }
-        for (size_t k = 0; k < count; k++)
-            spx_proc_load(&res[n++], procs[i].nspace, (pmix_rank_t)(first + k));
-    }
-    if (n)
-        qsort(res, n, sizeof(*res), proc_cmp);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!proc_eq(&res[i], leader) && (m == 0 || !proc_eq(&res[m - 1], &res[i])))
-            res[m++] = res[i];
-    *out = res;
-    *nout = m;
-    return PMIX_SUCCESS;
-}
-
-pmix_status_t spx_srv_grp_lowest(struct spx_srv_ctx *ctx, const pmix_proc_t *procs, size_t n,
-                                 pmix_proc_t *low)
-{
-    pmix_proc_t none, *all = NULL;
-    size_t nall = 0;
-    memset(&none, 0, sizeof(none));
-    pmix_status_t rc = expand_invitees(ctx, &none, procs, n, &all, &nall);
-    if (rc == PMIX_SUCCESS && nall == 0)
-        rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS)
-        *low = all[0]; /* sorted */
-    free(all);
-    return rc;
 }
 
 /* Whether an invitee can no longer answer: lost (died, its node lost), or a
@@ -612,7 +350,8 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     LIST_INSERT_HEAD(&g->invites, inv, link);
     pmix_info_t *ginfo = NULL;
     size_t nginfo = 0;
-    pmix_status_t rc = expand_invitees(g->ctx, &p->proc, procs, nprocs, &inv->invitees, &inv->n);
+    pmix_status_t rc =
+        spx_srv_grp_expand_procs(g->ctx, &p->proc, procs, nprocs, &inv->invitees, &inv->n);
     if (rc == PMIX_SUCCESS && inv->n && !(inv->state = calloc(inv->n, 1)))
         rc = PMIX_ERR_NOMEM;
     /* a leader that does not list itself invites others into a group it is
@@ -658,7 +397,7 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     struct grp_answer *a, *next;
     for (a = LIST_FIRST(&g->answers); a; a = next) {
         next = LIST_NEXT(a, link);
-        if (strcmp(a->id, id) != 0 || !proc_eq(&a->leader, &p->proc))
+        if (strcmp(a->id, id) != 0 || !grp_proc_eq(&a->leader, &p->proc))
             continue;
         LIST_REMOVE(a, link);
         struct grp_invite *still = invite_find(g, id, &p->proc);
@@ -669,73 +408,6 @@ pmix_status_t spx_srv_grp_invite_start(struct spx_srv_grp *g, struct spx_srv_pee
     }
     if (invite_find(g, id, &p->proc) == inv)
         invite_resolve(inv); /* nobody else invited, or all answered already */
-    return PMIX_SUCCESS;
-}
-
-/* ---- joins ---- */
-
-pmix_status_t spx_srv_grp_join_start(struct spx_srv_grp *g, struct spx_srv_peer *p, uint32_t seq,
-                                     const char *id, bool accept, const pmix_proc_t *leader,
-                                     const pmix_info_t *info, size_t ninfo)
-{
-    struct spx_srv_ctx *ctx = g->ctx;
-    uint32_t node = leader ? node_of(ctx, leader) : UINT32_MAX;
-    if (leader && node == UINT32_MAX)
-        return PMIX_ERR_NOT_FOUND; /* a leader no node of this step hosts */
-    if (leader && proc_eq(leader, &p->proc))
-        return PMIX_ERR_BAD_PARAM;
-    pmix_status_t late = leader ? late_take(g, id, leader, &p->proc) : PMIX_SUCCESS;
-    if (late != PMIX_SUCCESS) /* the invitation ended without this answer */
-        return accept ? late : (spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0), PMIX_SUCCESS);
-    spx_buf_t b;
-    spx_buf_init(&b);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (leader) {
-        spx_srv_grp_watch_drop(g, id, leader, &p->proc); /* it answers now */
-        spx_buf_t item;
-        spx_buf_init(&item);
-        if (accept) {
-            pmix_info_t *ginfo = NULL;
-            size_t nginfo = 0;
-            rc = spx_srv_grp_take_info(info, ninfo, &ginfo, &nginfo);
-            spx_srv_grp_push_member(g, &item, id, &p->proc, spx_srv_grp_flags(info, ninfo),
-                                    ginfo, nginfo);
-            spx_info_array_free(ginfo, nginfo);
-        }
-        spx_srv_grp_push_answer(&b, id, leader, &p->proc,
-                                accept ? SPX_GRP_ANSWER_ACCEPT : SPX_GRP_ANSWER_DECLINE,
-                                item.data, item.len);
-        spx_buf_fini(&item);
-        if (rc == PMIX_SUCCESS && spx_buf_failed(&b))
-            rc = PMIX_ERR_NOMEM;
-    }
-    if (rc != PMIX_SUCCESS) {
-        spx_buf_fini(&b);
-        return rc;
-    }
-    if (!accept || !leader) {
-        /* nothing to wait for: answered now, with empty results */
-        spx_srv_grp_reply(p, seq, PMIX_SUCCESS, NULL, 0);
-        if (leader && send_to(g, node, &b) != 0)
-            spx_warn("group %s: could not tell the leader of a decline", id);
-        spx_buf_fini(&b);
-        return PMIX_SUCCESS;
-    }
-    struct grp_join *j = calloc(1, sizeof(*j));
-    if (!j) {
-        spx_buf_fini(&b);
-        return PMIX_ERR_NOMEM;
-    }
-    j->peer = p;
-    spx_srv_peer_ref(p);
-    j->seq = seq;
-    memcpy(j->id, id, strlen(id) + 1);
-    j->leader = *leader;
-    j->joiner = p->proc;
-    LIST_INSERT_HEAD(&g->joins, j, link);
-    if (spx_srv_mn_node_is_lost(ctx, node) || send_to(g, node, &b) != 0)
-        joins_finish(g, id, leader, &p->proc, PMIX_GROUP_LEADER_FAILED, NULL, 0);
-    spx_buf_fini(&b);
     return PMIX_SUCCESS;
 }
 
@@ -763,286 +435,70 @@ bool spx_srv_grp_abort(struct spx_srv_grp *g, const pmix_proc_t *proc, const cha
     return false;
 }
 
-/* ---- choosing a new leader (node 0 decides) ---- */
+/* ---- answers ---- */
 
-static void select_free(struct spx_srv_grp *g, struct grp_select *x)
+void spx_srv_grp_answer_recv(struct spx_srv_grp *g, spx_buf_t *b)
 {
-    TAILQ_REMOVE(&g->selects, x, link);
-    g->nselects--;
-    free(x->parts);
-    free(x->voted);
-    free(x);
-}
-
-static struct grp_select *select_get(struct spx_srv_grp *g, const char *id,
-                                     const pmix_proc_t *old, const pmix_proc_t *parts, size_t n)
-{
-    struct grp_select *x;
-    TAILQ_FOREACH(x, &g->selects, link)
-        if (strcmp(x->id, id) == 0 && proc_eq(&x->old, old))
-            return x;
-    if (!(x = calloc(1, sizeof(*x))) || (n && (!(x->parts = malloc(n * sizeof(*parts))) ||
-                                              !(x->voted = calloc(n, 1))))) {
-        if (x) {
-            free(x->parts);
-            free(x);
-        }
-        return NULL;
-    }
-    snprintf(x->id, sizeof(x->id), "%s", id);
-    x->old = *old;
-    if (n)
-        memcpy(x->parts, parts, n * sizeof(*parts));
-    x->n = n;
-    TAILQ_INSERT_TAIL(&g->selects, x, link);
-    if (++g->nselects > GRP_MAX_SELECTS)
-        select_free(g, TAILQ_FIRST(&g->selects));
-    return x;
-}
-
-static void vote_apply(struct spx_srv_grp *g, const char *id, const pmix_proc_t *old,
-                       const pmix_proc_t *voter, bool lead, const pmix_proc_t *parts, size_t n)
-{
-    struct grp_select *x = select_get(g, id, old, parts, n);
-    if (!x || x->decided)
-        return; /* decided already: only one may lead */
-    pmix_info_t aff;
-    if (lead) {
-        x->decided = true;
-        spx_debug("group %s: %s:%u is the new leader", id, voter->nspace, (unsigned)voter->rank);
-        PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, voter, PMIX_PROC);
-        spx_srv_grp_event(g->ctx, PMIX_GROUP_LEADER_SELECTED, voter, x->parts, x->n, id, &aff, 1);
-        PMIX_INFO_DESTRUCT(&aff);
-        return;
-    }
-    bool all = true;
-    for (size_t i = 0; i < x->n; i++) {
-        if (proc_eq(&x->parts[i], voter))
-            x->voted[i] = 1;
-        all &= x->voted[i] != 0;
-    }
-    if (all) { /* nobody stepped up */
-        x->decided = true;
-        PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, old, PMIX_PROC);
-        spx_srv_grp_event(g->ctx, PMIX_ERR_NOT_FOUND, old, x->parts, x->n, id, &aff, 1);
-        PMIX_INFO_DESTRUCT(&aff);
-    }
-}
-
-void spx_srv_grp_vote(struct spx_srv_grp *g, const pmix_proc_t *voter, const char *id, bool lead,
-                      const pmix_proc_t *procs, size_t nprocs)
-{
-    if (nprocs < 1)
-        return;
-    spx_buf_t b;
-    spx_buf_init(&b);
-    spx_buf_push_u8(&b, GRP_MSG_VOTE);
-    spx_buf_push_str(&b, id);
-    spx_codec_push_proc(&b, &procs[0]);
-    spx_codec_push_proc(&b, voter);
-    spx_buf_push_u8(&b, lead);
-    spx_codec_push_proc_array(&b, procs + 1, nprocs - 1);
-    if (spx_buf_failed(&b) || send_to(g, 0, &b) != 0)
-        spx_warn("group %s: could not send a leader selection to node 0", id);
-    spx_buf_fini(&b);
-}
-
-static void recv_vote(struct spx_srv_grp *g, spx_buf_t *b)
-{
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t old, voter;
-    spx_buf_pull_str_into(b, id, sizeof(id));
-    int bad = spx_codec_pull_proc(b, &old) | spx_codec_pull_proc(b, &voter);
-    uint8_t lead = spx_buf_pull_u8(b);
-    pmix_proc_t *parts = NULL;
-    size_t n = 0;
-    if (bad || spx_buf_failed(b) || spx_codec_pull_proc_array(b, &parts, &n) != 0 ||
-        spx_buf_finish(b) != 0 || !id[0] || lead > 1 || spx_srv_mn_me(g->ctx) != 0) {
-        spx_warn("group: malformed leader selection dropped");
-        free(parts);
-        return;
-    }
-    vote_apply(g, id, &old, &voter, lead, parts, n);
-    free(parts);
-}
-
-/* ---- leave ---- */
-
-pmix_status_t spx_srv_grp_leave(struct spx_srv_grp *g, struct spx_srv_peer *p, const char *id)
-{
-    struct grp_record *r = spx_srv_grp_find(g, id);
-    if (!r || !spx_srv_grp_has(r, &p->proc))
-        return PMIX_ERR_NOT_FOUND;
-    size_t k = 0;
-    for (size_t i = 0; i < r->nmembers; i++)
-        if (!proc_eq(&r->members[i], &p->proc))
-            r->members[k++] = r->members[i];
-    r->nmembers = k;
-    pmix_info_t aff;
-    PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &p->proc, PMIX_PROC);
-    if (k)
-        spx_srv_grp_event(g->ctx, PMIX_GROUP_LEFT, &p->proc, r->members, k, id, &aff, 1);
-    PMIX_INFO_DESTRUCT(&aff);
-    return PMIX_SUCCESS;
-}
-
-/* ---- the group channel ---- */
-
-static void recv_answer(struct spx_srv_grp *g, spx_buf_t *b)
-{
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t leader, joiner;
-    spx_buf_pull_str_into(b, id, sizeof(id));
-    int bad = spx_codec_pull_proc(b, &leader) | spx_codec_pull_proc(b, &joiner);
-    uint8_t accept = spx_buf_pull_u8(b);
-    size_t nitem = 0;
-    uint8_t *item = spx_buf_pull_bytes(b, &nitem);
-    if (bad || spx_buf_failed(b) || spx_buf_finish(b) != 0 || !id[0] ||
-        accept > SPX_GRP_ANSWER_GONE || (accept == SPX_GRP_ANSWER_ACCEPT && !item)) {
+    struct grp_msg_answer m;
+    if (spx_srv_grp_pull_answer(b, &m) != 0) {
         spx_warn("group: malformed invitation answer dropped");
-        free(item);
         return;
     }
-    struct grp_invite *inv = invite_find(g, id, &leader);
+    struct grp_invite *inv = invite_find(g, m.id, &m.leader);
     if (inv) {
-        invite_answer(inv, &joiner, accept, item, nitem);
-        free(item);
+        invite_answer(inv, &m.joiner, m.answer, m.item, m.nitem);
+        free(m.item);
         return;
     }
-    pmix_status_t late = late_take(g, id, &leader, &joiner);
+    pmix_status_t late = spx_srv_grp_late_take(g, m.id, &m.leader, &m.joiner);
     if (late != PMIX_SUCCESS) {
         /* the invitation ended before this answer came: the joiner learns how */
-        if (accept != SPX_GRP_ANSWER_GONE)
-            tell_joiner(g, id, &leader, &joiner, late);
-        free(item);
+        if (m.answer != SPX_GRP_ANSWER_GONE)
+            spx_srv_grp_tell_joiner(g, m.id, &m.leader, &m.joiner, late);
+        free(m.item);
         return;
     }
-    struct spx_srv_client *cl = spx_srv_client_find(g->ctx, leader.nspace, leader.rank);
+    struct spx_srv_client *cl = spx_srv_client_find(g->ctx, m.leader.nspace, m.leader.rank);
     /* a namespace this node has not registered yet, or a leader it has not
      * registered yet (hosts register a namespace, then its clients: a joiner
      * on a faster node may answer in between), may still come: the answer
      * waits for it; a leader whose client went away fails it */
-    struct spx_srv_ns *lns = cl ? NULL : spx_srv_ns_find(g->ctx, leader.nspace);
-    bool unknown_yet = !cl && (!lns || !spx_srv_ns_departed(lns, leader.rank));
+    struct spx_srv_ns *lns = cl ? NULL : spx_srv_ns_find(g->ctx, m.leader.nspace);
+    bool unknown_yet = !cl && (!lns || !spx_srv_ns_departed(lns, m.leader.rank));
     if (!unknown_yet && (!cl || cl->finalized || (!cl->peer && cl->connected_once))) {
         /* no such leader here (any more; one that has not connected yet
          * may still invite): the joiner must not wait */
-        if (accept != SPX_GRP_ANSWER_GONE)
-            tell_joiner(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED);
-        free(item);
+        if (m.answer != SPX_GRP_ANSWER_GONE)
+            spx_srv_grp_tell_joiner(g, m.id, &m.leader, &m.joiner, PMIX_GROUP_LEADER_FAILED);
+        free(m.item);
         return;
     }
     struct grp_answer *a = calloc(1, sizeof(*a));
     if (!a) {
-        free(item);
+        free(m.item);
         return;
     }
-    memcpy(a->id, id, sizeof(a->id));
-    a->leader = leader;
-    a->joiner = joiner;
-    a->accept = accept;
-    a->item = item;
-    a->nitem = nitem;
+    memcpy(a->id, m.id, sizeof(a->id));
+    a->leader = m.leader;
+    a->joiner = m.joiner;
+    a->accept = m.answer;
+    a->item = m.item; /* taken */
+    a->nitem = m.nitem;
     LIST_INSERT_HEAD(&g->answers, a, link);
-}
-
-static void recv_done(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
-{
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t leader, target;
-    spx_buf_pull_str_into(b, id, sizeof(id));
-    int bad = spx_codec_pull_proc(b, &leader) | spx_codec_pull_proc(b, &target);
-    pmix_status_t status = spx_buf_pull_i32(b);
-    size_t n = 0, nun = 0;
-    uint8_t *outcome = spx_buf_pull_bytes(b, &n);
-    pmix_proc_t *un = NULL;
-    if (bad || spx_buf_failed(b) || spx_codec_pull_proc_array(b, &un, &nun) != 0 ||
-        spx_buf_finish(b) != 0 || !id[0] || (status == PMIX_SUCCESS && !outcome)) {
-        spx_warn("group: malformed invitation outcome dropped");
-        free(outcome);
-        free(un);
-        return;
-    }
-    pmix_status_t applied = status;
-    if (status == PMIX_SUCCESS && remote &&
-        (applied = spx_srv_grp_apply_outcome(g, outcome, n, false, NULL)) != PMIX_SUCCESS)
-        spx_warn("group %s: the outcome could not be applied here", id);
-    if (remote && !target.nspace[0]) {
-        late_remember(g, id, &leader, status, un, nun, false);
-        spx_srv_grp_watch_drop(g, id, &leader, NULL); /* the invitation ended */
-    }
-    joins_finish(g, id, &leader, target.nspace[0] ? &target : NULL, applied, outcome, n);
-    free(outcome);
-    free(un);
-}
-
-static void group_recv_any(struct spx_srv_grp *g, spx_buf_t *b, bool remote)
-{
-    uint8_t kind = spx_buf_pull_u8(b);
-    if (kind == GRP_MSG_ANSWER)
-        recv_answer(g, b);
-    else if (kind == GRP_MSG_DONE)
-        recv_done(g, b, remote);
-    else if (kind == GRP_MSG_VOTE)
-        recv_vote(g, b);
-    else if (kind == GRP_MSG_WATCH)
-        spx_srv_grp_watch_recv(g, b);
-    else
-        spx_warn("group: message of unknown kind %u dropped", (unsigned)kind);
-}
-
-static void group_recv_local(struct spx_srv_grp *g, spx_buf_t *b)
-{
-    group_recv_any(g, b, false);
-}
-
-void spx_srv_grp_recv(struct spx_srv_grp *g, uint32_t from, spx_buf_t *b)
-{
-    (void)from;
-    group_recv_any(g, b, true);
 }
 
 /* ---- losses ---- */
 
-/* The leader of local join j is gone: the joiner hears it and its join ends (j freed). */
-static void leader_failed(struct spx_srv_grp *g, struct grp_join *j)
-{
-    char id[PMIX_MAX_NSLEN + 1];
-    pmix_proc_t leader = j->leader, joiner = j->joiner;
-    memcpy(id, j->id, sizeof(id));
-    pmix_info_t aff;
-    PMIX_INFO_LOAD(&aff, PMIX_EVENT_AFFECTED_PROC, &leader, PMIX_PROC);
-    spx_srv_grp_event(g->ctx, PMIX_GROUP_LEADER_FAILED, &leader, &joiner, 1, id, &aff, 1);
-    PMIX_INFO_DESTRUCT(&aff);
-    joins_finish(g, id, &leader, &joiner, PMIX_GROUP_LEADER_FAILED, NULL, 0);
-}
-
-void spx_srv_grp_invites_nspace_gone(struct spx_srv_grp *g, const char *nspace)
-{
-    spx_srv_grp_watch_nspace_gone(g, nspace);
-    struct grp_late *l, *next;
-    for (l = TAILQ_FIRST(&g->late); l; l = next) {
-        next = TAILQ_NEXT(l, link);
-        if (strncmp(l->leader.nspace, nspace, PMIX_MAX_NSLEN) == 0 ||
-            strncmp(l->invitee.nspace, nspace, PMIX_MAX_NSLEN) == 0) {
-            TAILQ_REMOVE(&g->late, l, link);
-            free(l);
-            g->nlate--;
-        }
-    }
-}
-
 void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *proc)
 {
-    spx_srv_grp_watch_proc_gone(g, proc);
     struct grp_invite *inv, *next;
     for (inv = LIST_FIRST(&g->invites); inv; inv = next) {
         next = LIST_NEXT(inv, link);
-        if (proc_eq(&inv->leader, proc)) {
+        if (grp_proc_eq(&inv->leader, proc)) {
             invite_fail(inv, PMIX_GROUP_LEADER_FAILED);
             continue;
         }
-        pmix_proc_t *hit = bsearch(proc, inv->invitees, inv->n, sizeof(*proc), proc_cmp);
+        pmix_proc_t *hit = bsearch(proc, inv->invitees, inv->n, sizeof(*proc), grp_proc_cmp);
         if (hit && inv->state[hit - inv->invitees] == ANS_PENDING) {
             inv->state[hit - inv->invitees] = ANS_FAILED;
             invite_resolve(inv); /* may free inv */
@@ -1051,64 +507,41 @@ void spx_srv_grp_invites_proc_gone(struct spx_srv_grp *g, const pmix_proc_t *pro
     struct grp_answer *a, *an;
     for (a = LIST_FIRST(&g->answers); a; a = an) {
         an = LIST_NEXT(a, link);
-        if (proc_eq(&a->leader, proc) || proc_eq(&a->joiner, proc)) {
-            if (proc_eq(&a->leader, proc) && a->accept == SPX_GRP_ANSWER_ACCEPT)
+        if (grp_proc_eq(&a->leader, proc) || grp_proc_eq(&a->joiner, proc)) {
+            if (grp_proc_eq(&a->leader, proc) && a->accept == SPX_GRP_ANSWER_ACCEPT)
                 /* waits for an invitation */
-                tell_joiner(g, a->id, &a->leader, &a->joiner, PMIX_GROUP_LEADER_FAILED);
+                spx_srv_grp_tell_joiner(g, a->id, &a->leader, &a->joiner,
+                                        PMIX_GROUP_LEADER_FAILED);
             LIST_REMOVE(a, link);
             free(a->item);
             free(a);
-        }
-    }
-    struct grp_join *j, *jn;
-    for (j = LIST_FIRST(&g->joins); j; j = jn) {
-        jn = LIST_NEXT(j, link);
-        if (proc_eq(&j->leader, proc)) {
-            leader_failed(g, j);
-            jn = LIST_FIRST(&g->joins); /* the list changed */
         }
     }
 }
 
 void spx_srv_grp_invites_node_gone(struct spx_srv_grp *g, uint32_t node)
 {
-    spx_srv_grp_watch_node_gone(g, node);
     struct grp_invite *inv, *next;
     for (inv = LIST_FIRST(&g->invites); inv; inv = next) {
         next = LIST_NEXT(inv, link);
         bool changed = false;
         for (size_t i = 0; i < inv->n; i++)
-            if (inv->state[i] == ANS_PENDING && node_of(g->ctx, &inv->invitees[i]) == node) {
+            if (inv->state[i] == ANS_PENDING &&
+                spx_srv_grp_node_of(g->ctx, &inv->invitees[i]) == node) {
                 inv->state[i] = ANS_FAILED;
                 changed = true;
             }
         if (changed)
             invite_resolve(inv);
     }
-    struct grp_join *j, *jn;
-    for (j = LIST_FIRST(&g->joins); j; j = jn) {
-        jn = LIST_NEXT(j, link);
-        if (node_of(g->ctx, &j->leader) == node) {
-            leader_failed(g, j);
-            jn = LIST_FIRST(&g->joins); /* the list changed */
-        }
-    }
 }
 
 void spx_srv_grp_invites_free(struct spx_srv_grp *g)
 {
-    spx_srv_grp_watch_nspace_gone(g, NULL);
     while (!LIST_EMPTY(&g->invites)) {
         struct grp_invite *inv = LIST_FIRST(&g->invites);
         spx_srv_grp_reply(inv->peer, inv->seq, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
         invite_free(inv);
-    }
-    while (!LIST_EMPTY(&g->joins)) {
-        struct grp_join *j = LIST_FIRST(&g->joins);
-        spx_srv_grp_reply(j->peer, j->seq, PMIX_ERR_NOT_AVAILABLE, NULL, 0);
-        LIST_REMOVE(j, link);
-        spx_srv_peer_unref(j->peer);
-        free(j);
     }
     while (!LIST_EMPTY(&g->answers)) {
         struct grp_answer *a = LIST_FIRST(&g->answers);
@@ -1116,12 +549,4 @@ void spx_srv_grp_invites_free(struct spx_srv_grp *g)
         free(a->item);
         free(a);
     }
-    while (!TAILQ_EMPTY(&g->selects))
-        select_free(g, TAILQ_FIRST(&g->selects));
-    while (!TAILQ_EMPTY(&g->late)) {
-        struct grp_late *l = TAILQ_FIRST(&g->late);
-        TAILQ_REMOVE(&g->late, l, link);
-        free(l);
-    }
-    g->nlate = 0;
 }
