@@ -228,19 +228,21 @@ void spx_client_gshm_detach(void);
 pmix_status_t spx_client_group_construct_shm(const char *grp, const pmix_proc_t *procs,
                                              size_t nprocs, const pmix_info_t *info,
                                              size_t ninfo, uint8_t **outcome, size_t *noutcome);
-/* client_group.c, called with spx_client.lock held: puts the endpoint data
- * a live group's construct brought for (nspace, rank) into the cache if it
- * is still waiting (true when it did); drops all that waits (the cache is
- * being reset). */
+/* ---- client_group_table.c: the groups this process is in ----
+ * Called with spx_client.lock held: puts the endpoint data a live group's
+ * construct brought for (nspace, rank) into the cache if it is still
+ * waiting (true when it did); drops all that waits (the cache is being
+ * reset). */
 bool spx_client_group_apply_pending(const char *nspace, pmix_rank_t rank);
 void spx_client_group_drop_pending(void);
-/* client_group.c: keeps a construct's outcome (bytes: malloc'd, taken) as
- * the socket path does and makes the caller's results (may be NULL). */
+/* Keeps a construct's outcome (bytes: malloc'd, taken) as the socket path
+ * does and makes the caller's results (may be NULL). */
 pmix_status_t spx_client_group_take_outcome(uint8_t *bytes, size_t n, pmix_info_t **results,
                                             size_t *nresults);
-
-/* ---- client_group.c: groups this process constructed ----
- * A group id used as a namespace: procs with a live group's id become its
+/* The group id was destructed or left: no longer live (its members' info
+ * stays readable by context id). Any thread, without the lock held. */
+void spx_client_group_ended(const char *id);
+/* A group id used as a namespace: procs with a live group's id become its
  * members ((id, r) the r-th member, (id, WILDCARD) all). *out malloc'd (NULL
  * when no entry names a group: use procs as they are). PMIX_ERR_BAD_PARAM for
  * a rank past the last member. Any thread, without the lock held. */
@@ -253,6 +255,28 @@ bool spx_client_group_qualifier(const pmix_info_t *info, size_t ninfo, uint64_t 
 /* Group info key of member p in the group with context id cid, or NULL.
  * Called with spx_client.lock held; borrowed until it is released. */
 const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, const char *key);
+/* Forgets every group (finalize). */
+void spx_client_groups_clear(void);
+
+/* ---- client_group.c: the group requests ----
+ * Sends the GROUP request op (SPX_GRP_OP_*; all borrowed) for group grp: its
+ * reply goes to info_cb (a construct, invite or join: the results) or op_cb
+ * (a destruct or leave), either of which may be NULL. PMIX_SUCCESS, or why
+ * nothing was sent. Any thread. */
+pmix_status_t spx_client_group_send(uint8_t op, const char grp[], const pmix_proc_t procs[],
+                                    size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                    pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb,
+                                    void *cbdata);
+/* The same, blocking (name: the API call, for the progress-thread guard),
+ * with the results (*results malloc'd, the caller's; both may be NULL) or
+ * without. A construct of whole namespaces goes through shared memory when
+ * the server offers it. */
+pmix_status_t spx_client_group_wait_results(const char *name, uint8_t op, const char grp[],
+                                            const pmix_proc_t procs[], size_t nprocs,
+                                            const pmix_info_t info[], size_t ninfo,
+                                            pmix_info_t **results, size_t *nresults);
+pmix_status_t spx_client_group_wait(const char *name, uint8_t op, const char grp[],
+                                    const pmix_info_t info[], size_t ninfo);
 /* The handler chain of an event ended (progress thread); abort: a handler
  * returned PMIX_GROUP_CONSTRUCT_ABORT; lead: one put PMIX_GROUP_LEADER in its
  * results. For PMIX_GROUP_INVITE_ACCEPTED / _DECLINED (this process leads the
@@ -262,8 +286,6 @@ const pmix_value_t *spx_client_group_lookup(uint64_t cid, const pmix_proc_t *p, 
  * server learns whether this process steps up as the new leader. */
 void spx_client_group_event_done(pmix_status_t status, const pmix_proc_t *source,
                                  const pmix_info_t *info, size_t ninfo, bool abort, bool lead);
-/* Forgets every group (finalize). */
-void spx_client_groups_clear(void);
 
 /* How PMIx_tool_init starts (client_tool.c -> client_init.c): the socket of
  * the server to connect to (NULL: no server, PMIX_TOOL_DO_NOT_CONNECT), and
