@@ -14,7 +14,7 @@
  * A collecting fence drops the client's cache of fetched values so that data
  * changed or deleted by the fence is read afresh. A singleton completes at
  * once (PMIX_OPERATION_SUCCEEDED). A NULL cbfunc makes Fence_nb blocking.
- * A group id in procs stands for the members of that group (client_group.c).
+ * A group id in procs stands for the members of that group (client_group_table.c).
  */
 #include "config.h"
 
@@ -372,7 +372,7 @@ static pmix_status_t fence_nonblocking(const pmix_proc_t procs[], size_t nprocs,
     return fence_start(procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
-/* A group id in procs stands for the group's members (client_group.c). */
+/* A group id in procs stands for the group's members (client_group_table.c). */
 SPX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                     const pmix_info_t info[], size_t ninfo)
 {

@@ -12,7 +12,7 @@
  * job info implies (PMIX_LOCAL_PROCS) are computed from it at each Get of
  * the own job (store/jobderived.h), a miss final as well. A Get
  * qualified with PMIX_GROUP_CONTEXT_ID reads a member's group info
- * (client_group.c), and a group id as namespace names that group's member.
+ * (client_group_table.c), and a group id as namespace names that group's member.
  * A NULL proc and the own namespace with PMIX_RANK_INVALID name the caller,
  * whose PMIX_RANK is answered here (no store holds it).
  */

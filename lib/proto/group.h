@@ -2,7 +2,7 @@
  * (its group info and its endpoint data) and the context id the group gets.
  *
  * The servers of the members' nodes carry these bytes through a collective
- * (lib/server/group.c) and each server hands the whole outcome to its local
+ * (lib/server/group_coll.c) and each server hands the whole outcome to its local
  * members in the reply to their GROUP request, where the client reads it with
  * the same parser. The stream has no count in front, so the contributions of
  * several nodes are simply concatenated:

@@ -489,7 +489,7 @@ enum spx_srv_channel {
     SPX_SRV_CH_PUBSUB_REQ = 5, /* pubsub.c: a publish/lookup/unpublish for node 0 */
     SPX_SRV_CH_PUBSUB_REP = 6, /* pubsub.c: node 0's answer */
     SPX_SRV_CH_PUBSUB_GONE = 7, /* pubsub.c: a process that used the directory finalized */
-    SPX_SRV_CH_GROUP = 8,      /* group_invite.c: invitation answers and outcomes */
+    SPX_SRV_CH_GROUP = 8,      /* group_wire.c: invitation answers and outcomes */
     SPX_SRV_CH_IOF_PUSH = 9,   /* iof.c: a part of a push for this node's host */
     SPX_SRV_CH_IOF_ACK = 10,   /* iof.c: that host took it (or failed) */
     SPX_SRV_CH_IOF_SUB = 11,   /* iof_pull.c: a pull of another node's tool, added or removed */

@@ -5,7 +5,7 @@
  *
  * A closed gather (GROUP_LOCAL frame from its last arrival) becomes one
  * arrival per local member in the group engine, exactly as if each had sent
- * GROUP (group.c, spx_srv_grp_arrive), once every COMMIT the members counted
+ * GROUP (group_coll.c, spx_srv_grp_arrive), once every COMMIT the members counted
  * has been applied (their endpoint data goes into the outcome). The engine's
  * answers come back here (spx_srv_gshm_answer): the outcome is written once
  * and the generation released with the status.

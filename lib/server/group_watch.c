@@ -32,7 +32,7 @@
 #include "types/types.h"
 #include "util/log.h"
 
-#define GRP_MSG_WATCH 4u      /* the kind byte (group_invite.c's enum) */
+#define GRP_MSG_WATCH 4u      /* the kind byte (group_wire.c's enum) */
 #define GRP_MAX_WATCH 65536u
 
 struct grp_watch {
