@@ -37,8 +37,17 @@ start_job killed
 killed=$job
 wait_dirs 2
 sleep 1 # the servers have registered the job and written their rendezvous files
-# shellcheck disable=SC2046 # one pid per word
+# the node servers first (their pids name their directories: a server that
+# outlived its launcher would clean up after itself), then the rest
+servers=$(ls -d "$rdv"/spmix-run.* | sed 's|.*/spmix-run\.\([0-9]*\)\..*|\1|')
+# shellcheck disable=SC2086 # one pid per word
+kill -9 $servers 2>/dev/null
+# shellcheck disable=SC2046
 kill -9 $(tree_of "$killed") 2>/dev/null
+for s in $servers; do
+    # shellcheck disable=SC2046 # their ranks, orphaned
+    kill -9 $(tree_of "$s") 2>/dev/null
+done
 wait "$killed" 2>/dev/null
 left=$(ls "$rdv" | grep -c '^spmix')
 [ "$left" -ge 2 ] || spx_fail "the killed job left nothing to clean ($(ls "$rdv")): the test proves nothing"
