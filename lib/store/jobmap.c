@@ -45,12 +45,6 @@ void spx_jobmap_fini(spx_jobmap_t *m)
     memset(m, 0, sizeof(*m));
 }
 
-/* The node of rank and its position there; false when no node holds it. */
-static bool locate(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t *node, uint32_t *pos)
-{
-    return spx_procmap_locate(&m->procs, rank, node, pos);
-}
-
 static void load_u32(pmix_value_t *out, uint32_t v)
 {
     out->type = PMIX_UINT32;
@@ -96,7 +90,7 @@ static bool proc_value(const spx_jobmap_t *m, pmix_rank_t rank, uint32_t node, u
     }
     bool host = spx_key_eq(key, PMIX_HOSTNAME), id = spx_key_eq(key, PMIX_NODEID);
     bool lrank = spx_key_eq(key, PMIX_LOCAL_RANK) || spx_key_eq(key, PMIX_NODE_RANK);
-    if (!(host || id || lrank) || (node == UINT32_MAX && !locate(m, rank, &node, &pos)) ||
+    if (!(host || id || lrank) || (node == UINT32_MAX && !spx_procmap_locate(&m->procs, rank, &node, &pos)) ||
         node >= m->nnodes)
         return false;
     if (host)
